@@ -1,0 +1,21 @@
+# The real dependencies, all from Debian packages (scripts/install-deps.sh).
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(OTF2 REQUIRED IMPORTED_TARGET otf2)
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(Threads REQUIRED)
+
+# HDF5 as one imported target, whatever FindHDF5 gives on this system.
+if(NOT TARGET orrery_hdf5)
+  add_library(orrery_hdf5 INTERFACE)
+  if(TARGET hdf5::hdf5)
+    target_link_libraries(orrery_hdf5 INTERFACE hdf5::hdf5)
+  else()
+    target_include_directories(orrery_hdf5 SYSTEM INTERFACE ${HDF5_INCLUDE_DIRS})
+    target_link_libraries(orrery_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+    target_compile_definitions(orrery_hdf5 INTERFACE ${HDF5_DEFINITIONS})
+  endif()
+  add_library(orrery::hdf5 ALIAS orrery_hdf5)
+endif()

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's test command: install dependencies, build with warnings as
+# errors, run every test through ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+ORRERY_CMAKE_ARGS="-DORRERY_WERROR=ON ${ORRERY_CMAKE_ARGS:-}" bash scripts/build.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ctest --test-dir "${ORRERY_BUILD:-build}" --output-on-failure -j 2 "$@"
