@@ -1,0 +1,451 @@
+// report.h5 per DESIGN §5: root attributes, four compound tables, one 2-D
+// float64 dataset per metric under /values.
+
+#include "orrery/report/hdf5_io.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "hdf5_handle.h"
+#include "hdf5_tables.h"
+#include "orrery/report/validate.h"
+
+namespace orrery::report {
+namespace {
+
+constexpr const char* kFormat = "orrery-cube";
+constexpr int64_t kFormatVersion = 1;
+constexpr const char* kValuesGroup = "values";
+// About 1 MiB per chunk: small enough that reading one call path's row
+// decompresses little, large enough that a whole metric reads fast.
+constexpr std::size_t kChunkElements = 128 * 1024;
+constexpr std::size_t kMaxChunkColumns = 64 * 1024;
+// Room for a few chunks, so consecutive rows of one chunk decompress once.
+constexpr std::size_t kChunkCacheBytes = 8u << 20;
+
+std::string values_path(const std::string& metric) {
+  return std::string(kValuesGroup) + "/" + metric;
+}
+
+std::string now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// ---- reading the header -------------------------------------------------------
+
+void check_format(hid_t root, const std::string& file) {
+  const auto format = h5::read_string_attribute(root, file, "format");
+  if (!format || *format != kFormat) {
+    h5::fail(file, "not an Orrery report (root attribute format is " +
+                       (format ? "'" + *format + "'" : std::string("missing")) +
+                       ", expected '" + kFormat + "')");
+  }
+  const auto version = h5::read_int_attribute(root, file, "format_version");
+  if (!version || *version != kFormatVersion) {
+    h5::fail(file, "unsupported report format_version " +
+                       (version ? std::to_string(*version) : std::string("(missing)")) +
+                       " (this Orrery reads version " + std::to_string(kFormatVersion) + ")");
+  }
+}
+
+CubeAttributes read_attributes(hid_t root, const std::string& file) {
+  CubeAttributes attributes;
+  attributes.creator = h5::read_string_attribute(root, file, "creator").value_or("");
+  attributes.experiment = h5::read_string_attribute(root, file, "experiment").value_or("");
+  attributes.created = h5::read_string_attribute(root, file, "created").value_or("");
+  return attributes;
+}
+
+std::vector<Metric> read_metrics(hid_t root, const std::string& file) {
+  const h5::TableReader table(root, file, "metrics");
+  const auto names = *table.strings("name");
+  const auto display_names = *table.strings("display_name");
+  const auto parents = table.ints("parent");
+  const auto units = *table.strings("unit");
+  const auto descriptions = *table.strings("description");
+  const auto diagnoses = table.strings("diagnosis", false);
+  std::vector<Metric> metrics(table.rows());
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    metrics[i] = Metric{names[i], display_names[i], parents[i], units[i], descriptions[i],
+                        diagnoses ? (*diagnoses)[i] : std::string()};
+  }
+  return metrics;
+}
+
+std::vector<Region> read_regions(hid_t root, const std::string& file) {
+  const h5::TableReader table(root, file, "regions");
+  const auto names = *table.strings("name");
+  const auto files = *table.strings("file");
+  const auto lines = table.ints("line");
+  const auto paradigms = *table.strings("paradigm");
+  std::vector<Region> regions(table.rows());
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    regions[i] = Region{names[i], files[i], lines[i], paradigms[i]};
+  }
+  return regions;
+}
+
+std::vector<Callpath> read_callpaths(hid_t root, const std::string& file) {
+  const h5::TableReader table(root, file, "callpaths");
+  const auto parents = table.ints("parent");
+  const auto regions = table.ints("region");
+  std::vector<Callpath> callpaths(table.rows());
+  for (std::size_t i = 0; i < callpaths.size(); ++i) {
+    callpaths[i] = Callpath{parents[i], regions[i]};
+  }
+  return callpaths;
+}
+
+std::vector<Location> read_locations(hid_t root, const std::string& file) {
+  const h5::TableReader table(root, file, "locations");
+  const auto ranks = table.ints("rank");
+  const auto threads = table.ints("thread");
+  const auto nodes = *table.strings("node");
+  const auto names = *table.strings("name");
+  std::vector<Location> locations(table.rows());
+  for (std::size_t i = 0; i < locations.size(); ++i) {
+    locations[i] = Location{ranks[i], threads[i], nodes[i], names[i]};
+  }
+  return locations;
+}
+
+/// Opens /values/<metric> and checks it is numeric with shape [callpaths][locations].
+h5::Handle open_values(hid_t root, const std::string& file, const std::string& metric,
+                       const CubeHeader& header) {
+  const std::string path = values_path(metric);
+  if (H5Lexists(root, kValuesGroup, H5P_DEFAULT) <= 0 ||
+      H5Lexists(root, path.c_str(), H5P_DEFAULT) <= 0) {
+    h5::fail(file, "not a complete report: dataset /" + path + " is missing");
+  }
+  h5::Handle access = h5::checked_plist(H5Pcreate(H5P_DATASET_ACCESS), file, "cannot open /" + path);
+  H5Pset_chunk_cache(access.get(), 521, kChunkCacheBytes, 0.75);
+  h5::Handle dataset = h5::checked_dataset(H5Dopen2(root, path.c_str(), access.get()), file,
+                                           "cannot open dataset /" + path);
+  h5::Handle type = h5::checked_type(H5Dget_type(dataset.get()), file, "cannot read /" + path);
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
+    h5::fail(file, "dataset /" + path + " is not numeric");
+  }
+  h5::Handle space = h5::checked_space(H5Dget_space(dataset.get()), file, "cannot read /" + path);
+  hsize_t dims[2] = {0, 0};
+  if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 ||
+      dims[0] != header.callpaths.size() || dims[1] != header.locations.size()) {
+    h5::fail(file, "dataset /" + path + " does not have the shape [" +
+                       std::to_string(header.callpaths.size()) + " call paths][" +
+                       std::to_string(header.locations.size()) + " locations]");
+  }
+  return dataset;
+}
+
+// ---- writing ------------------------------------------------------------------
+
+void write_tables(hid_t root, const std::string& file, const CubeHeader& header) {
+  using h5::Column;
+  std::vector<std::string> names, display_names, units, descriptions, diagnoses;
+  std::vector<int32_t> parents;
+  for (const Metric& m : header.metrics) {
+    names.push_back(m.name);
+    display_names.push_back(m.display_name);
+    parents.push_back(m.parent);
+    units.push_back(m.unit);
+    descriptions.push_back(m.description);
+    diagnoses.push_back(m.diagnosis);
+  }
+  h5::write_table(root, file, "metrics",
+                  {Column{"name", names}, Column{"display_name", display_names},
+                   Column{"parent", parents}, Column{"unit", units},
+                   Column{"description", descriptions}, Column{"diagnosis", diagnoses}},
+                  header.metrics.size());
+
+  std::vector<std::string> region_names, files, paradigms;
+  std::vector<int32_t> lines;
+  for (const Region& r : header.regions) {
+    region_names.push_back(r.name);
+    files.push_back(r.file);
+    lines.push_back(r.line);
+    paradigms.push_back(r.paradigm);
+  }
+  h5::write_table(root, file, "regions",
+                  {Column{"name", region_names}, Column{"file", files}, Column{"line", lines},
+                   Column{"paradigm", paradigms}},
+                  header.regions.size());
+
+  std::vector<int32_t> callpath_parents, callpath_regions;
+  for (const Callpath& c : header.callpaths) {
+    callpath_parents.push_back(c.parent);
+    callpath_regions.push_back(c.region);
+  }
+  h5::write_table(root, file, "callpaths",
+                  {Column{"parent", callpath_parents}, Column{"region", callpath_regions}},
+                  header.callpaths.size());
+
+  std::vector<int32_t> ranks, threads;
+  std::vector<std::string> nodes, location_names;
+  for (const Location& l : header.locations) {
+    ranks.push_back(l.rank);
+    threads.push_back(l.thread);
+    nodes.push_back(l.node);
+    location_names.push_back(l.name);
+  }
+  h5::write_table(root, file, "locations",
+                  {Column{"rank", ranks}, Column{"thread", threads}, Column{"node", nodes},
+                   Column{"name", location_names}},
+                  header.locations.size());
+}
+
+/// Creation properties of a values dataset: chunked + shuffled + deflated, zero fill.
+h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t columns) {
+  h5::Handle creation = h5::checked_plist(H5Pcreate(H5P_DATASET_CREATE), file,
+                                          "cannot create /values");
+  const double zero = 0.0;
+  h5::check(H5Pset_fill_value(creation.get(), H5T_NATIVE_DOUBLE, &zero), file,
+            "cannot create /values");
+  if (rows == 0 || columns == 0) {
+    return creation;  // an empty dataset cannot be chunked; nothing to compress anyway
+  }
+  const hsize_t chunk_columns = std::min<hsize_t>(columns, kMaxChunkColumns);
+  const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkElements / chunk_columns, 1, rows);
+  const hsize_t chunk[2] = {chunk_rows, chunk_columns};
+  h5::check(H5Pset_chunk(creation.get(), 2, chunk), file, "cannot create /values");
+  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+    H5Pset_shuffle(creation.get());
+    H5Pset_deflate(creation.get(), 4);
+  }
+  return creation;
+}
+
+}  // namespace
+
+// ---- CubeReader -----------------------------------------------------------------
+
+struct CubeReader::Impl {
+  std::string path;
+  h5::Handle file;
+  CubeHeader header;
+  mutable std::map<std::size_t, h5::Handle> datasets;  // opened on first use, cache kept
+
+  hid_t dataset(std::size_t metric_row) const {
+    if (metric_row >= header.metrics.size()) {
+      h5::fail(path, "no metric row " + std::to_string(metric_row));
+    }
+    auto found = datasets.find(metric_row);
+    if (found == datasets.end()) {
+      found = datasets
+                  .emplace(metric_row, open_values(file.get(), path,
+                                                   header.metrics[metric_row].name, header))
+                  .first;
+    }
+    return found->second.get();
+  }
+};
+
+CubeReader::CubeReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  h5::silence_errors();
+  impl_->path = path;
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    h5::fail(path, "no such file");
+  }
+  if (std::filesystem::is_directory(path, error)) {
+    h5::fail(path, "is a directory, not a report file");
+  }
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    h5::fail(path, "not an HDF5 file (or truncated)");
+  }
+  impl_->file = h5::checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, path,
+                            "cannot open as HDF5 (corrupt or truncated?)");
+  const hid_t root = impl_->file.get();
+  check_format(root, path);
+  CubeHeader& header = impl_->header;
+  header.attributes = read_attributes(root, path);
+  header.metrics = read_metrics(root, path);
+  header.regions = read_regions(root, path);
+  header.callpaths = read_callpaths(root, path);
+  header.locations = read_locations(root, path);
+  if (const auto problem = header_problem(header); !problem.empty()) {
+    h5::fail(path, problem);
+  }
+  for (std::size_t row = 0; row < header.metrics.size(); ++row) {
+    impl_->dataset(row);  // validates each dataset's presence and shape now, not mid-command
+  }
+}
+
+CubeReader::~CubeReader() = default;
+CubeReader::CubeReader(CubeReader&&) noexcept = default;
+CubeReader& CubeReader::operator=(CubeReader&&) noexcept = default;
+
+const CubeHeader& CubeReader::header() const { return impl_->header; }
+
+std::size_t CubeReader::metric_row(std::string_view name) const {
+  const auto& metrics = impl_->header.metrics;
+  for (std::size_t row = 0; row < metrics.size(); ++row) {
+    if (metrics[row].name == name) {
+      return row;
+    }
+  }
+  h5::fail(impl_->path, "no metric '" + std::string(name) + "' in this report");
+}
+
+MetricValues CubeReader::read_metric(std::size_t metric_row) const {
+  h5::silence_errors();
+  const hid_t dataset = impl_->dataset(metric_row);
+  MetricValues values(impl_->header.callpaths.size() * impl_->header.locations.size());
+  if (!values.empty()) {
+    h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+              impl_->path,
+              "cannot read /" + values_path(impl_->header.metrics[metric_row].name) +
+                  " (corrupt or truncated?)");
+  }
+  return values;
+}
+
+std::vector<double> CubeReader::read_callpath(std::size_t metric_row,
+                                              std::size_t callpath_row) const {
+  h5::silence_errors();
+  const hid_t dataset = impl_->dataset(metric_row);
+  const auto& header = impl_->header;
+  if (callpath_row >= header.callpaths.size()) {
+    h5::fail(impl_->path, "no call path row " + std::to_string(callpath_row));
+  }
+  std::vector<double> values(header.locations.size());
+  if (values.empty()) {
+    return values;
+  }
+  const std::string what = "cannot read /" + values_path(header.metrics[metric_row].name) +
+                           " (corrupt or truncated?)";
+  h5::Handle file_space = h5::checked_space(H5Dget_space(dataset), impl_->path, what);
+  const hsize_t start[2] = {callpath_row, 0};
+  const hsize_t count[2] = {1, values.size()};
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+            impl_->path, what);
+  const hsize_t memory_dims[1] = {values.size()};
+  h5::Handle memory_space =
+      h5::checked_space(H5Screate_simple(1, memory_dims, nullptr), impl_->path, what);
+  h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                    values.data()),
+            impl_->path, what);
+  return values;
+}
+
+// ---- CubeWriter -----------------------------------------------------------------
+
+struct CubeWriter::Impl {
+  std::string path;
+  CubeHeader header;
+  h5::Handle file;
+  std::vector<h5::Handle> datasets;  // one per metric row, created up front
+};
+
+CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header)
+    : impl_(std::make_unique<Impl>()) {
+  h5::silence_errors();
+  impl_->path = path;
+  impl_->header = header;
+  if (const auto problem = header_problem(header); !problem.empty()) {
+    h5::fail(path, "cannot write report: " + problem);
+  }
+  impl_->file = h5::checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
+                            H5Fclose, path, "cannot create file");
+  const hid_t root = impl_->file.get();
+  h5::write_string_attribute(root, path, "format", kFormat);
+  h5::write_int_attribute(root, path, "format_version", kFormatVersion);
+  h5::write_string_attribute(root, path, "creator", header.attributes.creator);
+  h5::write_string_attribute(root, path, "experiment", header.attributes.experiment);
+  h5::write_string_attribute(
+      root, path, "created",
+      header.attributes.created.empty() ? now_iso8601() : header.attributes.created);
+  write_tables(root, path, header);
+
+  h5::Handle group = h5::checked(
+      H5Gcreate2(root, kValuesGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, path,
+      "cannot create group /values");
+  const hsize_t dims[2] = {header.callpaths.size(), header.locations.size()};
+  h5::Handle space = h5::checked_space(H5Screate_simple(2, dims, nullptr), path,
+                                       "cannot create /values");
+  h5::Handle creation = values_creation(path, dims[0], dims[1]);
+  for (const Metric& metric : header.metrics) {
+    impl_->datasets.push_back(h5::checked_dataset(
+        H5Dcreate2(group.get(), metric.name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                   creation.get(), H5P_DEFAULT),
+        path, "cannot create dataset /" + values_path(metric.name)));
+  }
+}
+
+CubeWriter::~CubeWriter() {
+  try {
+    close();
+  } catch (const Error&) {
+    // A destructor must not throw; callers who care call close() themselves.
+  }
+}
+
+void CubeWriter::write_metric(std::size_t metric_row, const MetricValues& values) {
+  h5::silence_errors();
+  const auto& header = impl_->header;
+  if (!impl_->file.valid()) {
+    h5::fail(impl_->path, "report already closed");
+  }
+  if (metric_row >= header.metrics.size()) {
+    h5::fail(impl_->path, "no metric row " + std::to_string(metric_row));
+  }
+  const std::string& name = header.metrics[metric_row].name;
+  const std::size_t expected = header.callpaths.size() * header.locations.size();
+  if (values.size() != expected) {
+    h5::fail(impl_->path, "values of metric '" + name + "' have " +
+                              std::to_string(values.size()) + " elements, expected " +
+                              std::to_string(expected));
+  }
+  if (expected == 0) {
+    return;
+  }
+  h5::check(H5Dwrite(impl_->datasets[metric_row].get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                     H5P_DEFAULT, values.data()),
+            impl_->path, "cannot write /" + values_path(name));
+}
+
+void CubeWriter::close() {
+  if (!impl_ || !impl_->file.valid()) {
+    return;
+  }
+  impl_->datasets.clear();
+  const hid_t file = impl_->file.get();
+  const herr_t flushed = H5Fflush(file, H5F_SCOPE_LOCAL);
+  impl_->file.reset();
+  h5::check(flushed, impl_->path, "cannot finish writing the report");
+}
+
+// ---- whole cubes ----------------------------------------------------------------
+
+Cube read_cube(const std::string& path) {
+  const CubeReader reader(path);
+  Cube cube;
+  cube.header = reader.header();
+  for (std::size_t row = 0; row < cube.header.metrics.size(); ++row) {
+    cube.values.push_back(reader.read_metric(row));
+  }
+  return cube;
+}
+
+void write_cube(const std::string& path, const Cube& cube) {
+  if (cube.values.size() > cube.header.metrics.size()) {
+    throw InputError(path + ": cube has values for " + std::to_string(cube.values.size()) +
+                     " metrics but only " + std::to_string(cube.header.metrics.size()) +
+                     " metrics");
+  }
+  CubeWriter writer(path, cube.header);
+  for (std::size_t row = 0; row < cube.values.size(); ++row) {
+    writer.write_metric(row, cube.values[row]);
+  }
+  writer.close();
+}
+
+}  // namespace orrery::report
