@@ -1,0 +1,52 @@
+#pragma once
+// The viewer's JSON API, independent of HTTP: each endpoint takes the query
+// parameters and returns a JSON document. Values of the second report (if
+// any) are always given in the first report's rows (see comparison.h).
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "comparison.h"
+#include "report_data.h"
+
+namespace orrery::viewer {
+
+/// Query parameters of one request.
+using Params = std::map<std::string, std::string>;
+
+/// Answers the API requests for one report, optionally compared with another.
+class ViewerApi {
+ public:
+  explicit ViewerApi(std::shared_ptr<ReportData> report,
+                     std::shared_ptr<ReportData> other = nullptr);
+
+  /// Routes `/api/<endpoint>`; throws UsageError (bad parameters) or InputError (bad report).
+  [[nodiscard]] nlohmann::json handle(const std::string& endpoint, const Params& params);
+
+  /// Loads every metric of both reports (done in the background at start).
+  void preload();
+
+ private:
+  [[nodiscard]] nlohmann::json info() const;
+  [[nodiscard]] nlohmann::json header() const;
+  [[nodiscard]] nlohmann::json metric_totals();
+  [[nodiscard]] nlohmann::json callpaths(const Params& params);
+  [[nodiscard]] nlohmann::json locations(const Params& params);
+  [[nodiscard]] nlohmann::json heatmap(const Params& params);
+
+  [[nodiscard]] TreeSelection metric_selection(const Params& params) const;
+  [[nodiscard]] TreeSelection callpath_selection(const Params& params) const;
+  /// The selection in the other report's rows, or nullopt if it has no match.
+  [[nodiscard]] std::optional<TreeSelection> in_other(TreeSelection selection,
+                                                      const std::vector<std::size_t>& map) const;
+
+  std::shared_ptr<ReportData> report_;
+  std::shared_ptr<ReportData> other_;
+  Comparison comparison_;
+};
+
+}  // namespace orrery::viewer

@@ -1,0 +1,29 @@
+#pragma once
+// Matching a second report to the first so that its values can be shown in
+// the first report's trees: metrics by name, call paths by the chain of
+// region names from the root (DESIGN §5), locations by (rank, thread).
+
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "orrery/report/cube.h"
+
+namespace orrery::viewer {
+
+/// For each row of report A, the matching row of report B (or kNoMatch).
+struct Comparison {
+  static constexpr std::size_t kNoMatch = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> metrics;
+  std::vector<std::size_t> callpaths;
+  std::vector<std::size_t> locations;
+};
+
+/// Matches the rows of `b` to those of `a`.
+[[nodiscard]] Comparison match_reports(const report::CubeHeader& a, const report::CubeHeader& b);
+
+/// Picks b's values into a's index space; unmatched rows become 0.
+[[nodiscard]] std::vector<double> project(const std::vector<double>& b_values,
+                                          const std::vector<std::size_t>& a_to_b);
+
+}  // namespace orrery::viewer

@@ -1,0 +1,141 @@
+#include "report_data.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "orrery/error.h"
+
+namespace orrery::viewer {
+
+ReportData::ReportData(std::string label, report::CubeHeader header, Loader loader)
+    : label_(std::move(label)), header_(std::move(header)), loader_(std::move(loader)) {
+  slots_.reserve(header_.metrics.size());
+  metric_children_.resize(header_.metrics.size());
+  for (std::size_t m = 0; m < header_.metrics.size(); ++m) {
+    slots_.push_back(std::make_unique<Slot>());
+    const int32_t parent = header_.metrics[m].parent;
+    if (parent >= 0 && static_cast<std::size_t>(parent) < m) {
+      metric_children_[static_cast<std::size_t>(parent)].push_back(m);
+    }
+  }
+}
+
+std::shared_ptr<const MetricSums> ReportData::metric(std::size_t metric_row) {
+  if (metric_row >= slots_.size()) {
+    throw UsageError("no metric row " + std::to_string(metric_row));
+  }
+  Slot& slot = *slots_[metric_row];
+  const std::lock_guard lock(slot.mutex);
+  if (!slot.sums) {
+    slot.sums = compute(metric_row);
+  }
+  return slot.sums;
+}
+
+std::shared_ptr<const MetricSums> ReportData::compute(std::size_t metric_row) {
+  auto sums = std::make_shared<MetricSums>();
+  {
+    const std::lock_guard lock(loader_mutex_);
+    sums->exclusive = loader_(metric_row);
+  }
+  const std::size_t n_cp = callpath_count();
+  const std::size_t n_loc = location_count();
+  if (sums->exclusive.size() != n_cp * n_loc) {
+    throw InputError(label_ + ": metric '" + header_.metrics[metric_row].name + "' has " +
+                     std::to_string(sums->exclusive.size()) + " values, expected " +
+                     std::to_string(n_cp * n_loc));
+  }
+  // Call paths are in pre-order, so walking backwards adds every child into
+  // its parent after the child's own subtree is complete.
+  sums->inclusive = sums->exclusive;
+  for (std::size_t c = n_cp; c-- > 0;) {
+    const int32_t parent = header_.callpaths[c].parent;
+    if (parent < 0 || static_cast<std::size_t>(parent) >= c) continue;
+    const double* child = sums->inclusive.data() + c * n_loc;
+    double* into = sums->inclusive.data() + static_cast<std::size_t>(parent) * n_loc;
+    for (std::size_t l = 0; l < n_loc; ++l) into[l] += child[l];
+  }
+  sums->exclusive_total.assign(n_cp, 0.0);
+  sums->inclusive_total.assign(n_cp, 0.0);
+  for (std::size_t c = 0; c < n_cp; ++c) {
+    double exclusive = 0.0;
+    double inclusive = 0.0;
+    for (std::size_t l = 0; l < n_loc; ++l) {
+      exclusive += sums->exclusive[c * n_loc + l];
+      inclusive += sums->inclusive[c * n_loc + l];
+    }
+    sums->exclusive_total[c] = exclusive;
+    sums->inclusive_total[c] = inclusive;
+    sums->total += exclusive;
+  }
+  return sums;
+}
+
+std::vector<std::size_t> ReportData::metric_rows(TreeSelection metric) const {
+  if (metric.row >= header_.metrics.size()) {
+    throw UsageError("no metric row " + std::to_string(metric.row));
+  }
+  std::vector<std::size_t> rows{metric.row};
+  if (!metric.inclusive) return rows;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& children = metric_children_[rows[i]];
+    rows.insert(rows.end(), children.begin(), children.end());
+  }
+  return rows;
+}
+
+std::vector<double> ReportData::metric_totals() {
+  std::vector<double> totals(header_.metrics.size(), 0.0);
+  for (std::size_t m = 0; m < totals.size(); ++m) totals[m] = metric(m)->total;
+  return totals;
+}
+
+ReportData::CallpathValues ReportData::callpath_values(TreeSelection metric_selection) {
+  CallpathValues values;
+  values.exclusive.assign(callpath_count(), 0.0);
+  values.inclusive.assign(callpath_count(), 0.0);
+  for (const std::size_t m : metric_rows(metric_selection)) {
+    const auto sums = metric(m);
+    for (std::size_t c = 0; c < values.exclusive.size(); ++c) {
+      values.exclusive[c] += sums->exclusive_total[c];
+      values.inclusive[c] += sums->inclusive_total[c];
+    }
+  }
+  return values;
+}
+
+std::vector<double> ReportData::location_values(TreeSelection metric_selection,
+                                                TreeSelection callpath) {
+  if (callpath.row >= callpath_count()) {
+    throw UsageError("no call path row " + std::to_string(callpath.row));
+  }
+  const std::size_t n_loc = location_count();
+  std::vector<double> values(n_loc, 0.0);
+  for (const std::size_t m : metric_rows(metric_selection)) {
+    const auto sums = metric(m);
+    const auto& matrix = callpath.inclusive ? sums->inclusive : sums->exclusive;
+    const double* row = matrix.data() + callpath.row * n_loc;
+    for (std::size_t l = 0; l < n_loc; ++l) values[l] += row[l];
+  }
+  return values;
+}
+
+std::vector<std::vector<double>> ReportData::callpath_rows(TreeSelection metric_selection,
+                                                           const std::vector<std::size_t>& rows) {
+  const std::size_t n_loc = location_count();
+  std::vector<std::vector<double>> result(rows.size(), std::vector<double>(n_loc, 0.0));
+  for (const std::size_t m : metric_rows(metric_selection)) {
+    const auto sums = metric(m);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k] >= callpath_count()) {
+        throw UsageError("no call path row " + std::to_string(rows[k]));
+      }
+      const double* row = sums->exclusive.data() + rows[k] * n_loc;
+      for (std::size_t l = 0; l < n_loc; ++l) result[k][l] += row[l];
+    }
+  }
+  return result;
+}
+
+}  // namespace orrery::viewer

@@ -1,0 +1,81 @@
+#pragma once
+// One report as the viewer sees it: the header, plus per-metric values that
+// are loaded once (through a loader, normally orrery::report::CubeReader) and
+// turned into the sums the three trees need. Everything is computed lazily
+// per metric and then kept, so repeated expand/select requests only add up
+// a few rows.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "orrery/report/cube.h"
+
+namespace orrery::viewer {
+
+/// A metric's values with the call-tree sums precomputed (all [callpath][location]).
+struct MetricSums {
+  report::MetricValues exclusive;       ///< as stored: exclusive in both trees
+  report::MetricValues inclusive;       ///< summed over each call path's subtree
+  std::vector<double> exclusive_total;  ///< per call path, summed over locations
+  std::vector<double> inclusive_total;  ///< per call path, summed over locations
+  double total = 0.0;                   ///< over all call paths and locations
+};
+
+/// Which part of a tree a selection covers: one node alone or its whole subtree.
+struct TreeSelection {
+  std::size_t row = 0;
+  bool inclusive = true;
+};
+
+/// A report held by the viewer: header plus lazily computed, cached metric sums.
+class ReportData {
+ public:
+  using Loader = std::function<report::MetricValues(std::size_t metric_row)>;
+
+  ReportData(std::string label, report::CubeHeader header, Loader loader);
+
+  [[nodiscard]] const std::string& label() const { return label_; }
+  [[nodiscard]] const report::CubeHeader& header() const { return header_; }
+  [[nodiscard]] std::size_t callpath_count() const { return header_.callpaths.size(); }
+  [[nodiscard]] std::size_t location_count() const { return header_.locations.size(); }
+
+  /// The sums of one metric; loads it on first use. Thread-safe. Throws InputError.
+  [[nodiscard]] std::shared_ptr<const MetricSums> metric(std::size_t metric_row);
+
+  /// The metric rows a selection covers (the node, or the node and its sub-metrics).
+  [[nodiscard]] std::vector<std::size_t> metric_rows(TreeSelection metric) const;
+
+  /// Per metric row: its total over all call paths and locations (exclusive in the metric tree).
+  [[nodiscard]] std::vector<double> metric_totals();
+  /// Per call path: the selected metric(s) summed over locations.
+  struct CallpathValues {
+    std::vector<double> exclusive;
+    std::vector<double> inclusive;
+  };
+  [[nodiscard]] CallpathValues callpath_values(TreeSelection metric);
+  /// Per location: the selected metric(s) at the selected call path(s).
+  [[nodiscard]] std::vector<double> location_values(TreeSelection metric, TreeSelection callpath);
+  /// Row-major [k][location] values of the selected metric(s) at the given call paths (exclusive).
+  [[nodiscard]] std::vector<std::vector<double>> callpath_rows(TreeSelection metric,
+                                                               const std::vector<std::size_t>& rows);
+
+ private:
+  struct Slot {
+    std::mutex mutex;  // held while the metric loads, so it loads once
+    std::shared_ptr<const MetricSums> sums;
+  };
+  [[nodiscard]] std::shared_ptr<const MetricSums> compute(std::size_t metric_row);
+
+  std::string label_;
+  report::CubeHeader header_;
+  Loader loader_;
+  std::mutex loader_mutex_;  // the HDF5 library is not thread-safe
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::vector<std::size_t>> metric_children_;
+};
+
+}  // namespace orrery::viewer

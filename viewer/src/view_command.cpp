@@ -1,0 +1,114 @@
+// `orrery view REPORT [OTHER]`: opens the report(s) through orrery::report,
+// starts the server on loopback and prints the address with its token.
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "api.h"
+#include "assets.h"
+#include "orrery/error.h"
+#include "orrery/report/hdf5_io.h"
+#include "server.h"
+#include "token.h"
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace orrery::viewer {
+namespace {
+
+std::shared_ptr<ReportData> open_report(const std::string& path) {
+  auto reader = std::make_shared<report::CubeReader>(path);
+  report::CubeHeader header = reader->header();
+  auto loader = [reader](std::size_t metric_row) { return reader->read_metric(metric_row); };
+  return std::make_shared<ReportData>(std::filesystem::path(path).filename().string(),
+                                      std::move(header), std::move(loader));
+}
+
+// Best effort: a desktop session gets the page opened; anywhere else the
+// printed address is what the user follows.
+void open_browser(const std::string& url) {
+  if (std::getenv("DISPLAY") == nullptr && std::getenv("WAYLAND_DISPLAY") == nullptr) return;
+  std::string program = "xdg-open";
+  std::string argument = url;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, argv, environ) == 0) {
+    std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+  }
+}
+
+int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
+          bool no_browser) {
+  auto report = open_report(report_path);
+  auto other = other_path.empty() ? nullptr : open_report(other_path);
+  auto api = std::make_shared<ViewerApi>(report, other);
+  options.token = random_token();
+  ViewerServer server(api, embedded_assets(), options);
+  server.bind();
+  // Warm the per-metric caches while the user opens the page; a failure here
+  // shows up again, readably, in the request that needs the metric.
+  std::thread([api] {
+    try {
+      api->preload();
+    } catch (const std::exception&) {
+    }
+  }).detach();
+  std::printf("orrery view: serving %s%s%s\n  %s\n(press Ctrl-C to stop)\n",
+              report->label().c_str(), other ? " compared with " : "",
+              other ? other->label().c_str() : "", server.url().c_str());
+  std::fflush(stdout);
+  if (!no_browser) open_browser(server.url());
+  server.run();
+  return kExitOk;
+}
+
+}  // namespace
+
+int view_command(int argc, char** argv) {
+  CLI::App app{"Browse a report (and compare it with another) in the web browser.\n"
+               "Serves on 127.0.0.1 and prints an address with a random token;\n"
+               "only that address opens the page.",
+               "orrery view"};
+  std::string report_path;
+  std::string other_path;
+  ServerOptions options;
+  bool no_browser = false;
+  app.add_option("REPORT", report_path, "the report to browse (report.h5)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("OTHER", other_path,
+                 "a second report to compare with (difference, percent of the other run)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--port,-p", options.port, "port to listen on (0: any free port)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--host", options.host,
+                 "address to listen on; anything but loopback exposes the report to the network")
+      ->capture_default_str();
+  app.add_flag("--no-browser", no_browser, "only print the address, do not open a browser");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? kExitOk : kExitBadUsage;
+  }
+  try {
+    return serve(report_path, other_path, options, no_browser);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "orrery view: %s\n", e.what());
+    return e.exit_status();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "orrery view: %s\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+}  // namespace orrery::viewer
