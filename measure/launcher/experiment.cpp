@@ -1,0 +1,166 @@
+// run.json is the user's record of what was run and how it ended. Keys are
+// only ever added (DESIGN: extend by adding, never rename).
+
+#include "experiment.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "orrery/error.h"
+
+namespace orrery::measure {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::system_clock;
+
+std::string iso8601(Clock::time_point when) {
+  const std::time_t seconds = Clock::to_time_t(when);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(millis));
+  return text;
+}
+
+double epoch_seconds(Clock::time_point when) {
+  return std::chrono::duration<double>(when.time_since_epoch()).count();
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string line;
+  for (const auto& word : words) {
+    if (!line.empty()) line += ' ';
+    line += word;
+  }
+  return line;
+}
+
+/// A JSON file the library wrote, or nullopt if absent or unreadable (a
+/// half-written file from a killed run is recorded as an error string).
+std::optional<nlohmann::json> read_json(const fs::path& path, nlohmann::json& record) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    record["warnings"].push_back(path.filename().string() + " is not valid JSON: " + e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string create_experiment_dir(const std::string& path) {
+  const fs::path absolute = fs::absolute(path).lexically_normal();
+  std::error_code error;
+  if (fs::exists(absolute, error)) {
+    throw InputError("experiment directory '" + path +
+                     "' already exists; remove it or choose another with -o");
+  }
+  const fs::path parent = absolute.parent_path();
+  if (!parent.empty() && !fs::exists(parent, error)) fs::create_directories(parent, error);
+  if (error || mkdir(absolute.c_str(), 0777) != 0) {
+    throw InputError("cannot create experiment directory '" + path + "': " +
+                     (error ? error.message() : std::string(std::strerror(errno))));
+  }
+  if (access(absolute.c_str(), W_OK | X_OK) != 0) {
+    throw InputError("experiment directory '" + path + "' is not writable");
+  }
+  std::string text = absolute.string();
+  if (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
+nlohmann::json initial_run_record(const RunOptions& options, const std::vector<std::string>& executed,
+                                  const std::string& experiment_dir) {
+  const auto now = Clock::now();
+  nlohmann::json settings = {{"mode", options.mode},
+                             {"trace_queries", options.trace_queries},
+                             {"verbose", options.verbose}};
+  settings["buffer_size"] = options.buffer_size.empty() ? nullptr : nlohmann::json(options.buffer_size);
+  if (auto bytes = parse_byte_size(options.buffer_size)) settings["buffer_bytes"] = *bytes;
+  settings["filter"] = options.filter_file.empty() ? nullptr : nlohmann::json(options.filter_file);
+  settings["sampling_interval_ms"] =
+      options.sampling_interval_ms.empty() ? nullptr : nlohmann::json(std::stoll(options.sampling_interval_ms));
+  return {
+      {"format", "orrery-run"},
+      {"format_version", 1},
+      {"creator", std::string("orrery run ") + ORRERY_LAUNCHER_VERSION},
+      {"experiment", experiment_dir},
+      {"command", options.launch},
+      {"command_line", joined(options.launch)},
+      {"executed", executed},
+      {"working_directory", fs::current_path().string()},
+      {"launcher_host", host_name()},
+      {"settings", settings},
+      {"start", iso8601(now)},
+      {"start_epoch_s", epoch_seconds(now)},
+      {"complete", false},
+  };
+}
+
+RunOutcome complete_run_record(nlohmann::json& record, const std::string& experiment_dir,
+                               const ChildExit& child) {
+  const auto now = Clock::now();
+  const fs::path dir(experiment_dir);
+  RunOutcome outcome;
+  record["end"] = iso8601(now);
+  record["end_epoch_s"] = epoch_seconds(now);
+  record["duration_s"] = epoch_seconds(now) - record.value("start_epoch_s", epoch_seconds(now));
+  record["exit_status"] = child.exit_status;
+  record["signal"] = child.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(child.signal);
+  if (!child.error.empty()) record["launch_error"] = child.error;
+
+  auto measurement = read_json(dir / "measurement.json", record);
+  auto aborted = read_json(dir / "aborted.json", record);
+  outcome.measured = measurement.has_value();
+  outcome.aborted = aborted.has_value();
+  outcome.traced = fs::exists(dir / "traces.otf2");
+  outcome.complete = outcome.measured && child.exit_status == 0;
+
+  record["measurement"] = measurement ? *measurement : nlohmann::json(nullptr);
+  record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);
+  if (measurement) {
+    if (measurement->contains("ranks")) record["ranks"] = (*measurement)["ranks"];
+    if (measurement->contains("hosts")) record["hosts"] = (*measurement)["hosts"];
+  }
+  if (!record.contains("hosts")) record["hosts"] = nlohmann::json::array({record["launcher_host"]});
+  record["trace"] = outcome.traced;
+  record["complete"] = outcome.complete;
+  return outcome;
+}
+
+void write_run_record(const std::string& experiment_dir, const nlohmann::json& record) {
+  const fs::path target = fs::path(experiment_dir) / "run.json";
+  const fs::path temporary = fs::path(experiment_dir) / ".run.json.tmp";
+  {
+    std::ofstream out(temporary);
+    out << record.dump(2) << '\n';
+    if (!out) throw InputError("cannot write '" + target.string() + "'");
+  }
+  std::error_code error;
+  fs::rename(temporary, target, error);
+  if (error) throw InputError("cannot write '" + target.string() + "': " + error.message());
+}
+
+}  // namespace orrery::measure

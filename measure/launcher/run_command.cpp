@@ -1,0 +1,129 @@
+// `orrery run`: create the experiment, start the launch line with the
+// measurement preloaded, record how it ended. The launcher never links the
+// measurement library; it only names it in LD_PRELOAD.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "../../cli/subcommands.h"
+#include "binary_check.h"
+#include "child_process.h"
+#include "experiment.h"
+#include "launch_line.h"
+#include "orrery/error.h"
+#include "run_options.h"
+
+namespace orrery::measure {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLibraryName = "liborrery-measure.so";
+
+/// <dir of this executable>/../lib/liborrery-measure.so, or ORRERY_MEASURE_LIBRARY.
+std::string find_measure_library() {
+  if (const char* override_path = std::getenv("ORRERY_MEASURE_LIBRARY");
+      override_path && *override_path) {
+    if (access(override_path, R_OK) != 0) {
+      throw InputError(std::string("measurement library not found: ORRERY_MEASURE_LIBRARY=") +
+                       override_path);
+    }
+    return fs::absolute(override_path).string();
+  }
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  const fs::path candidate = (self.parent_path() / ".." / "lib" / kLibraryName).lexically_normal();
+  if (error || access(candidate.c_str(), R_OK) != 0) {
+    throw InputError("measurement library not found: " + candidate.string() +
+                     " (build the orrery-measure target, or set ORRERY_MEASURE_LIBRARY)");
+  }
+  return candidate.string();
+}
+
+void print_abort(const nlohmann::json& aborted, const std::string& dir) {
+  const auto rank = aborted.value("rank", nlohmann::json(nullptr));
+  const auto code = aborted.value("error_code", aborted.value("errorcode", nlohmann::json(nullptr)));
+  std::fprintf(stderr,
+               "orrery run: the application called MPI_Abort (rank %s, error code %s); "
+               "the experiment %s is incomplete\n",
+               rank.dump().c_str(), code.dump().c_str(), dir.c_str());
+}
+
+/// Tells the user how the run ended and returns the launcher's exit status.
+int report_outcome(const RunOptions& options, const LaunchLine& line, const std::string& dir,
+                   const ChildExit& child, const RunOutcome& outcome, const nlohmann::json& record) {
+  if (outcome.aborted) {
+    print_abort(record["aborted"], dir);
+    return child.exit_status != 0 ? child.exit_status : kExitBadInput;
+  }
+  const bool trace_expected = options.mode == "trace";
+  if (!outcome.measured || (trace_expected && !outcome.traced)) {
+    std::string hint = explain_untraceable_program(line.program);
+    if (hint.empty()) {
+      hint = child.exit_status != 0
+                 ? "the application failed (exit status " + std::to_string(child.exit_status) +
+                       ") before MPI_Finalize"
+                 : "is it a dynamically linked MPI program that calls MPI_Finalize?";
+    }
+    std::fprintf(stderr, "orrery run: warning: the run produced no %s in %s: %s\n",
+                 trace_expected ? "trace" : "measurement", dir.c_str(), hint.c_str());
+    return child.exit_status != 0 ? child.exit_status : kExitBadInput;
+  }
+  if (child.signal != 0) {
+    std::fprintf(stderr, "orrery run: the application was killed by signal %d\n", child.signal);
+  } else if (child.exit_status != 0) {
+    std::fprintf(stderr, "orrery run: the application exited with status %d\n", child.exit_status);
+  }
+  const auto ranks = record.value("ranks", nlohmann::json(line.ranks ? *line.ranks : 0));
+  std::fprintf(stderr, "orrery run: experiment %s%s; analyze it with: mpirun -np %s orrery-analyze %s\n",
+               dir.c_str(), outcome.complete ? "" : " (incomplete)", ranks.dump().c_str(),
+               dir.c_str());
+  return child.exit_status;
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  try {
+    ParsedRunOptions parsed = parse_run_options(argc, argv);
+    if (!parsed.options) return parsed.exit_status;
+    RunOptions& options = *parsed.options;
+    const std::string library = find_measure_library();
+    const LaunchLine line = analyze_launch_line(options.launch);
+    if (options.experiment_dir.empty()) options.experiment_dir = default_experiment_name(line);
+    const std::string dir = create_experiment_dir(options.experiment_dir);
+
+    EnvironmentOverrides variables = measurement_environment(options, dir);
+    variables.emplace_back("LD_PRELOAD", library);
+    std::vector<std::string> names;
+    for (const auto& variable : variables) names.push_back(variable.first);
+    const std::vector<std::string> executed = with_forwarded_variables(options.launch, line, names);
+
+    nlohmann::json record = initial_run_record(options, executed, dir);
+    write_run_record(dir, record);
+    std::fflush(nullptr);
+    const ChildExit child = run_child(executed, variables);
+    if (!child.started) {
+      // Nothing ran: leave no experiment behind that would block the next try.
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+      std::fprintf(stderr, "orrery run: %s\n", child.error.c_str());
+      return child.exit_status;
+    }
+    const RunOutcome outcome = complete_run_record(record, dir, child);
+    write_run_record(dir, record);
+    return report_outcome(options, line, dir, child, outcome, record);
+  } catch (const Error& error) {
+    std::fprintf(stderr, "orrery run: %s\n", error.what());
+    return error.exit_status();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "orrery run: %s\n", error.what());
+    return kExitBadInput;
+  }
+}
+
+}  // namespace orrery::measure
