@@ -1,0 +1,41 @@
+#pragma once
+// The analysis pipeline, assembled in one place (STYLE §7): read
+// definitions, read this rank's trace, correct clocks, build the call tree,
+// replay (forward, collectives, backward) with the patterns attached, merge
+// on rank 0, write the report, print the summary.
+
+#include <mpi.h>
+
+#include <iosfwd>
+#include <string>
+
+#include "orrery/analyzer/replay.h"
+#include "orrery/report/cube.h"
+
+namespace orrery::analyzer {
+
+/// What orrery-analyze was asked to do.
+struct AnalysisOptions {
+  std::string experiment;          ///< experiment directory (or the .otf2 anchor)
+  std::string output;              ///< report path; empty: EXP/report.h5
+  bool correct_clock_violations = true;
+  bool write_report = true;
+  std::ostream* progress = nullptr;  ///< rank 0's progress and summary, or none
+};
+
+/// What came out: the cube (on rank 0 only) and what the replay saw.
+struct AnalysisResult {
+  report::Cube cube;
+  ReplayStatistics statistics;  ///< summed over ranks (on rank 0)
+  uint64_t events = 0;          ///< events of this rank
+  std::string report_path;
+};
+
+/// The default report path of an experiment.
+[[nodiscard]] std::string default_report_path(const std::string& experiment);
+
+/// Runs the whole analysis; collective over `world`. Throws orrery::Error on
+/// every rank if any rank fails.
+AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world);
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,37 @@
+#pragma once
+// A rank's call tree, built from its Enter/Leave events. Call paths are
+// identified by (parent, region); the merge unifies them across ranks by the
+// chain of region names.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer {
+
+/// One call path: its parent (kNone for a root) and its region.
+struct CallPathNode {
+  uint32_t parent = kNone;
+  uint32_t region = 0;
+};
+
+/// The call paths of one rank.
+class CallTree {
+ public:
+  /// The child of `parent` (kNone: a root) for `region`, created if new.
+  uint32_t child(uint32_t parent, uint32_t region);
+  [[nodiscard]] const std::vector<CallPathNode>& nodes() const { return nodes_; }
+  [[nodiscard]] std::size_t size() const { return nodes_.size(); }
+  [[nodiscard]] uint32_t region(uint32_t callpath) const { return nodes_[callpath].region; }
+
+ private:
+  std::vector<CallPathNode> nodes_;
+  std::unordered_map<uint64_t, uint32_t> index_;
+};
+
+/// Builds the call tree and rewrites Enter/Leave `ref` from region to call path.
+[[nodiscard]] CallTree build_call_tree(LocalTrace& trace);
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,54 @@
+#pragma once
+// The parallel replay: every analysis rank walks its own trace and re-enacts
+// the communication with the other ranks, raising replay events (see
+// replay_events.h) on an EventBus for the patterns.
+//   forward    messages in time order: the sender's send enter time travels to
+//              the receiver; clock-condition violations are corrected here
+//   collective every collective instance, exchanged once over its communicator
+//   backward   messages in reverse order: the receiver's post time travels
+//              back to the sender (for Late Receiver)
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/event_bus.h"
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer {
+
+/// What the replay found about the data itself (reported as warnings).
+struct ReplayStatistics {
+  uint64_t clock_violations = 0;  ///< receives that ended before their send began
+  int64_t max_violation = 0;      ///< the largest correction, in ticks
+  uint64_t messages = 0;          ///< messages received
+  uint64_t collectives = 0;       ///< collective instances replayed
+};
+
+/// Options of the replay.
+struct ReplayOptions {
+  bool correct_clock_violations = true;
+};
+
+/// Checks, before any replay, that every message names a communicator and
+/// peer this rank can reach and that every pair of ranks agrees on how many
+/// messages went between them. Collective over `world`; returns an error
+/// message for this rank (empty if fine).
+[[nodiscard]] std::string check_messages(const LocalTrace& trace, const Definitions& definitions,
+                                         const Communicators& comms, MPI_Comm world);
+
+/// Forward replay; corrects timestamps in place and raises RegionExited,
+/// MessageSent, MessageReceived and ReceivesCompleted.
+void replay_forward(LocalTrace& trace, const Communicators& comms, const EventBus& bus,
+                    const ReplayOptions& options, ReplayStatistics& statistics);
+
+/// Collective replay over the corrected times; raises CollectiveCompleted.
+void replay_collectives(const LocalTrace& trace, const Communicators& comms, const EventBus& bus,
+                        ReplayStatistics& statistics);
+
+/// Backward replay over the corrected times; raises SendsCompleted.
+void replay_backward(const LocalTrace& trace, const Communicators& comms, const EventBus& bus);
+
+}  // namespace orrery::analyzer

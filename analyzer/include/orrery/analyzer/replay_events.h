@@ -1,0 +1,76 @@
+#pragma once
+// The events the replay raises for the patterns: each carries the corrected
+// times the patterns need, after the cross-rank exchange has been done once.
+// Times are in ticks of the trace's timer (Definitions::timer_resolution).
+
+#include <cstdint>
+#include <span>
+
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer {
+
+/// An MPI call (or any region instance) with its corrected enter and exit.
+struct CallContext {
+  uint32_t callpath = kNone;
+  int64_t enter = 0;
+  int64_t exit = 0;
+};
+
+/// Every region instance at its Leave (forward replay, corrected times).
+struct RegionExited {
+  CallContext call;
+  int64_t exclusive = 0;      ///< duration minus the durations of its children
+  uint64_t message_bytes = 0; ///< point-to-point bytes moved by this call
+  uint32_t messages = 0;      ///< point-to-point messages posted or completed in it
+};
+
+/// A message posted by this rank (at the send call's call path).
+struct MessageSent {
+  uint32_t callpath = kNone;
+  uint64_t bytes = 0;
+};
+
+/// A message received by this rank, in the call that completed it, with the
+/// enter time of the send call on the sender (forward replay).
+struct MessageReceived {
+  uint32_t callpath = kNone;
+  int64_t call_enter = 0;
+  int64_t send_enter = 0;
+  uint64_t bytes = 0;
+};
+
+/// A call that completed one or more receives (Recv, Wait, Waitall, ...):
+/// the latest of the matching sends' enter times (forward replay).
+struct ReceivesCompleted {
+  CallContext call;
+  int64_t latest_send_enter = 0;
+  uint32_t messages = 0;
+};
+
+/// A call that completed one or more sends (Send, Ssend, Wait of an Isend,
+/// ...): the latest enter time of the matching receives' posting calls
+/// (backward replay).
+struct SendsCompleted {
+  CallContext call;
+  int64_t latest_recv_enter = 0;
+  uint32_t messages = 0;
+};
+
+/// One collective instance with the enter/exit times of all participants
+/// (indexed by communicator rank). For non-blocking collectives `start_enter`
+/// is the enter of the start call and `call` is the wait that completed it.
+struct CollectiveCompleted {
+  CollectiveKind kind = CollectiveKind::kOther;
+  CallContext call;
+  int64_t start_enter = 0;
+  uint32_t my_rank = 0;
+  uint32_t root = kNone;
+  std::span<const int64_t> enters;  ///< start enter of every participant
+  std::span<const int64_t> exits;   ///< exit of every participant's completing call
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  bool nonblocking = false;
+};
+
+}  // namespace orrery::analyzer

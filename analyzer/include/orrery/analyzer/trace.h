@@ -1,0 +1,162 @@
+#pragma once
+// The analyzer's own trace model: global definitions and one rank's events,
+// laid out compactly (24 bytes per event plus small per-message tables) so that
+// a rank holds tens of millions of events. Nothing here knows about OTF2.
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace orrery::analyzer {
+
+/// Marker for "no index / not known" in the compact tables.
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+/// The programming model a region belongs to.
+enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOther };
+
+/// What a region does, as far as the analysis cares (from the trace's role).
+enum class RegionRole : uint8_t {
+  kFunction, kPointToPoint, kBarrier, kOneToAll, kAllToOne, kAllToAll,
+  kCollectiveOther, kFileIo, kRma, kArtificial, kOther
+};
+
+/// The shape of a collective operation, which decides the pattern that applies.
+enum class CollectiveKind : uint8_t {
+  kBarrier,   ///< MPI_Barrier, MPI_Ibarrier
+  kOneToAll,  ///< Bcast, Scatter(v)
+  kAllToOne,  ///< Reduce, Gather(v)
+  kAllToAll,  ///< Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter*
+  kScan,      ///< Scan
+  kExscan,    ///< Exscan
+  kOther,     ///< communicator creation and the like: counted, not analyzed
+};
+
+/// A region definition.
+struct RegionDef {
+  std::string name;
+  std::string file;
+  int32_t line = 0;
+  Paradigm paradigm = Paradigm::kOther;
+  RegionRole role = RegionRole::kOther;
+};
+
+/// A communicator: its members as world ranks, in communicator rank order.
+struct CommDef {
+  std::string name;
+  std::vector<uint32_t> members;
+  bool is_self = false;  ///< MPI_COMM_SELF-like: rank 0 is the location itself
+};
+
+/// One traced rank: which OTF2 location holds its events, where it ran.
+struct RankDef {
+  uint64_t location = 0;
+  std::string name;
+  std::string host;
+};
+
+/// The global definitions every analysis rank reads.
+struct Definitions {
+  std::vector<RegionDef> regions;        ///< indexed by region id
+  std::map<uint32_t, CommDef> comms;     ///< by comm id, in id order
+  std::vector<RankDef> ranks;            ///< indexed by world rank
+  uint64_t timer_resolution = 1000000000;  ///< ticks per second
+
+  /// World rank of the member `rank_in_comm` of comm `comm` seen from `self`.
+  [[nodiscard]] uint32_t world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const;
+};
+
+/// Event kinds of the in-memory trace (OTF2's MPI event model).
+enum class EventKind : uint8_t {
+  kEnter, kLeave,
+  kSend, kIsend, kIsendComplete,        ///< link = index into LocalTrace::sends
+  kRecv, kIrecvRequest, kIrecv,         ///< link = index into LocalTrace::recvs
+  kCollectiveBegin, kCollectiveEnd,     ///< link = index into LocalTrace::collectives
+  kNbcRequest, kNbcComplete,            ///< link = index into LocalTrace::collectives
+};
+
+/// One event, 24 bytes. `ref` is the region (Enter/Leave; the call path once
+/// the call tree is built); `link` is the matching Leave/Enter index for
+/// Enter/Leave and the index into the operation tables for the others.
+struct Event {
+  int64_t time = 0;
+  uint32_t ref = kNone;
+  uint32_t link = kNone;
+  EventKind kind = EventKind::kEnter;
+};
+static_assert(sizeof(Event) == 24, "events must stay compact");
+
+/// One point-to-point message as one side saw it.
+struct MessageOp {
+  uint32_t post_call = kNone;       ///< Enter index of the call that posted it
+  uint32_t complete_call = kNone;   ///< Enter index of the call that completed it
+  uint32_t post_event = kNone;      ///< event index of the post (where replay posts)
+  uint32_t peer = kNone;            ///< rank in the communicator
+  uint32_t comm = kNone;
+  uint32_t tag = 0;
+  uint64_t bytes = 0;
+  uint64_t request = 0;             ///< request id while unmatched
+  bool cancelled = false;
+};
+
+/// One collective instance on this rank: started by one call, completed by
+/// the same (blocking) or a later wait (non-blocking).
+struct CollectiveOp {
+  uint32_t start_call = kNone;
+  uint32_t complete_call = kNone;
+  uint32_t comm = kNone;
+  uint32_t root = kNone;  ///< rank in the communicator, kNone if none
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  uint64_t request = 0;
+  CollectiveKind kind = CollectiveKind::kOther;
+  bool nonblocking = false;
+};
+
+/// Events in fixed-size chunks: no doubling reallocation, so peak memory
+/// stays close to 24 bytes per event.
+class EventStore {
+ public:
+  static constexpr unsigned kChunkBits = 16;
+  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
+
+  [[nodiscard]] std::size_t size() const { return size_; }
+  Event& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const Event& operator[](std::size_t i) const {
+    return chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
+  }
+  uint32_t push(const Event& event);
+
+ private:
+  std::vector<std::unique_ptr<Event[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+/// A clock offset measurement: at local `time`, reference = local + `offset`.
+struct ClockOffsetPoint {
+  int64_t time = 0;
+  int64_t offset = 0;
+};
+
+/// One rank's trace in memory, with its operation tables.
+struct LocalTrace {
+  uint32_t rank = 0;
+  EventStore events;
+  std::vector<MessageOp> sends;
+  std::vector<MessageOp> recvs;
+  std::vector<CollectiveOp> collectives;
+  std::vector<ClockOffsetPoint> clock_offsets;
+  uint64_t unclosed_regions = 0;   ///< Enters without Leave at the end (closed by us)
+  uint64_t unmatched_requests = 0; ///< completions without a post, and the like
+
+  /// Time of the Enter `enter_index` and of its matching Leave.
+  [[nodiscard]] int64_t enter_time(uint32_t enter_index) const { return events[enter_index].time; }
+  [[nodiscard]] int64_t exit_time(uint32_t enter_index) const {
+    return events[events[enter_index].link].time;
+  }
+};
+
+}  // namespace orrery::analyzer

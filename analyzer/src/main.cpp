@@ -1,0 +1,65 @@
+// orrery-analyze: mpirun -np N orrery-analyze EXP [-o OUT.h5]
+// One analysis rank per traced rank. Exit status 0 ok, 1 bad input, 2 bad usage.
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "orrery/analyzer/analysis.h"
+#include "orrery/error.h"
+
+namespace {
+
+/// Parses the command line; returns -1 to go on, else the exit status.
+int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& options) {
+  CLI::App app{
+      "Replays an Orrery (or other OTF2 MPI) trace in parallel, finds wait states and writes "
+      "EXP/report.h5.\nRun with one rank per traced rank: mpirun -np N orrery-analyze EXP",
+      "orrery-analyze"};
+  bool no_correction = false;
+  bool quiet = false;
+  app.add_option("experiment", options.experiment, "experiment directory written by orrery run")
+      ->required();
+  app.add_option("-o,--output", options.output, "report file (default: EXP/report.h5)");
+  app.add_flag("--no-clock-correction", no_correction,
+               "do not correct clock-condition violations (they are still counted)");
+  app.add_flag("-q,--quiet", quiet, "no progress lines, only the summary and errors");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int status = 0;
+    if (rank == 0) {
+      status = app.exit(error);
+    } else {
+      status = error.get_exit_code();
+    }
+    return status == 0 ? 0 : orrery::kExitBadUsage;
+  }
+  options.correct_clock_violations = !no_correction;
+  (void)quiet;
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  orrery::analyzer::AnalysisOptions options;
+  int status = parse(argc, argv, rank, options);
+  if (status < 0) {
+    options.progress = rank == 0 ? &std::cout : nullptr;
+    try {
+      orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+      status = orrery::kExitOk;
+    } catch (const orrery::Error& error) {
+      if (rank == 0) std::cerr << "orrery-analyze: error: " << error.what() << std::endl;
+      status = error.exit_status();
+    }
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,425 @@
+// The OTF2 adapter: the only place on the reading side that includes OTF2.
+// Every OTF2 error code goes through check(); callbacks never let an
+// exception cross OTF2's C frames (they stash it and interrupt the read).
+
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <exception>
+#include <filesystem>
+#include <unordered_map>
+
+#include "orrery/analyzer/trace_builder.h"
+#include "orrery/analyzer/trace_reader.h"
+#include "orrery/error.h"
+
+namespace orrery::analyzer {
+namespace {
+
+namespace fs = std::filesystem;
+
+// OTF2 prints its own errors to stderr; we report them once, in our words.
+OTF2_ErrorCode silence_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                            const char*, va_list) {
+  return code;
+}
+
+void check(OTF2_ErrorCode code, const std::string& experiment, const char* what) {
+  if (code == OTF2_SUCCESS) return;
+  throw InputError("cannot read the trace of '" + experiment + "': " + what + " failed (" +
+                   OTF2_Error_GetDescription(code) + ")");
+}
+
+/// Owns an OTF2_Reader and closes it on every path.
+class ReaderHandle {
+ public:
+  explicit ReaderHandle(const std::string& experiment) : experiment_(experiment) {
+    OTF2_Error_RegisterCallback(silence_otf2, nullptr);
+    const std::string anchor = anchor_path(experiment);
+    if (!fs::exists(anchor)) {
+      throw InputError("'" + experiment + "' is not an Orrery experiment: " + anchor +
+                       " does not exist");
+    }
+    reader_ = OTF2_Reader_Open(anchor.c_str());
+    if (reader_ == nullptr) throw InputError("cannot open the OTF2 archive " + anchor);
+    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader_), experiment, "setting up the reader");
+  }
+  ~ReaderHandle() { OTF2_Reader_Close(reader_); }
+  ReaderHandle(const ReaderHandle&) = delete;
+  ReaderHandle& operator=(const ReaderHandle&) = delete;
+  OTF2_Reader* get() const { return reader_; }
+  void check_call(OTF2_ErrorCode code, const char* what) const { check(code, experiment_, what); }
+
+ private:
+  std::string experiment_;
+  OTF2_Reader* reader_ = nullptr;
+};
+
+Paradigm to_paradigm(OTF2_Paradigm paradigm) {
+  switch (paradigm) {
+    case OTF2_PARADIGM_MPI: return Paradigm::kMpi;
+    case OTF2_PARADIGM_COMPILER: return Paradigm::kCompiler;
+    case OTF2_PARADIGM_USER: return Paradigm::kUser;
+    case OTF2_PARADIGM_MEASUREMENT_SYSTEM: return Paradigm::kMeasurement;
+    default: return Paradigm::kOther;
+  }
+}
+
+RegionRole to_role(OTF2_RegionRole role) {
+  switch (role) {
+    case OTF2_REGION_ROLE_FUNCTION: case OTF2_REGION_ROLE_WRAPPER: return RegionRole::kFunction;
+    case OTF2_REGION_ROLE_POINT2POINT: return RegionRole::kPointToPoint;
+    case OTF2_REGION_ROLE_BARRIER: case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
+      return RegionRole::kBarrier;
+    case OTF2_REGION_ROLE_COLL_ONE2ALL: return RegionRole::kOneToAll;
+    case OTF2_REGION_ROLE_COLL_ALL2ONE: return RegionRole::kAllToOne;
+    case OTF2_REGION_ROLE_COLL_ALL2ALL: return RegionRole::kAllToAll;
+    case OTF2_REGION_ROLE_COLL_OTHER: return RegionRole::kCollectiveOther;
+    case OTF2_REGION_ROLE_FILE_IO: case OTF2_REGION_ROLE_FILE_IO_METADATA:
+      return RegionRole::kFileIo;
+    case OTF2_REGION_ROLE_RMA: return RegionRole::kRma;
+    case OTF2_REGION_ROLE_ARTIFICIAL: return RegionRole::kArtificial;
+    default: return RegionRole::kOther;
+  }
+}
+
+CollectiveKind to_kind(OTF2_CollectiveOp op) {
+  switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER: return CollectiveKind::kBarrier;
+    case OTF2_COLLECTIVE_OP_BCAST: case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV: return CollectiveKind::kOneToAll;
+    case OTF2_COLLECTIVE_OP_GATHER: case OTF2_COLLECTIVE_OP_GATHERV:
+    case OTF2_COLLECTIVE_OP_REDUCE: return CollectiveKind::kAllToOne;
+    case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL: case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW: case OTF2_COLLECTIVE_OP_ALLREDUCE:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER: case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+      return CollectiveKind::kAllToAll;
+    case OTF2_COLLECTIVE_OP_SCAN: return CollectiveKind::kScan;
+    case OTF2_COLLECTIVE_OP_EXSCAN: return CollectiveKind::kExscan;
+    default: return CollectiveKind::kOther;
+  }
+}
+
+/// Everything the global definition callbacks collect before it is resolved.
+struct GlobalDefs {
+  std::unordered_map<uint32_t, std::string> strings;
+  struct Group { OTF2_GroupType type; OTF2_Paradigm paradigm; std::vector<uint64_t> members; };
+  std::unordered_map<uint32_t, Group> groups;
+  struct Comm { uint32_t name; uint32_t group; };
+  std::map<uint32_t, Comm> comms;
+  struct RawRegion { uint32_t name, file; uint32_t line; OTF2_Paradigm paradigm; OTF2_RegionRole role; };
+  std::map<uint32_t, RawRegion> regions;
+  struct Loc { uint32_t name; OTF2_LocationType type; uint64_t group; };
+  std::map<uint64_t, Loc> locations;
+  struct LocGroup { OTF2_LocationGroupType type; uint32_t parent; };
+  std::map<uint64_t, LocGroup> location_groups;
+  std::unordered_map<uint32_t, uint32_t> node_names;
+  uint64_t resolution = 1000000000;
+
+  std::string string(uint32_t ref) const {
+    auto it = strings.find(ref);
+    return it == strings.end() ? std::string() : it->second;
+  }
+};
+
+#define ORRERY_DEF_CB(name, ...) \
+  OTF2_CallbackCode name(void* user, __VA_ARGS__)
+
+ORRERY_DEF_CB(on_string, OTF2_StringRef self, const char* text) {
+  static_cast<GlobalDefs*>(user)->strings[self] = text ? text : "";
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_region, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
+              OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
+              OTF2_StringRef file, uint32_t line, uint32_t) {
+  static_cast<GlobalDefs*>(user)->regions[self] = {name, file, line, paradigm, role};
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_location, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+              uint64_t, OTF2_LocationGroupRef group) {
+  static_cast<GlobalDefs*>(user)->locations[self] = {name, type, group};
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_location_group, OTF2_LocationGroupRef self, OTF2_StringRef,
+              OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent, OTF2_LocationGroupRef) {
+  static_cast<GlobalDefs*>(user)->location_groups[self] = {type, parent};
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_node, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef,
+              OTF2_SystemTreeNodeRef) {
+  static_cast<GlobalDefs*>(user)->node_names[self] = name;
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_group, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
+              OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count, const uint64_t* members) {
+  static_cast<GlobalDefs*>(user)->groups[self] = {type, paradigm,
+                                                  std::vector<uint64_t>(members, members + count)};
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_comm, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group, OTF2_CommRef,
+              OTF2_CommFlag) {
+  static_cast<GlobalDefs*>(user)->comms[self] = {name, group};
+  return OTF2_CALLBACK_SUCCESS;
+}
+ORRERY_DEF_CB(on_clock_properties, uint64_t resolution, uint64_t, uint64_t, uint64_t) {
+  static_cast<GlobalDefs*>(user)->resolution = resolution == 0 ? 1000000000 : resolution;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/// World ranks in order: the MPI COMM_LOCATIONS group if there is one, else
+/// the process location groups by id.
+std::vector<RankDef> resolve_ranks(const GlobalDefs& raw) {
+  std::vector<uint64_t> rank_locations;
+  for (const auto& [id, group] : raw.groups) {
+    if (group.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && group.paradigm == OTF2_PARADIGM_MPI) {
+      rank_locations = group.members;
+    }
+  }
+  if (rank_locations.empty()) {
+    for (const auto& [group_id, group] : raw.location_groups) {
+      if (group.type != OTF2_LOCATION_GROUP_TYPE_PROCESS) continue;
+      for (const auto& [loc_id, loc] : raw.locations) {
+        if (loc.group == group_id) {
+          rank_locations.push_back(loc_id);
+          break;
+        }
+      }
+    }
+  }
+  std::vector<RankDef> ranks;
+  for (uint64_t location : rank_locations) {
+    RankDef rank;
+    rank.location = location;
+    if (auto it = raw.locations.find(location); it != raw.locations.end()) {
+      rank.name = raw.string(it->second.name);
+      if (auto g = raw.location_groups.find(it->second.group); g != raw.location_groups.end()) {
+        if (auto n = raw.node_names.find(g->second.parent); n != raw.node_names.end()) {
+          rank.host = raw.string(n->second);
+        }
+      }
+    }
+    ranks.push_back(std::move(rank));
+  }
+  return ranks;
+}
+
+/// Collects a rank's clock offsets from its local definitions.
+OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offset, double) {
+  static_cast<LocalTrace*>(user)->clock_offsets.push_back(
+      ClockOffsetPoint{static_cast<int64_t>(time), offset});
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/// The event callbacks hand each event to the builder; an exception thrown
+/// there is kept and the read interrupted.
+struct EventSink {
+  TraceBuilder builder;
+  std::exception_ptr failure;
+};
+
+template <class F>
+OTF2_CallbackCode guarded(void* user, F&& body) {
+  auto* sink = static_cast<EventSink*>(user);
+  try {
+    body(sink->builder);
+    return OTF2_CALLBACK_SUCCESS;
+  } catch (...) {
+    sink->failure = std::current_exception();
+    return OTF2_CALLBACK_INTERRUPT;
+  }
+}
+
+#define ORRERY_EVT_CB(name, ...)                                                          \
+  OTF2_CallbackCode name(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,   \
+                         OTF2_AttributeList*, __VA_ARGS__)
+#define ORRERY_T static_cast<int64_t>(time)
+
+ORRERY_EVT_CB(ev_enter, OTF2_RegionRef region) {
+  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, region); });
+}
+ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) {
+  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, region); });
+}
+ORRERY_EVT_CB(ev_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
+  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, comm, tag, bytes); });
+}
+ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
+              uint64_t request) {
+  return guarded(user,
+                 [&](TraceBuilder& b) { b.isend(ORRERY_T, peer, comm, tag, bytes, request); });
+}
+ORRERY_EVT_CB(ev_isend_complete, uint64_t request) {
+  return guarded(user, [&](TraceBuilder& b) { b.isend_complete(ORRERY_T, request); });
+}
+ORRERY_EVT_CB(ev_recv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
+  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, comm, tag, bytes); });
+}
+ORRERY_EVT_CB(ev_irecv_request, uint64_t request) {
+  return guarded(user, [&](TraceBuilder& b) { b.irecv_request(ORRERY_T, request); });
+}
+ORRERY_EVT_CB(ev_irecv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
+              uint64_t request) {
+  return guarded(user,
+                 [&](TraceBuilder& b) { b.irecv(ORRERY_T, peer, comm, tag, bytes, request); });
+}
+ORRERY_EVT_CB(ev_cancelled, uint64_t request) {
+  (void)time;
+  return guarded(user, [&](TraceBuilder& b) { b.request_cancelled(request); });
+}
+OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                OTF2_AttributeList*) {
+  return guarded(user, [&](TraceBuilder& b) { b.collective_begin(ORRERY_T); });
+}
+ORRERY_EVT_CB(ev_coll_end, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+              uint64_t received) {
+  const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
+  return guarded(user, [&](TraceBuilder& b) {
+    b.collective_end(ORRERY_T, to_kind(op), comm, root_rank, sent, received);
+  });
+}
+ORRERY_EVT_CB(ev_nbc_request, uint64_t request) {
+  return guarded(user, [&](TraceBuilder& b) { b.nbc_request(ORRERY_T, request); });
+}
+ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+              uint64_t sent, uint64_t received, uint64_t request) {
+  const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
+  return guarded(user, [&](TraceBuilder& b) {
+    b.nbc_complete(ORRERY_T, to_kind(op), comm, root_rank, sent, received, request);
+  });
+}
+
+OTF2_EvtReaderCallbacks* make_event_callbacks() {
+  OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, ev_leave);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, ev_send);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, ev_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, ev_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, ev_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, ev_coll_begin);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete);
+  return cbs;
+}
+
+}  // namespace
+
+std::string anchor_path(const std::string& experiment) {
+  if (experiment.size() > 5 && experiment.ends_with(".otf2")) return experiment;
+  return (fs::path(experiment) / "traces.otf2").string();
+}
+
+Definitions read_definitions(const std::string& experiment) {
+  ReaderHandle reader(experiment);
+  GlobalDefs raw;
+  OTF2_GlobalDefReader* def_reader = OTF2_Reader_GetGlobalDefReader(reader.get());
+  if (def_reader == nullptr) {
+    throw InputError("cannot read the definitions of '" + experiment + "' (traces.def missing?)");
+  }
+  OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
+  OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, on_string);
+  OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cbs, on_region);
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, on_location);
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cbs, on_location_group);
+  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cbs, on_node);
+  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, on_group);
+  OTF2_GlobalDefReaderCallbacks_SetCommCallback(cbs, on_comm);
+  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, on_clock_properties);
+  const OTF2_ErrorCode registered =
+      OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), def_reader, cbs, &raw);
+  OTF2_GlobalDefReaderCallbacks_Delete(cbs);
+  reader.check_call(registered, "registering definition callbacks");
+  uint64_t count = 0;
+  reader.check_call(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), def_reader, &count),
+                    "reading the global definitions");
+
+  Definitions defs;
+  defs.timer_resolution = raw.resolution;
+  for (const auto& [id, region] : raw.regions) {
+    if (id >= defs.regions.size()) defs.regions.resize(id + 1);
+    RegionDef& def = defs.regions[id];
+    def.name = raw.string(region.name);
+    def.file = raw.string(region.file);
+    def.line = static_cast<int32_t>(region.line);
+    def.paradigm = to_paradigm(region.paradigm);
+    def.role = to_role(region.role);
+  }
+  defs.ranks = resolve_ranks(raw);
+  for (const auto& [id, comm] : raw.comms) {
+    CommDef def;
+    def.name = raw.string(comm.name);
+    if (auto g = raw.groups.find(comm.group); g != raw.groups.end()) {
+      def.is_self = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
+      for (uint64_t member : g->second.members) def.members.push_back(static_cast<uint32_t>(member));
+    }
+    defs.comms[id] = std::move(def);
+  }
+  if (defs.ranks.empty()) {
+    throw InputError("the trace of '" + experiment + "' defines no MPI ranks");
+  }
+  return defs;
+}
+
+void read_rank_trace(const std::string& experiment, const Definitions& definitions, uint32_t rank,
+                     LocalTrace& trace) {
+  trace.rank = rank;
+  const uint64_t location = definitions.ranks.at(rank).location;
+  const fs::path dir = fs::path(anchor_path(experiment)).replace_extension("");
+  const fs::path events_file = dir / (std::to_string(location) + ".evt");
+  if (!fs::exists(events_file)) {
+    throw InputError("the trace of rank " + std::to_string(rank) + " is missing: " +
+                     events_file.string() + " does not exist");
+  }
+  ReaderHandle reader(experiment);
+  reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
+
+  const bool has_local_defs = fs::exists(dir / (std::to_string(location) + ".def"));
+  if (has_local_defs) {
+    reader.check_call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
+    OTF2_DefReader* def_reader = OTF2_Reader_GetDefReader(reader.get(), location);
+    if (def_reader != nullptr) {
+      OTF2_DefReaderCallbacks* cbs = OTF2_DefReaderCallbacks_New();
+      OTF2_DefReaderCallbacks_SetClockOffsetCallback(cbs, on_clock_offset);
+      const OTF2_ErrorCode registered =
+          OTF2_Reader_RegisterDefCallbacks(reader.get(), def_reader, cbs, &trace);
+      OTF2_DefReaderCallbacks_Delete(cbs);
+      reader.check_call(registered, "registering local definition callbacks");
+      uint64_t count = 0;
+      reader.check_call(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), def_reader, &count),
+                        "reading the local definitions");
+      reader.check_call(OTF2_Reader_CloseDefReader(reader.get(), def_reader),
+                        "closing the local definitions");
+    }
+    reader.check_call(OTF2_Reader_CloseDefFiles(reader.get()), "closing the definition files");
+  }
+
+  reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
+  OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
+  if (evt_reader == nullptr) {
+    throw InputError("cannot read the events of rank " + std::to_string(rank));
+  }
+  EventSink sink{TraceBuilder(trace), nullptr};
+  OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
+  const OTF2_ErrorCode registered =
+      OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  reader.check_call(registered, "registering event callbacks");
+  uint64_t count = 0;
+  const OTF2_ErrorCode read = OTF2_Reader_ReadAllLocalEvents(reader.get(), evt_reader, &count);
+  if (sink.failure) std::rethrow_exception(sink.failure);
+  if (read != OTF2_SUCCESS) {
+    throw InputError("the trace of rank " + std::to_string(rank) + " in '" + experiment +
+                     "' is corrupt or truncated (" + OTF2_Error_GetDescription(read) + ")");
+  }
+  reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
+  reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
+  sink.builder.finish();
+}
+
+}  // namespace orrery::analyzer

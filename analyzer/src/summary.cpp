@@ -1,0 +1,104 @@
+#include "orrery/analyzer/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace orrery::analyzer {
+namespace {
+
+std::vector<std::size_t> subtree(const report::CubeHeader& header, std::size_t row) {
+  std::vector<std::size_t> rows{row};
+  for (std::size_t m = row + 1; m < header.metrics.size(); ++m) {
+    const int32_t parent = header.metrics[m].parent;
+    if (parent >= 0 && std::find(rows.begin(), rows.end(), static_cast<std::size_t>(parent)) !=
+                           rows.end()) {
+      rows.push_back(m);
+    }
+  }
+  return rows;
+}
+
+/// A number with a fixed count of decimals.
+std::string format(int decimals, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+double metric_total(const report::Cube& cube, std::size_t row) {
+  double total = 0;
+  for (std::size_t m : subtree(cube.header, row)) {
+    for (double v : cube.values[m]) total += v;
+  }
+  return total;
+}
+
+std::string callpath_name(const report::CubeHeader& header, std::size_t callpath) {
+  std::vector<std::string> names;
+  for (int32_t c = static_cast<int32_t>(callpath); c >= 0;
+       c = header.callpaths[static_cast<std::size_t>(c)].parent) {
+    names.push_back(header.regions[static_cast<std::size_t>(
+                                       header.callpaths[static_cast<std::size_t>(c)].region)]
+                        .name);
+  }
+  std::string path;
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    if (!path.empty()) path += " > ";
+    path += *it;
+  }
+  return path;
+}
+
+void print_summary(std::ostream& out, const report::Cube& cube,
+                   const patterns::PatternRegistry& registry, const ReplayStatistics& statistics,
+                   const std::string& report_path, std::size_t top) {
+  const std::size_t n_loc = cube.header.locations.size();
+  const std::size_t n_cp = cube.header.callpaths.size();
+  const double total = metric_total(cube, registry.row("time"));
+  out << "\nTotal time: " << format(6, total) << " s over " << n_loc << " ranks\n";
+
+  struct Found { std::size_t row; double value; };
+  std::vector<Found> found;
+  for (const auto& pattern : registry.patterns()) {
+    if (pattern->info().kind != patterns::MetricKind::kWaitState) continue;
+    const double value = metric_total(cube, pattern->row());
+    if (value > 0) found.push_back({pattern->row(), value});
+  }
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.value > b.value; });
+  if (found.empty()) {
+    out << "No wait states found.\n";
+  } else {
+    out << "Top wait states:\n";
+  }
+  for (std::size_t i = 0; i < std::min(top, found.size()); ++i) {
+    const std::size_t row = found[i].row;
+    const auto rows = subtree(cube.header, row);
+    std::vector<double> by_cp(n_cp, 0.0), by_rank(n_loc, 0.0);
+    for (std::size_t m : rows) {
+      for (std::size_t c = 0; c < n_cp; ++c) {
+        for (std::size_t l = 0; l < n_loc; ++l) {
+          by_cp[c] += cube.values[m][c * n_loc + l];
+          by_rank[l] += cube.values[m][c * n_loc + l];
+        }
+      }
+    }
+    const auto cp = static_cast<std::size_t>(std::max_element(by_cp.begin(), by_cp.end()) - by_cp.begin());
+    const auto rank = static_cast<std::size_t>(std::max_element(by_rank.begin(), by_rank.end()) - by_rank.begin());
+    out << "  " << cube.header.metrics[row].display_name << ": " << format(6, found[i].value)
+        << " s (" << format(1, total > 0 ? 100.0 * found[i].value / total : 0.0)
+        << "% of time)\n"
+        << "      at " << callpath_name(cube.header, cp) << "\n"
+        << "      most affected: rank " << rank << " (" << format(6, by_rank[rank])
+        << " s)\n";
+  }
+  if (statistics.clock_violations > 0) {
+    out << "Warning: corrected " << statistics.clock_violations
+        << " clock-condition violations (receives that ended before their send began).\n";
+  }
+  out << "Report: " << report_path << "\n";
+}
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,207 @@
+#include "orrery/analyzer/trace_builder.h"
+
+#include "orrery/error.h"
+
+namespace orrery::analyzer {
+
+uint32_t EventStore::push(const Event& event) {
+  if (size_ >= kNone) throw InputError("a rank's trace has more than 4 billion events");
+  if ((size_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(new Event[kChunkSize]);
+  chunks_.back()[size_ & (kChunkSize - 1)] = event;
+  return static_cast<uint32_t>(size_++);
+}
+
+uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
+  auto it = comms.find(comm);
+  if (it == comms.end()) return kNone;
+  if (it->second.is_self) return rank_in_comm == 0 ? self : kNone;
+  if (rank_in_comm >= it->second.members.size()) return kNone;
+  return it->second.members[rank_in_comm];
+}
+
+uint32_t TraceBuilder::push(int64_t time, EventKind kind, uint32_t ref, uint32_t link) {
+  // Events of one location come in time order; a clock that steps back by a
+  // few ticks is clamped rather than rejected.
+  if (time < last_time_) time = last_time_;
+  last_time_ = time;
+  return trace_.events.push(Event{time, ref, link, kind});
+}
+
+void TraceBuilder::enter(int64_t time, uint32_t region) {
+  stack_.push_back(push(time, EventKind::kEnter, region, kNone));
+}
+
+void TraceBuilder::leave(int64_t time, uint32_t region) {
+  if (stack_.empty()) {
+    throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                     " is inconsistent: a Leave without a matching Enter");
+  }
+  const uint32_t enter_index = stack_.back();
+  stack_.pop_back();
+  if (trace_.events[enter_index].ref != region) {
+    throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                     " is inconsistent: Leave of region " + std::to_string(region) +
+                     " while region " + std::to_string(trace_.events[enter_index].ref) +
+                     " is open");
+  }
+  const uint32_t leave_index = push(time, EventKind::kLeave, region, enter_index);
+  trace_.events[enter_index].link = leave_index;
+}
+
+void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
+                        uint64_t bytes) {
+  MessageOp op;
+  op.post_call = op.complete_call = current_call();
+  op.peer = receiver;
+  op.comm = comm;
+  op.tag = tag;
+  op.bytes = bytes;
+  const auto index = static_cast<uint32_t>(trace_.sends.size());
+  op.post_event = push(time, EventKind::kSend, kNone, index);
+  trace_.sends.push_back(op);
+}
+
+void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
+                         uint64_t bytes, uint64_t request) {
+  MessageOp op;
+  op.post_call = current_call();
+  op.peer = receiver;
+  op.comm = comm;
+  op.tag = tag;
+  op.bytes = bytes;
+  op.request = request;
+  const auto index = static_cast<uint32_t>(trace_.sends.size());
+  op.post_event = push(time, EventKind::kIsend, kNone, index);
+  trace_.sends.push_back(op);
+  pending_isends_[request] = index;
+}
+
+void TraceBuilder::isend_complete(int64_t time, uint64_t request) {
+  auto it = pending_isends_.find(request);
+  if (it == pending_isends_.end()) {
+    ++trace_.unmatched_requests;
+    return;
+  }
+  trace_.sends[it->second].complete_call = current_call();
+  push(time, EventKind::kIsendComplete, kNone, it->second);
+  pending_isends_.erase(it);
+}
+
+void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
+                        uint64_t bytes) {
+  MessageOp op;
+  op.post_call = op.complete_call = current_call();
+  op.peer = sender;
+  op.comm = comm;
+  op.tag = tag;
+  op.bytes = bytes;
+  const auto index = static_cast<uint32_t>(trace_.recvs.size());
+  op.post_event = push(time, EventKind::kRecv, kNone, index);
+  trace_.recvs.push_back(op);
+}
+
+void TraceBuilder::irecv_request(int64_t time, uint64_t request) {
+  MessageOp op;
+  op.post_call = current_call();
+  op.request = request;
+  const auto index = static_cast<uint32_t>(trace_.recvs.size());
+  op.post_event = push(time, EventKind::kIrecvRequest, kNone, index);
+  trace_.recvs.push_back(op);
+  pending_irecvs_[request] = index;
+}
+
+void TraceBuilder::irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
+                         uint64_t bytes, uint64_t request) {
+  auto it = pending_irecvs_.find(request);
+  uint32_t index = 0;
+  if (it == pending_irecvs_.end()) {
+    // A producer that does not record the post: treat the completion as the post.
+    MessageOp op;
+    op.post_call = current_call();
+    index = static_cast<uint32_t>(trace_.recvs.size());
+    trace_.recvs.push_back(op);
+    trace_.recvs[index].post_event = push(time, EventKind::kIrecv, kNone, index);
+  } else {
+    index = it->second;
+    pending_irecvs_.erase(it);
+    push(time, EventKind::kIrecv, kNone, index);
+  }
+  MessageOp& op = trace_.recvs[index];
+  op.complete_call = current_call();
+  op.peer = sender;
+  op.comm = comm;
+  op.tag = tag;
+  op.bytes = bytes;
+}
+
+void TraceBuilder::request_cancelled(uint64_t request) {
+  if (auto it = pending_isends_.find(request); it != pending_isends_.end()) {
+    trace_.sends[it->second].cancelled = true;
+    pending_isends_.erase(it);
+  } else if (auto jt = pending_irecvs_.find(request); jt != pending_irecvs_.end()) {
+    trace_.recvs[jt->second].cancelled = true;
+    pending_irecvs_.erase(jt);
+  }
+}
+
+void TraceBuilder::collective_begin(int64_t time) {
+  CollectiveOp op;
+  op.start_call = current_call();
+  open_collective_ = static_cast<uint32_t>(trace_.collectives.size());
+  trace_.collectives.push_back(op);
+  push(time, EventKind::kCollectiveBegin, kNone, open_collective_);
+}
+
+void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
+                                  uint64_t sent, uint64_t received) {
+  if (open_collective_ == kNone) collective_begin(time);  // producers without Begin
+  CollectiveOp& op = trace_.collectives[open_collective_];
+  op.complete_call = current_call();
+  op.kind = kind;
+  op.comm = comm;
+  op.root = root;
+  op.bytes_sent = sent;
+  op.bytes_received = received;
+  push(time, EventKind::kCollectiveEnd, kNone, open_collective_);
+  open_collective_ = kNone;
+}
+
+void TraceBuilder::nbc_request(int64_t time, uint64_t request) {
+  CollectiveOp op;
+  op.start_call = current_call();
+  op.nonblocking = true;
+  op.request = request;
+  const auto index = static_cast<uint32_t>(trace_.collectives.size());
+  trace_.collectives.push_back(op);
+  pending_nbcs_[request] = index;
+  push(time, EventKind::kNbcRequest, kNone, index);
+}
+
+void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
+                                uint64_t sent, uint64_t received, uint64_t request) {
+  auto it = pending_nbcs_.find(request);
+  if (it == pending_nbcs_.end()) {
+    ++trace_.unmatched_requests;
+    return;
+  }
+  const uint32_t index = it->second;
+  pending_nbcs_.erase(it);
+  CollectiveOp& op = trace_.collectives[index];
+  op.complete_call = current_call();
+  op.kind = kind;
+  op.comm = comm;
+  op.root = root;
+  op.bytes_sent = sent;
+  op.bytes_received = received;
+  push(time, EventKind::kNbcComplete, kNone, index);
+}
+
+void TraceBuilder::finish() {
+  while (!stack_.empty()) {
+    ++trace_.unclosed_regions;
+    leave(last_time_, trace_.events[stack_.back()].ref);
+  }
+  trace_.unmatched_requests += pending_nbcs_.size();
+}
+
+}  // namespace orrery::analyzer

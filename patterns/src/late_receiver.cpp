@@ -1,0 +1,64 @@
+// Late Receiver: a sending call (a blocking send, or the wait that completes
+// an Isend) blocked because the matching receive was posted later. The
+// receiver's post time arrives through the backward replay.
+
+#include <algorithm>
+
+#include "all_patterns.h"
+#include "orrery/analyzer/replay_events.h"
+#include "orrery/patterns/refined_events.h"
+
+namespace orrery::patterns {
+namespace {
+
+using analyzer::SendsCompleted;
+
+class LateReceiverPattern final : public Pattern {
+ public:
+  [[nodiscard]] MetricInfo info() const override {
+    return {"late_receiver", "Late Receiver", "sec", "mpi_point2point",
+            "Time a sender was blocked (in a blocking send or the wait that completes it) "
+            "because the matching receive was posted later: min(enter(recv), exit(send)) - "
+            "enter(send).",
+            "The receiver is behind: post the receive earlier (MPI_Irecv before the work), "
+            "avoid synchronous sends (MPI_Ssend) or send with MPI_Isend and wait later.",
+            MetricKind::kWaitState};
+  }
+  void attach(PatternContext& context) override {
+    const auto* ctx = &context;
+    context.bus.subscribe<SendsCompleted>([this, ctx](const SendsCompleted& e) {
+      if (e.latest_recv_enter == INT64_MIN) return;
+      const int64_t waiting = std::min(e.latest_recv_enter, e.call.exit) - e.call.enter;
+      if (waiting <= 0) return;
+      ctx->severities.add(row(), e.call.callpath,
+                          static_cast<double>(waiting) * ctx->seconds_per_tick);
+      ctx->bus.publish(LateReceiverFound{e.call, waiting});
+    });
+  }
+};
+
+class LateReceiverCountPattern final : public Pattern {
+ public:
+  [[nodiscard]] MetricInfo info() const override {
+    return {"late_receiver_count", "Late Receiver Instances", "occ", "",
+            "Number of sending calls that waited for a late receiver.",
+            "Frequent instances with small messages suggest synchronous or rendezvous sends "
+            "where buffered sends would do.",
+            MetricKind::kCounter};
+  }
+  void attach(PatternContext& context) override {
+    const auto* ctx = &context;
+    context.bus.subscribe<LateReceiverFound>([this, ctx](const LateReceiverFound& e) {
+      ctx->severities.add(row(), e.call.callpath, 1.0);
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pattern> make_late_receiver() { return std::make_unique<LateReceiverPattern>(); }
+std::unique_ptr<Pattern> make_late_receiver_count() {
+  return std::make_unique<LateReceiverCountPattern>();
+}
+
+}  // namespace orrery::patterns

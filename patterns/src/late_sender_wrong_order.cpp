@@ -1,0 +1,61 @@
+// Late Sender, Wrong Order: a Late Sender instance is reclassified when a
+// later receive takes a message that was sent before the late one, i.e. the
+// receiver waited for one message while another was already on its way.
+// Recent instances are kept in a small window, as Scalasca does.
+
+#include <deque>
+
+#include "all_patterns.h"
+#include "orrery/analyzer/replay_events.h"
+#include "orrery/patterns/refined_events.h"
+#include "orrery/patterns/registry.h"
+
+namespace orrery::patterns {
+namespace {
+
+using analyzer::MessageReceived;
+
+class LateSenderWrongOrderPattern final : public Pattern {
+ public:
+  [[nodiscard]] MetricInfo info() const override {
+    return {"late_sender_wrong_order", "Late Sender, Wrong Order", "sec", "late_sender",
+            "Part of Late Sender where a message sent earlier was available and was received "
+            "later: the receiver waited for messages in a different order than they were sent.",
+            "Receive messages in the order they are sent, or use MPI_ANY_SOURCE / MPI_Waitany "
+            "to take whichever message arrives first.",
+            MetricKind::kWaitState};
+  }
+  void attach(PatternContext& context) override {
+    const auto* ctx = &context;
+    late_sender_row_ = context.registry.row("late_sender");
+    context.bus.subscribe<LateSenderFound>([this](const LateSenderFound& e) {
+      window_.push_back(e);
+      if (window_.size() > kWindow) window_.pop_front();
+    });
+    context.bus.subscribe<MessageReceived>([this, ctx](const MessageReceived& m) {
+      for (auto it = window_.begin(); it != window_.end();) {
+        if (m.send_enter < it->send_enter && m.call_enter > it->call.enter) {
+          const double seconds = static_cast<double>(it->waiting) * ctx->seconds_per_tick;
+          ctx->severities.add(late_sender_row_, it->call.callpath, -seconds);
+          ctx->severities.add(row(), it->call.callpath, seconds);
+          it = window_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    });
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 100;
+  std::deque<LateSenderFound> window_;
+  std::size_t late_sender_row_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Pattern> make_late_sender_wrong_order() {
+  return std::make_unique<LateSenderWrongOrderPattern>();
+}
+
+}  // namespace orrery::patterns
