@@ -82,11 +82,9 @@ int view_command(int argc, char** argv) {
   ServerOptions options;
   bool no_browser = false;
   app.add_option("REPORT", report_path, "the report to browse (report.h5)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   app.add_option("OTHER", other_path,
-                 "a second report to compare with (difference, percent of the other run)")
-      ->check(CLI::ExistingFile);
+                 "a second report to compare with (difference, percent of the other run)");
   app.add_option("--port,-p", options.port, "port to listen on (0: any free port)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
