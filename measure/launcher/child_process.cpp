@@ -19,12 +19,14 @@ namespace orrery::measure {
 namespace {
 
 volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_received_signal = 0;
 
 /// Signals typed at the terminal already reach the whole foreground process
 /// group, child included; only signals sent to the launcher alone (kill,
 /// timeout, a batch system) are passed on, so the child never gets one twice.
 void forward_signal(int signal_number, siginfo_t* info, void* /*context*/) {
   const bool from_terminal = info != nullptr && info->si_code == SI_KERNEL;
+  g_received_signal = signal_number;
   if (g_child_pid > 0 && !from_terminal) kill(static_cast<pid_t>(g_child_pid), signal_number);
 }
 
@@ -43,6 +45,7 @@ class SignalForwarding {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
     g_child_pid = 0;
+    g_received_signal = 0;
   }
   SignalForwarding(const SignalForwarding&) = delete;
   SignalForwarding& operator=(const SignalForwarding&) = delete;
@@ -133,6 +136,7 @@ ChildExit run_child(const std::vector<std::string>& argv, const EnvironmentOverr
     return result;
   }
   result.started = true;
+  result.interrupted_by = g_received_signal;
   if (WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -13,6 +13,7 @@ struct ChildExit {
   bool started = false;  ///< false: exec failed (error says why)
   int exit_status = 0;   ///< the status to pass through (128+signal when killed)
   int signal = 0;        ///< the signal that killed the child, or 0
+  int interrupted_by = 0;  ///< SIGINT/SIGTERM the launcher received (and forwarded), or 0
   std::string error;
 };
 

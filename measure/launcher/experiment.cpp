@@ -130,6 +130,7 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   record["exit_status"] = child.exit_status;
   record["signal"] = child.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(child.signal);
   if (!child.error.empty()) record["launch_error"] = child.error;
+  if (child.interrupted_by != 0) record["interrupted_by_signal"] = child.interrupted_by;
 
   auto measurement = read_json(dir / "measurement.json", record);
   auto aborted = read_json(dir / "aborted.json", record);

@@ -60,6 +60,11 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
     print_abort(record["aborted"], dir);
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;
   }
+  if (child.interrupted_by != 0 && !outcome.complete) {
+    std::fprintf(stderr, "orrery run: interrupted by signal %d; the experiment %s is incomplete\n",
+                 child.interrupted_by, dir.c_str());
+    return child.exit_status != 0 ? child.exit_status : 128 + child.interrupted_by;
+  }
   const bool trace_expected = options.mode == "trace";
   if (!outcome.measured || (trace_expected && !outcome.traced)) {
     std::string hint = explain_untraceable_program(line.program);

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `orrery run`, the measurement library and
+`orrery-instrument` from the built tree. One test per invocation:
+
+    run_e2e.py TEST --probe PATH --static PATH --mpirun PATH
+
+The examples count their own MPI calls (--count-calls); the trace, read with
+otf2-print, must hold exactly those calls per rank.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from otf2_events import read_trace, region_definitions  # noqa: E402
+
+BUILD = Path(os.environ.get("ORRERY_BUILD_DIR", "build")).resolve()
+SOURCE = Path(os.environ.get("ORRERY_SOURCE_DIR", Path(__file__).resolve().parents[3]))
+ORRERY = BUILD / "bin" / "orrery"
+INSTRUMENT = BUILD / "bin" / "orrery-instrument"
+EXAMPLES = BUILD / "examples"
+TIMEOUT = 60
+ARGS = None
+
+
+class Failure(AssertionError):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(command, cwd, timeout=TIMEOUT, env=None):
+    """Runs a command, never longer than `timeout` (a hang is a failure)."""
+    command = [str(word) for word in command]
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              env=env)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"timed out after {timeout} s: {' '.join(command)}")
+    print(f"$ {' '.join(command)}  -> {done.returncode}")
+    for stream in (done.stdout, done.stderr):
+        if stream.strip():
+            print("  " + stream.strip().replace("\n", "\n  ")[:3000])
+    return done
+
+
+def mpirun(ranks, *command):
+    return [ARGS.mpirun, "-np", str(ranks), *command]
+
+
+def orrery_run(exp, launch, cwd, options=(), timeout=TIMEOUT):
+    return run([ORRERY, "run", "-o", exp, *options, "--", *launch], cwd, timeout)
+
+
+def load_json(path):
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def query_functions():
+    """MPI functions the library counts instead of tracing (category `query`)."""
+    table = SOURCE / "measure" / "lib" / "mpi_functions.txt"
+    queries = set()
+    for line in table.read_text().splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0].startswith("MPI_") and words[1] == "query":
+            queries.add(words[0])
+    return queries
+
+
+def program_counts(prefix, ranks):
+    counts = {}
+    for rank in range(ranks):
+        path = Path(f"{prefix}.{rank}.json")
+        check(path.exists(), f"the example wrote no call counts {path}")
+        counts[rank] = load_json(path)
+    return counts
+
+
+def check_trace_matches_calls(anchor, counts, trace_queries):
+    """Per rank and per MPI function: Enter events == calls the program made
+    (0 for counted-only queries unless traced), Leave == Enter, and the
+    message and collective events match the program's own counts."""
+    trace = read_trace(anchor)
+    check(not [w for w in trace.warnings if re.search(r"error|warning", w, re.I)],
+          f"otf2-print reported problems: {trace.warnings[:5]}")
+    check(trace.locations() == sorted(counts),
+          f"trace locations {trace.locations()} != ranks {sorted(counts)}")
+    queries = query_functions()
+    for rank, program in counts.items():
+        enters, leaves, kinds = trace.enters[rank], trace.leaves[rank], trace.kinds[rank]
+        for function, calls in program["calls"].items():
+            expected = 0 if (function in queries and not trace_queries) else calls
+            check(enters[function] == expected,
+                  f"rank {rank}: {function} entered {enters[function]} times in the trace, "
+                  f"expected {expected} (the program called it {calls} times)")
+        for region, number in enters.items():
+            check(leaves[region] == number,
+                  f"rank {rank}: {region} entered {number} times but left {leaves[region]}")
+            if region.startswith("MPI_"):
+                check(region in program["calls"], f"rank {rank}: {region} in the trace, never called")
+        sends = kinds["MPI_SEND"] + kinds["MPI_ISEND"]
+        receives = kinds["MPI_RECV"] + kinds["MPI_IRECV"]
+        check(sends == program["messages_sent"],
+              f"rank {rank}: {sends} send events, the program sent {program['messages_sent']}")
+        check(receives == program["messages_received"],
+              f"rank {rank}: {receives} receive events, program received "
+              f"{program['messages_received']}")
+        check(kinds["MPI_ISEND_COMPLETE"] == kinds["MPI_ISEND"],
+              f"rank {rank}: {kinds['MPI_ISEND']} MpiIsend but {kinds['MPI_ISEND_COMPLETE']} completions")
+        check(kinds["MPI_IRECV_REQUEST"] == kinds["MPI_IRECV"],
+              f"rank {rank}: {kinds['MPI_IRECV_REQUEST']} MpiIrecvRequest but {kinds['MPI_IRECV']} MpiIrecv")
+        for kind in ("MPI_COLLECTIVE_BEGIN", "MPI_COLLECTIVE_END"):
+            check(kinds[kind] == program["collectives"],
+                  f"rank {rank}: {kinds[kind]} {kind}, the program made {program['collectives']} "
+                  "collective calls")
+    return trace
+
+
+def check_run_record(exp, launch, complete, exit_status):
+    record = load_json(exp / "run.json")
+    check(record.get("command") == [str(word) for word in launch],
+          f"run.json command {record.get('command')} != {launch}")
+    check(record.get("complete") is complete, f"run.json complete = {record.get('complete')}")
+    check(record.get("exit_status") == exit_status,
+          f"run.json exit_status = {record.get('exit_status')}, expected {exit_status}")
+    for key in ("start", "end", "hosts", "settings"):
+        check(record.get(key), f"run.json lacks {key}")
+    return record
+
+
+def run_example(tmp, example, ranks, example_args, options=()):
+    exp, prefix = tmp / "EXP", tmp / "counts"
+    launch = mpirun(ranks, EXAMPLES / example, *example_args, "--count-calls", prefix, "--quiet")
+    done = orrery_run(exp, launch, tmp, options)
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    check((exp / "traces.otf2").exists(), "no traces.otf2 in the experiment")
+    record = check_run_record(exp, launch, True, 0)
+    check(isinstance(record.get("measurement"), dict), "run.json does not embed measurement.json")
+    return exp, program_counts(prefix, ranks)
+
+
+# --- the tests ------------------------------------------------------------
+
+
+def test_stencil2d(tmp):
+    exp, counts = run_example(tmp, "stencil2d", 4, ["--size", "96", "--iterations", "30"])
+    check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=False)
+
+
+def test_master_worker(tmp):
+    exp, counts = run_example(tmp, "master_worker", 4, ["--tasks", "40", "--work", "2000"],
+                              ["--trace-queries"])
+    check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=True)
+    measurement = load_json(exp / "run.json")["measurement"]
+    check(json.dumps(measurement).find("lost") >= 0, "measurement lacks lost_events")
+
+
+def test_instrumented_example(tmp):
+    """stencil2d-instrumented: compiler regions with file and line; the slow
+    rank relaxes 1 + imbalance times per iteration, the others once."""
+    iterations, imbalance = 12, 2
+    exp = tmp / "EXP"
+    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "64", "--iterations",
+                    iterations, "--imbalance", imbalance, "--slow-rank", 2, "--quiet")
+    done = orrery_run(exp, launch, tmp)
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    trace = read_trace(exp / "traces.otf2")
+    for rank in range(4):
+        relax = trace.enters[rank]["relax"]
+        expected = iterations * (1 + (imbalance if rank == 2 else 0))
+        check(relax == expected, f"rank {rank}: relax entered {relax} times, expected {expected}")
+        check(trace.enters[rank]["exchange_halos"] == iterations,
+              f"rank {rank}: exchange_halos entered {trace.enters[rank]['exchange_halos']} times")
+        check(trace.enters[rank]["main"] == 1, f"rank {rank}: main entered {trace.enters[rank]['main']}")
+    check_source_location(exp, "relax", SOURCE / "examples" / "stencil2d.c")
+
+
+def definition_line(source, function):
+    for number, line in enumerate(source.read_text().splitlines(), 1):
+        if re.search(rf"\b{function}\([^;]*\)\s*\{{", line):
+            return number
+    raise Failure(f"{function} not defined in {source}")
+
+
+def check_source_location(exp, function, source):
+    regions = region_definitions(exp / "traces.otf2")
+    check(function in regions, f"no region '{function}' in the definitions")
+    region = regions[function]
+    check(region["file"].endswith(source.name), f"{function}: file '{region['file']}'")
+    line = definition_line(source, function)
+    check(abs(region["line"] - line) <= 1, f"{function}: line {region['line']}, defined at {line}")
+
+
+def test_instrument(tmp):
+    """orrery-instrument mpicc builds a program whose functions are traced;
+    compile-only gets no link flags; the compiler's status passes through."""
+    source = Path(__file__).resolve().parent / "instrumented_app.c"
+    app = tmp / "app"
+    done = run([INSTRUMENT, "mpicc", "-O1", source, "-o", app], tmp)
+    check(done.returncode == 0 and app.exists(), "orrery-instrument mpicc failed")
+    exp = tmp / "EXP"
+    done = orrery_run(exp, mpirun(2, app, "7"), tmp)
+    check(done.returncode == 0, f"orrery run of the instrumented program exited {done.returncode}")
+    trace = read_trace(exp / "traces.otf2")
+    for rank in range(2):
+        check(trace.enters[rank]["work_item"] == 7, f"rank {rank}: work_item entered "
+              f"{trace.enters[rank]['work_item']} times, expected 7")
+        check(trace.enters[rank]["phase"] == 1, f"rank {rank}: phase entered {trace.enters[rank]['phase']}")
+    check_source_location(exp, "work_item", source)
+
+    fake = tmp / "fakecc"
+    fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$(dirname "$0")/fakecc.args"\nexit 3\n')
+    fake.chmod(0o755)
+    for arguments, links in ((["-c", "a.c", "-o", "a.o"], False), (["-E", "a.c"], False),
+                             (["a.o", "-o", "a"], True)):
+        done = run([INSTRUMENT, fake, *arguments], tmp)
+        check(done.returncode == 3, f"compiler status 3 not passed through: {done.returncode}")
+        seen = (tmp / "fakecc.args").read_text().split("\n")
+        check("-finstrument-functions" in seen, f"no -finstrument-functions in {seen}")
+        check(("-lorrery-measure" in seen) == links, f"link flags wrong for {arguments}: {seen}")
+        if links:
+            check(any(word.startswith("-Wl,-rpath,") and word.endswith("/lib") for word in seen),
+                  f"no rpath in {seen}")
+    check(run([INSTRUMENT], tmp).returncode == 2, "orrery-instrument without a compiler: not 2")
+
+
+def test_refuse_existing(tmp):
+    exp = tmp / "EXP"
+    exp.mkdir()
+    (exp / "sentinel").write_text("keep me")
+    done = orrery_run(exp, mpirun(2, ARGS.probe), tmp)
+    check(done.returncode == 1, f"exit {done.returncode} for an existing experiment, expected 1")
+    check("already exists" in done.stderr, "no 'already exists' message")
+    check(sorted(p.name for p in exp.iterdir()) == ["sentinel"], "the existing experiment was touched")
+    first = tmp / "EXP2"
+    check(orrery_run(first, mpirun(2, ARGS.probe), tmp).returncode == 0, "first run failed")
+    before = (first / "run.json").read_text()
+    again = orrery_run(first, mpirun(2, ARGS.probe), tmp)
+    check(again.returncode == 1 and "already exists" in again.stderr, "second run was not refused")
+    check((first / "run.json").read_text() == before, "the refused run rewrote run.json")
+
+
+def test_bad_usage(tmp):
+    cases = [
+        (["run", "--no-such-option", "--", "true"], 2, "unknown option"),
+        (["run", "-o", tmp / "x"], 2, "no launch command"),
+        (["run", "-o", tmp / "y", "--"], 2, "no launch command"),
+        (["run", "mpirun", "./app"], 2, "must follow '--'"),
+        (["run", "--mode", "everything", "--", "true"], 2, "mode"),
+        (["run", "--buffer", "lots", "--", "true"], 2, "not a size"),
+        (["run", "-o", "/etc/hostname/EXP", "--", "true"], 1, "cannot create experiment directory"),
+        (["run", "-o", tmp / "z", "--filter", tmp / "missing.filter", "--", "true"], 1,
+         "filter file"),
+        (["run", "-o", tmp / "w", "--", tmp / "no-such-program"], 127, "cannot run"),
+    ]
+    for arguments, status, message in cases:
+        done = run([ORRERY, *arguments], tmp)
+        check(done.returncode == status, f"{arguments}: exit {done.returncode}, expected {status}")
+        check(message in done.stderr, f"{arguments}: no '{message}' in: {done.stderr.strip()}")
+        check("Traceback" not in done.stderr and "terminate called" not in done.stderr,
+              f"{arguments}: crashed")
+    check(not (tmp / "w").exists(), "a launch that could not start left an experiment behind")
+    env = dict(os.environ, ORRERY_MEASURE_LIBRARY=str(tmp / "nowhere.so"))
+    done = run([ORRERY, "run", "-o", tmp / "v", "--", "true"], tmp, env=env)
+    check(done.returncode == 1 and "measurement library not found" in done.stderr,
+          "a missing library is not reported")
+    helped = run([ORRERY, "run", "--help"], tmp)
+    check(helped.returncode == 0, "--help failed")
+    for variable in ("ORRERY_EXPERIMENT_DIR", "ORRERY_MODE", "ORRERY_BUFFER_SIZE", "ORRERY_FILTER",
+                     "ORRERY_SAMPLING_INTERVAL", "ORRERY_TRACE_QUERIES", "ORRERY_VERBOSE"):
+        check(variable in helped.stdout, f"--help does not mention {variable}")
+
+
+def test_not_mpi(tmp):
+    for name, launch, hint in (("EXP1", mpirun(2, "hostname"), "not linked with MPI"),
+                               ("EXP2", ["true"], "not linked with MPI"),
+                               ("EXP3", [ARGS.static], "statically linked")):
+        done = orrery_run(tmp / name, launch, tmp)
+        check(done.returncode != 0, f"{launch}: exit 0 although nothing was traced")
+        check("produced no trace" in done.stderr and hint in done.stderr,
+              f"{launch}: no clear warning: {done.stderr.strip()}")
+        check_run_record(tmp / name, launch, False, 0)
+
+
+def test_exit_status(tmp):
+    launch = mpirun(2, ARGS.probe, "--exit", "7")
+    done = orrery_run(tmp / "EXP", launch, tmp)
+    check(done.returncode == 7, f"exit status {done.returncode}, the application returned 7")
+    record = check_run_record(tmp / "EXP", launch, False, 7)
+    check(isinstance(record.get("measurement"), dict), "the run reached MPI_Finalize: no measurement")
+    done = run([ORRERY, "run", "--", *mpirun(2, ARGS.probe)], tmp)
+    check(done.returncode == 0, f"default experiment run exited {done.returncode}")
+    default = tmp / f"orrery_{Path(ARGS.probe).name}_2"
+    check((default / "run.json").exists(), f"no default experiment {default.name}")
+
+
+def test_abort(tmp):
+    launch = mpirun(4, ARGS.probe, "--abort", "5")
+    started = time.monotonic()
+    done = orrery_run(tmp / "EXP", launch, tmp, timeout=45)
+    print(f"aborted run took {time.monotonic() - started:.1f} s")
+    check(done.returncode != 0, "MPI_Abort run exited with 0")
+    record = check_run_record(tmp / "EXP", launch, False, done.returncode)
+    aborted = record.get("aborted")
+    check(isinstance(aborted, dict), f"run.json 'aborted' is {aborted!r}")
+    check(aborted.get("rank") == 1, f"aborted rank {aborted.get('rank')}, expected 1")
+    check("MPI_Abort" in done.stderr, "no message about MPI_Abort")
+
+
+def test_signal(tmp):
+    """SIGTERM to `orrery run` reaches the application; the record is written."""
+    exp = tmp / "EXP"
+    command = [str(w) for w in (ORRERY, "run", "-o", exp, "--", *mpirun(2, ARGS.probe, "--sleep", "60"))]
+    process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    time.sleep(3)
+    check(process.poll() is None, f"the run ended before the signal: {process.communicate()}")
+    process.send_signal(signal.SIGTERM)
+    try:
+        _, stderr = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise Failure("orrery run did not end after SIGTERM")
+    print(stderr)
+    check(process.returncode != 0, "a terminated run exited with 0")
+    record = load_json(exp / "run.json")
+    check(record.get("end") and record.get("complete") is False,
+          f"run.json not completed after SIGTERM: {record}")
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("test")
+    parser.add_argument("--probe", required=True)
+    parser.add_argument("--static", required=True)
+    parser.add_argument("--mpirun", default="mpirun")
+    ARGS = parser.parse_args()
+    ARGS.probe = str(Path(ARGS.probe).resolve())
+    ARGS.static = str(Path(ARGS.static).resolve())
+    test = globals().get("test_" + ARGS.test)
+    if test is None:
+        print(f"no test {ARGS.test}")
+        return 2
+    with tempfile.TemporaryDirectory(prefix=f"orrery-e2e-{ARGS.test}-") as tmp:
+        try:
+            test(Path(tmp))
+        except Failure as failure:
+            print(f"FAIL measure.e2e.{ARGS.test}: {failure}")
+            return 1
+    print(f"PASS measure.e2e.{ARGS.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
