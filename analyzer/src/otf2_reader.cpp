@@ -404,6 +404,10 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   if (evt_reader == nullptr) {
     throw InputError("cannot read the events of rank " + std::to_string(rank));
   }
+  // Clock offsets are interpolated by our own correction stage (clock.h);
+  // OTF2 would apply them a second time.
+  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, false),
+                    "configuring the event reader");
   EventSink sink{TraceBuilder(trace), nullptr};
   OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
   const OTF2_ErrorCode registered =

@@ -1,0 +1,273 @@
+// Point-to-point patterns on hand-built traces with exact expected values.
+// Times are written in microseconds (U ns) after a base, so severities are
+// exact multiples of 1e-6 s.
+
+#include <gtest/gtest.h>
+
+#include "support/scenario.h"
+
+namespace orrery::testing {
+namespace {
+
+constexpr uint64_t U = 1000;        // one microsecond in ns
+constexpr uint64_t B = 1000000000;  // base time
+constexpr uint64_t END = B + 1000 * U;
+constexpr double kTol = 1e-12;
+double us(double n) { return n * 1e-6; }
+uint64_t at(uint64_t n) { return B + n * U; }
+
+/// Opens main on every rank; `body` writes the inside; closes main.
+void with_main(TestArchive& a, const Regions& r,
+               const std::function<void(TestArchive&, const Regions&)>& body) {
+  for (int k = 0; k < world_size(); ++k) a.rank(static_cast<uint32_t>(k)).enter(B, r.main);
+  body(a, r);
+  for (int k = 0; k < world_size(); ++k) a.rank(static_cast<uint32_t>(k)).leave(END, r.main);
+}
+
+/// A blocking receive [t0, t1] completing a message from `peer` at t1-ish.
+void blocking_recv(TestArchive::Rank& rank, const Regions& r, uint64_t t0, uint64_t t1,
+                   uint32_t peer, uint32_t tag = 0, uint32_t comm = TestArchive::kWorld) {
+  rank.enter(t0, r.recv);
+  rank.recv(t1, peer, comm, tag, 64);
+  rank.leave(t1, r.recv);
+}
+void blocking_send(TestArchive::Rank& rank, uint32_t region, uint64_t t0, uint64_t t1,
+                   uint32_t peer, uint32_t tag = 0, uint32_t comm = TestArchive::kWorld) {
+  rank.enter(t0, region);
+  rank.send(t0, peer, comm, tag, 64);
+  rank.leave(t1, region);
+}
+
+TEST(AnalyzerP2P, LateSenderBlocking) {
+  auto result = analyze_scenario("late_sender", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      blocking_recv(a2.rank(0), r2, at(10), at(50), 1);
+      region(a2.rank(1), r2.work, at(1), at(40));
+      blocking_send(a2.rank(1), r2.send, at(40), at(42), 0);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(10), kTol);
+  EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 1.0);
+  EXPECT_EQ(value(cube, "late_receiver", "main/MPI_Send", 1), 0.0);
+  EXPECT_EQ(value(cube, "bytes_sent", "main/MPI_Send", 1), 64.0);
+  EXPECT_EQ(value(cube, "bytes_received", "main/MPI_Recv", 0), 64.0);
+  EXPECT_EQ(value(cube, "sends", "main/MPI_Send", 1), 1.0);
+  EXPECT_EQ(value(cube, "receives", "main/MPI_Recv", 0), 1.0);
+  EXPECT_EQ(value(cube, "visits", "main/MPI_Recv", 0), 1.0);
+  EXPECT_NEAR(value(cube, "execution", "main/work", 1), us(39), kTol);
+  EXPECT_EQ(result.statistics.clock_violations, 0u);
+}
+
+TEST(AnalyzerP2P, ZeroWaitingWhenSenderIsEarly) {
+  auto result = analyze_scenario("zero_wait", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      blocking_send(a2.rank(1), r2.send, at(10), at(12), 0);
+      region(a2.rank(0), r2.work, at(1), at(40));
+      blocking_recv(a2.rank(0), r2, at(40), at(41), 1);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_EQ(value(cube, "late_sender", "main/MPI_Recv", 0), 0.0);
+  EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 0.0);
+  EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(1), kTol);
+  // An eager send that returned before the receive was posted: by the
+  // formula, the whole send counts as waiting for the late receiver.
+  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Send", 1), us(2), kTol);
+}
+
+TEST(AnalyzerP2P, LateReceiverSynchronousSend) {
+  auto result = analyze_scenario("late_receiver", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      blocking_send(a2.rank(0), r2.ssend, at(10), at(50), 1, 3);
+      region(a2.rank(1), r2.work, at(1), at(40));
+      blocking_recv(a2.rank(1), r2, at(40), at(52), 0, 3);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Ssend", 0), us(30), kTol);
+  EXPECT_EQ(value(cube, "late_receiver_count", "main/MPI_Ssend", 0), 1.0);
+  EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Ssend", 0), us(10), kTol);
+  EXPECT_EQ(value(cube, "late_sender", "main/MPI_Recv", 1), 0.0);
+}
+
+TEST(AnalyzerP2P, WaitallOverSeveralLateSendersCountsTheLatest) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  auto result = analyze_scenario("waitall", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      auto& r0 = a2.rank(0);
+      r0.enter(at(5), r2.irecv);
+      r0.irecv_request(at(5), 1);
+      r0.leave(at(6), r2.irecv);
+      r0.enter(at(7), r2.irecv);
+      r0.irecv_request(at(7), 2);
+      r0.leave(at(8), r2.irecv);
+      r0.enter(at(10), r2.waitall);
+      r0.irecv(at(69), 2, TestArchive::kWorld, 0, 16, 2);
+      r0.irecv(at(70), 1, TestArchive::kWorld, 0, 16, 1);
+      r0.leave(at(70), r2.waitall);
+      blocking_send(a2.rank(1), r2.send, at(30), at(31), 0);
+      // Rank 2 posts an Isend and completes it in a Wait.
+      auto& r2r = a2.rank(2);
+      r2r.enter(at(60), r2.isend);
+      r2r.isend(at(60), 0, TestArchive::kWorld, 0, 16, 9);
+      r2r.leave(at(61), r2.isend);
+      r2r.enter(at(62), r2.wait);
+      r2r.isend_complete(at(63), 9);
+      r2r.leave(at(63), r2.wait);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Waitall", 0), us(50), kTol);
+  EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Waitall", 0), 1.0);
+  EXPECT_EQ(value(cube, "receives", "main/MPI_Waitall", 0), 2.0);
+  EXPECT_EQ(value(cube, "bytes_received", "main/MPI_Waitall", 0), 32.0);
+  EXPECT_EQ(value(cube, "bytes_sent", "main/MPI_Isend", 2), 16.0);
+  EXPECT_EQ(value(cube, "late_sender", "main/MPI_Irecv", 0), 0.0);
+  // The Isend's receive was posted (at 7) before the Wait began: no late receiver.
+  EXPECT_EQ(value(cube, "late_receiver", "main/MPI_Wait", 2), 0.0);
+}
+
+TEST(AnalyzerP2P, WrongOrderIsCarvedOutOfLateSender) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  auto result = analyze_scenario("wrong_order", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      // Rank 0 first waits for rank 1 (late, sends at 40) although rank 2's
+      // message (sent at 20) was already there; it takes that one second.
+      blocking_recv(a2.rank(0), r2, at(10), at(50), 1);
+      blocking_recv(a2.rank(0), r2, at(55), at(56), 2);
+      blocking_send(a2.rank(1), r2.send, at(40), at(41), 0);
+      blocking_send(a2.rank(2), r2.send, at(20), at(21), 0);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_sender_wrong_order", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), 0.0, kTol);
+  EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 1.0);
+  // 40 + 1 microseconds in MPI_Recv, 30 of them waiting.
+  EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(11), kTol);
+}
+
+TEST(AnalyzerP2P, ClockOffsetBetweenRanksIsApplied) {
+  auto result = analyze_scenario("clock_offset", [](TestArchive& a, const Regions& r) {
+    // Rank 1's clock runs 500 us behind rank 0: local = reference - 500 us.
+    const uint64_t skew = 500 * U;
+    a.clock_offset(1, B - skew, static_cast<int64_t>(skew));
+    a.clock_offset(1, END - skew, static_cast<int64_t>(skew));
+    for (int k = 0; k < world_size(); ++k) {
+      if (k != 1) a.rank(static_cast<uint32_t>(k)).enter(B, r.main);
+    }
+    auto& r1 = a.rank(1);
+    r1.enter(B - skew, r.main);
+    blocking_recv(a.rank(0), r, at(10), at(50), 1);
+    r1.enter(at(40) - skew, r.send);
+    r1.send(at(40) - skew, 0, TestArchive::kWorld, 0, 64);
+    r1.leave(at(42) - skew, r.send);
+    r1.leave(END - skew, r.main);
+    for (int k = 0; k < world_size(); ++k) {
+      if (k != 1) a.rank(static_cast<uint32_t>(k)).leave(END, r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_EQ(result.statistics.clock_violations, 0u);
+}
+
+TEST(AnalyzerP2P, ClockConditionViolationIsCountedAndCorrected) {
+  auto build = [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      // The receive "ends" at 49, before the send began at 60.
+      a2.rank(0).enter(at(10), r2.recv);
+      a2.rank(0).recv(at(49), 1, TestArchive::kWorld, 0, 8);
+      a2.rank(0).leave(at(50), r2.recv);
+      blocking_send(a2.rank(1), r2.send, at(60), at(61), 0);
+    });
+  };
+  auto corrected = analyze_scenario("violation", build);
+  auto uncorrected = analyze_scenario("violation_raw", build, false);
+  if (world_rank() != 0) return;
+  EXPECT_EQ(corrected.statistics.clock_violations, 1u);
+  // Corrected: the receive completes at the send's enter (60), its leave moves
+  // by the same 11 us to 61: waiting is 60 - 10.
+  EXPECT_NEAR(value(corrected.cube, "late_sender", "main/MPI_Recv", 0), us(50), kTol);
+  EXPECT_NEAR(value(corrected.cube, "mpi_point2point", "main/MPI_Recv", 0), us(1), kTol);
+  // Uncorrected: the waiting is capped at the receive's exit (50).
+  EXPECT_EQ(uncorrected.statistics.clock_violations, 0u);
+  EXPECT_NEAR(value(uncorrected.cube, "late_sender", "main/MPI_Recv", 0), us(40), kTol);
+}
+
+TEST(AnalyzerP2P, PersistentRequestsAreReplayedPerStart) {
+  auto result = analyze_scenario("persistent", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      blocking_recv(a2.rank(0), r2, at(10), at(50), 1, 5);
+      blocking_recv(a2.rank(0), r2, at(100), at(150), 1, 5);
+      auto& r1 = a2.rank(1);
+      for (uint64_t t : {40, 140}) {
+        r1.enter(at(t), r2.start);
+        r1.isend(at(t), 0, TestArchive::kWorld, 5, 64, 77);  // same request id each time
+        r1.leave(at(t + 1), r2.start);
+        r1.enter(at(t + 2), r2.wait);
+        r1.isend_complete(at(t + 3), 77);
+        r1.leave(at(t + 3), r2.wait);
+      }
+    });
+  });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 0), us(30 + 40), kTol);
+  EXPECT_EQ(value(result.cube, "late_sender_count", "main/MPI_Recv", 0), 2.0);
+  EXPECT_EQ(value(result.cube, "sends", "main/MPI_Start", 1), 2.0);
+}
+
+TEST(AnalyzerP2P, SubCommunicatorMessagesUseCommunicatorRanks) {
+  if (world_size() < 4) GTEST_SKIP() << "needs 4 ranks";
+  auto result = analyze_scenario("subcomm_p2p", [](TestArchive& a, const Regions& r) {
+    const uint32_t odd = a.comm("odd", {3, 1});  // comm rank 0 = world 3, 1 = world 1
+    with_main(a, r, [odd](TestArchive& a2, const Regions& r2) {
+      // World rank 1 receives from comm rank 0 (world 3) on the sub-communicator.
+      blocking_recv(a2.rank(1), r2, at(10), at(30), 0, 0, odd);
+      blocking_send(a2.rank(3), r2.send, at(25), at(26), 1, 0, odd);
+    });
+  });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 1), us(15), kTol);
+}
+
+TEST(AnalyzerP2P, TimeIsExclusiveAlongBothTrees) {
+  auto result = analyze_scenario("exclusive", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      region(a2.rank(0), r2.work, at(1), at(9));
+      blocking_recv(a2.rank(0), r2, at(10), at(50), 1);
+      blocking_send(a2.rank(1), r2.send, at(40), at(42), 0);
+      region(a2.rank(1), r2.flush, at(100), at(105));
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  // Every time metric summed over call paths equals the rank's wall time.
+  for (int k = 0; k < world_size(); ++k) {
+    double sum = 0;
+    for (const char* m : {"time", "execution", "mpi", "mpi_management", "mpi_init_exit",
+                          "mpi_synchronization", "mpi_sync_collective", "wait_at_barrier",
+                          "barrier_completion", "mpi_rma_synchronization", "mpi_communication",
+                          "mpi_point2point", "late_sender", "late_sender_wrong_order",
+                          "late_receiver", "mpi_collective", "early_reduce", "early_scan",
+                          "late_broadcast", "wait_at_nxn", "nxn_completion",
+                          "mpi_rma_communication", "mpi_io", "overhead"}) {
+      sum += rank_total(cube, m, k);
+    }
+    EXPECT_NEAR(sum, us(1000), 1e-9) << "rank " << k;
+  }
+  EXPECT_NEAR(value(cube, "execution", "main", 0), us(1000 - 8 - 40), kTol);
+  EXPECT_NEAR(value(cube, "overhead", "main/ORRERY_FLUSH", 1), us(5), kTol);
+  EXPECT_EQ(value(cube, "time", "main", 0), 0.0);
+  EXPECT_EQ(value(cube, "mpi", "main/MPI_Recv", 0), 0.0);
+}
+
+}  // namespace
+}  // namespace orrery::testing

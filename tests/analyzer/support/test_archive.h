@@ -1,0 +1,90 @@
+#pragma once
+// Writes small (or, for the benchmark, large) OTF2 archives the way a
+// measurement would: global definitions with ranks, regions and
+// communicators, per-rank events streamed to OTF2's writer, optional clock
+// offsets. Tests use it to build traces with known wait states by hand.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace orrery::testing {
+
+/// Collective operation codes (the values of OTF2's OTF2_CollectiveOp).
+enum class Collective : uint8_t {
+  kBarrier = 0, kBcast = 1, kGather = 2, kScatter = 4, kAllgather = 6, kAlltoall = 8,
+  kAllreduce = 11, kReduce = 12, kScan = 14, kExscan = 15, kCreateHandle = 17,
+};
+
+/// An OTF2 archive being written: definitions are collected, events are
+/// streamed per rank, close() writes the definitions.
+class TestArchive {
+ public:
+  static constexpr uint32_t kWorld = 0;  ///< id of MPI_COMM_WORLD
+
+  /// Creates `directory`/traces.otf2 for `ranks` ranks (one location each).
+  TestArchive(const std::string& directory, uint32_t ranks);
+  ~TestArchive();
+  TestArchive(const TestArchive&) = delete;
+  TestArchive& operator=(const TestArchive&) = delete;
+
+  /// A region; paradigm is "mpi", "compiler", "user" or "measurement".
+  uint32_t region(const std::string& name, const std::string& paradigm = "compiler");
+  /// A communicator over world ranks (in communicator rank order).
+  uint32_t comm(const std::string& name, const std::vector<uint32_t>& members);
+  /// A clock offset record of a rank (reference = local + offset).
+  void clock_offset(uint32_t rank, uint64_t time, int64_t offset);
+
+  /// Event writing for one rank; timestamps in ns, in order.
+  class Rank {
+   public:
+    void enter(uint64_t t, uint32_t region);
+    void leave(uint64_t t, uint32_t region);
+    void send(uint64_t t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
+    void isend(uint64_t t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes,
+               uint64_t request);
+    void isend_complete(uint64_t t, uint64_t request);
+    void recv(uint64_t t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
+    void irecv_request(uint64_t t, uint64_t request);
+    void irecv(uint64_t t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes,
+               uint64_t request);
+    void collective_begin(uint64_t t);
+    void collective_end(uint64_t t, Collective op, uint32_t comm, uint32_t root, uint64_t sent,
+                        uint64_t received);
+    void nbc_request(uint64_t t, uint64_t request);
+    void nbc_complete(uint64_t t, Collective op, uint32_t comm, uint32_t root, uint64_t sent,
+                      uint64_t received, uint64_t request);
+    [[nodiscard]] uint64_t events() const { return events_; }
+
+   private:
+    friend class TestArchive;
+    void* writer_ = nullptr;  // OTF2_EvtWriter*
+    uint64_t events_ = 0;
+    uint64_t last_ = 0;
+  };
+  Rank& rank(uint32_t r);
+
+  /// Writes the definitions and closes the archive.
+  void close();
+
+  static constexpr uint32_t kNoRoot = 0xFFFFFFFFu;
+
+ private:
+  uint32_t string(const std::string& text);
+
+  struct RegionDef { uint32_t name; uint8_t paradigm; uint8_t role; };
+  struct CommDef { uint32_t name; std::vector<uint32_t> members; };
+  void* archive_ = nullptr;  // OTF2_Archive*
+  uint32_t ranks_;
+  std::vector<Rank> rank_writers_;
+  std::map<std::string, uint32_t> strings_;
+  std::vector<std::string> string_list_;
+  std::vector<RegionDef> regions_;
+  std::vector<CommDef> comms_;
+  std::map<uint32_t, std::vector<std::pair<uint64_t, int64_t>>> offsets_;
+  bool closed_ = false;
+};
+
+}  // namespace orrery::testing
