@@ -1,0 +1,51 @@
+#pragma once
+// Maps MPI communicators to local communicator definitions. A communicator made
+// by a collective call gets a key that all its members agree on: its rank 0
+// broadcasts (own world rank, own sequence number) inside the new communicator.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "definitions.h"
+
+namespace orrery::measure {
+
+/// Local communicator ids of the communicators this rank uses.
+class CommRegistry {
+ public:
+  static constexpr uint32_t kWorld = 0;
+  static constexpr uint32_t kSelf = 1;
+
+  /// Defines MPI_COMM_WORLD and MPI_COMM_SELF.
+  void init(LocalDefinitions& definitions, int world_rank, int world_size);
+  void finish() noexcept;
+
+  /// Local id of `comm`; a communicator never seen being created is registered
+  /// locally on first use (counted as an anomaly).
+  uint32_t id(MPI_Comm comm) noexcept {
+    if (comm == last_comm_) return last_id_;
+    return lookup(comm);
+  }
+  /// `created` was just made from `parent` by `function`; collective over `created`.
+  void on_created(MPI_Comm parent, MPI_Comm created, const char* function) noexcept;
+  void on_freed(MPI_Comm comm) noexcept;
+
+ private:
+  uint32_t lookup(MPI_Comm comm) noexcept;
+  uint32_t define(MPI_Comm comm, MPI_Comm parent, int32_t key_root, uint32_t key_seq,
+                  const char* name) noexcept;
+  std::vector<int> world_members(MPI_Comm comm) const;
+
+  LocalDefinitions* definitions_ = nullptr;
+  int world_rank_ = 0;
+  MPI_Group world_group_ = MPI_GROUP_NULL;
+  std::unordered_map<MPI_Comm, uint32_t> ids_;
+  MPI_Comm last_comm_ = MPI_COMM_NULL;
+  uint32_t last_id_ = 0;
+  uint32_t next_seq_ = 0;
+};
+
+}  // namespace orrery::measure

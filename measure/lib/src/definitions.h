@@ -1,0 +1,62 @@
+#pragma once
+// A rank's local definitions (regions, communicators) with local ids. They are
+// unified into global ids at MPI_Finalize (unify.cpp).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace orrery::measure {
+
+/// Where a region comes from (maps to the OTF2 paradigm).
+enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement };
+
+/// What a region is (maps to the OTF2 region role).
+enum class RegionRole : uint8_t {
+  kFunction, kPoint2Point, kBarrier, kOne2All, kAll2One, kAll2All, kCollOther,
+  kFileIo, kRma, kArtificial,
+};
+
+/// A region as this rank knows it.
+struct RegionDef {
+  std::string name;
+  std::string file;
+  uint32_t line = 0;
+  Paradigm paradigm = Paradigm::kUser;
+  RegionRole role = RegionRole::kFunction;
+  const void* address = nullptr;  ///< compiler regions: resolved to file/line at finalize
+};
+
+/// A communicator as this rank knows it. The key (root, seq) is the same on all
+/// members of one communicator and distinct otherwise.
+struct CommDef {
+  enum class Kind : uint8_t { kWorld, kSelf, kGroup };
+  int32_t key_root = 0;   ///< world rank of the creator's rank 0 (-1 world, -2 self)
+  uint32_t key_seq = 0;   ///< sequence number at that creator
+  std::string name;
+  Kind kind = Kind::kGroup;
+  std::vector<int> members;  ///< world ranks in communicator rank order
+  uint32_t parent = UINT32_MAX;
+};
+
+/// Local definitions of this rank.
+class LocalDefinitions {
+ public:
+  uint32_t add_region(RegionDef def);
+  /// Region id of a region identified by name and paradigm (defined on first use).
+  uint32_t region_by_name(std::string_view name, Paradigm paradigm, RegionRole role);
+  uint32_t add_comm(CommDef def);
+
+  [[nodiscard]] std::vector<RegionDef>& regions() noexcept { return regions_; }
+  [[nodiscard]] const std::vector<RegionDef>& regions() const noexcept { return regions_; }
+  [[nodiscard]] const std::vector<CommDef>& comms() const noexcept { return comms_; }
+
+ private:
+  std::vector<RegionDef> regions_;
+  std::vector<CommDef> comms_;
+  std::unordered_map<std::string, uint32_t> by_name_[4];
+};
+
+}  // namespace orrery::measure

@@ -1,0 +1,226 @@
+#include "event_buffer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "clock.h"
+
+namespace orrery::measure {
+namespace {
+
+template <typename T>
+uint8_t* put(uint8_t* out, T value) noexcept {
+  std::memcpy(out, &value, sizeof value);
+  return out + sizeof value;
+}
+
+template <typename T>
+const uint8_t* get(const uint8_t* in, T& value) noexcept {
+  std::memcpy(&value, in, sizeof value);
+  return in + sizeof value;
+}
+
+// Payload size of each kind after the 9-byte header (kind + time).
+std::size_t payload_size(RecordKind kind) noexcept {
+  switch (kind) {
+    case RecordKind::kEnter:
+    case RecordKind::kLeave: return 4;
+    case RecordKind::kMpiSend:
+    case RecordKind::kMpiRecv: return 20;
+    case RecordKind::kMpiIsend:
+    case RecordKind::kMpiIrecv: return 28;
+    case RecordKind::kMpiIsendComplete:
+    case RecordKind::kMpiIrecvRequest:
+    case RecordKind::kMpiRequestTest:
+    case RecordKind::kMpiRequestCancelled:
+    case RecordKind::kNbcRequest:
+    case RecordKind::kBufferFlush: return 8;
+    case RecordKind::kCollBegin: return 0;
+    case RecordKind::kCollEnd: return 25;
+    case RecordKind::kNbcComplete: return 33;
+  }
+  return SIZE_MAX;
+}
+
+bool write_all(int fd, const uint8_t* data, std::size_t size) noexcept {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::size_t encode_record(const Record& r, uint8_t* out) noexcept {
+  uint8_t* p = out;
+  *p++ = static_cast<uint8_t>(r.kind);
+  p = put(p, r.time);
+  switch (r.kind) {
+    case RecordKind::kEnter:
+    case RecordKind::kLeave: p = put(p, r.region); break;
+    case RecordKind::kMpiSend:
+    case RecordKind::kMpiRecv:
+    case RecordKind::kMpiIsend:
+    case RecordKind::kMpiIrecv:
+      p = put(p, r.peer);
+      p = put(p, r.comm);
+      p = put(p, r.tag);
+      p = put(p, r.bytes);
+      if (r.kind == RecordKind::kMpiIsend || r.kind == RecordKind::kMpiIrecv) p = put(p, r.request);
+      break;
+    case RecordKind::kMpiIsendComplete:
+    case RecordKind::kMpiIrecvRequest:
+    case RecordKind::kMpiRequestTest:
+    case RecordKind::kMpiRequestCancelled:
+    case RecordKind::kNbcRequest: p = put(p, r.request); break;
+    case RecordKind::kBufferFlush: p = put(p, r.stop_time); break;
+    case RecordKind::kCollBegin: break;
+    case RecordKind::kCollEnd:
+    case RecordKind::kNbcComplete:
+      p = put(p, r.op);
+      p = put(p, r.comm);
+      p = put(p, r.root);
+      p = put(p, r.bytes);
+      p = put(p, r.bytes_received);
+      if (r.kind == RecordKind::kNbcComplete) p = put(p, r.request);
+      break;
+  }
+  return static_cast<std::size_t>(p - out);
+}
+
+std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& r) noexcept {
+  if (end - in < 9) return 0;
+  r = Record{};
+  r.kind = static_cast<RecordKind>(in[0]);
+  const std::size_t payload = payload_size(r.kind);
+  if (payload == SIZE_MAX || static_cast<std::size_t>(end - in) < 9 + payload) return 0;
+  const uint8_t* p = get(in + 1, r.time);
+  switch (r.kind) {
+    case RecordKind::kEnter:
+    case RecordKind::kLeave: get(p, r.region); break;
+    case RecordKind::kMpiSend:
+    case RecordKind::kMpiRecv:
+    case RecordKind::kMpiIsend:
+    case RecordKind::kMpiIrecv:
+      p = get(p, r.peer);
+      p = get(p, r.comm);
+      p = get(p, r.tag);
+      p = get(p, r.bytes);
+      if (r.kind == RecordKind::kMpiIsend || r.kind == RecordKind::kMpiIrecv) get(p, r.request);
+      break;
+    case RecordKind::kMpiIsendComplete:
+    case RecordKind::kMpiIrecvRequest:
+    case RecordKind::kMpiRequestTest:
+    case RecordKind::kMpiRequestCancelled:
+    case RecordKind::kNbcRequest: get(p, r.request); break;
+    case RecordKind::kBufferFlush: get(p, r.stop_time); break;
+    case RecordKind::kCollBegin: break;
+    case RecordKind::kCollEnd:
+    case RecordKind::kNbcComplete:
+      p = get(p, r.op);
+      p = get(p, r.comm);
+      p = get(p, r.root);
+      p = get(p, r.bytes);
+      p = get(p, r.bytes_received);
+      if (r.kind == RecordKind::kNbcComplete) get(p, r.request);
+      break;
+  }
+  return 9 + payload;
+}
+
+EventBuffer::EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flush_region)
+    : spill_path_(std::move(spill_path)), flush_region_(flush_region) {
+  // Room for at least a flush's own records plus one more of any kind.
+  if (bytes < 8 * kMaxRecord) bytes = 8 * kMaxRecord;
+  begin_ = static_cast<uint8_t*>(std::malloc(bytes));
+  if (begin_ == nullptr) {
+    bytes = 8 * kMaxRecord;
+    begin_ = static_cast<uint8_t*>(std::malloc(bytes));
+  }
+  pos_ = begin_;
+  end_ = begin_ + bytes;
+}
+
+EventBuffer::~EventBuffer() {
+  if (spill_fd_ >= 0) ::close(spill_fd_);
+  std::free(begin_);
+}
+
+void EventBuffer::append(const Record& record) noexcept {
+  if (static_cast<std::size_t>(end_ - pos_) < kMaxRecord) flush();
+  pos_ += encode_record(record, pos_);
+  ++records_;
+}
+
+void EventBuffer::flush() noexcept {
+  const uint64_t start = now();
+  if (spill_fd_ < 0) {
+    spill_fd_ = ::open(spill_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+  }
+  if (spill_fd_ < 0 || !write_all(spill_fd_, begin_, static_cast<std::size_t>(pos_ - begin_))) {
+    ++write_errors_;
+  }
+  pos_ = begin_;
+  ++flushes_;
+  const uint64_t stop = now();
+  Record flush_event;
+  flush_event.kind = RecordKind::kBufferFlush;
+  flush_event.time = start;
+  flush_event.stop_time = stop;
+  pos_ += encode_record(flush_event, pos_);
+  region_record(RecordKind::kEnter, start, flush_region_);
+  region_record(RecordKind::kLeave, stop, flush_region_);
+  records_ += 1;
+}
+
+bool EventBuffer::for_each(const std::function<void(const Record&)>& visit) const {
+  Record record;
+  bool ok = true;
+  if (spill_fd_ >= 0) {
+    std::vector<uint8_t> chunk(1 << 20);
+    std::size_t carried = 0;
+    off_t offset = 0;
+    for (;;) {
+      const ssize_t n = ::pread(spill_fd_, chunk.data() + carried, chunk.size() - carried, offset);
+      if (n < 0) {
+        ok = false;
+        break;
+      }
+      offset += n;
+      const uint8_t* p = chunk.data();
+      const uint8_t* end = chunk.data() + carried + static_cast<std::size_t>(n);
+      while (std::size_t used = decode_record(p, end, record)) {
+        visit(record);
+        p += used;
+      }
+      carried = static_cast<std::size_t>(end - p);
+      std::memmove(chunk.data(), p, carried);
+      if (n == 0) {
+        ok = ok && carried == 0;
+        break;
+      }
+    }
+  }
+  const uint8_t* p = begin_;
+  while (std::size_t used = decode_record(p, pos_, record)) {
+    visit(record);
+    p += used;
+  }
+  return ok && p == pos_;
+}
+
+void EventBuffer::discard_spill() noexcept {
+  if (spill_fd_ >= 0) {
+    ::close(spill_fd_);
+    spill_fd_ = -1;
+    ::unlink(spill_path_.c_str());
+  }
+}
+
+}  // namespace orrery::measure

@@ -1,0 +1,94 @@
+#pragma once
+// A rank's compact event buffer: variable-length records appended without
+// locks by the recording thread. When it is full it is appended to a spill file
+// and the flush itself is recorded (BufferFlush + an ORRERY_FLUSH region), so no
+// event is ever dropped. At finalize the spill file and the buffer are read back
+// in order.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+
+namespace orrery::measure {
+
+/// Kinds of records, one per OTF2 event the library writes.
+enum class RecordKind : uint8_t {
+  kEnter = 1, kLeave, kMpiSend, kMpiRecv, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
+  kMpiIrecv, kMpiRequestTest, kMpiRequestCancelled, kCollBegin, kCollEnd, kNbcRequest,
+  kNbcComplete, kBufferFlush,
+};
+
+/// One decoded record; only the fields of its kind are meaningful.
+struct Record {
+  RecordKind kind = RecordKind::kEnter;
+  uint64_t time = 0;
+  uint32_t region = 0;    ///< Enter/Leave
+  uint32_t peer = 0;      ///< rank in the communicator
+  uint32_t comm = 0;      ///< local communicator id
+  uint32_t tag = 0;
+  uint32_t root = 0;
+  uint8_t op = 0;         ///< OTF2 collective op
+  uint64_t bytes = 0;     ///< message bytes, or bytes sent by a collective
+  uint64_t bytes_received = 0;
+  uint64_t request = 0;
+  uint64_t stop_time = 0;  ///< BufferFlush
+};
+
+/// Append-only event storage of one rank with spill-to-file flushing.
+class EventBuffer {
+ public:
+  static constexpr std::size_t kMaxRecord = 64;
+
+  /// `flush_region` is the region id entered/left around each flush.
+  EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flush_region);
+  ~EventBuffer();
+  EventBuffer(const EventBuffer&) = delete;
+  EventBuffer& operator=(const EventBuffer&) = delete;
+
+  /// Hot path: Enter/Leave of a region.
+  void enter(uint64_t time, uint32_t region) noexcept { region_record(RecordKind::kEnter, time, region); }
+  void leave(uint64_t time, uint32_t region) noexcept { region_record(RecordKind::kLeave, time, region); }
+  /// Any other record.
+  void append(const Record& record) noexcept;
+
+  /// Calls `visit` for every record in order (spilled ones first). Returns false
+  /// if the spill file could not be read back.
+  bool for_each(const std::function<void(const Record&)>& visit) const;
+
+  [[nodiscard]] uint64_t records() const noexcept { return records_; }
+  [[nodiscard]] uint64_t flushes() const noexcept { return flushes_; }
+  [[nodiscard]] uint64_t write_errors() const noexcept { return write_errors_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return static_cast<std::size_t>(end_ - begin_); }
+  /// Removes the spill file.
+  void discard_spill() noexcept;
+
+ private:
+  void region_record(RecordKind kind, uint64_t time, uint32_t region) noexcept {
+    if (static_cast<std::size_t>(end_ - pos_) < kMaxRecord) flush();
+    *pos_ = static_cast<uint8_t>(kind);
+    std::memcpy(pos_ + 1, &time, sizeof time);
+    std::memcpy(pos_ + 9, &region, sizeof region);
+    pos_ += 13;
+    ++records_;
+  }
+  void flush() noexcept;
+
+  uint8_t* begin_ = nullptr;
+  uint8_t* pos_ = nullptr;
+  uint8_t* end_ = nullptr;
+  std::string spill_path_;
+  int spill_fd_ = -1;
+  uint32_t flush_region_;
+  uint64_t records_ = 0;
+  uint64_t flushes_ = 0;
+  uint64_t write_errors_ = 0;
+};
+
+/// Encodes one record at `out` (at least kMaxRecord bytes); returns its size.
+std::size_t encode_record(const Record& record, uint8_t* out) noexcept;
+/// Decodes one record from [in, end); returns its size or 0 if truncated/corrupt.
+std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& record) noexcept;
+
+}  // namespace orrery::measure

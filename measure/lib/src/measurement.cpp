@@ -1,0 +1,293 @@
+#include "measurement.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "experiment.h"
+#include "mpi_handlers.h"
+#include "regions.h"
+#include "settings.h"
+#include "trace_writer.h"
+#include "unify.h"
+
+namespace orrery::measure {
+namespace {
+
+using nlohmann::json;
+
+/// What lives only between start and stop.
+struct Session {
+  MPI_Comm comm = MPI_COMM_NULL;  ///< the measurement's own duplicate of MPI_COMM_WORLD
+  std::vector<ClockOffset> offsets;
+  uint64_t monotonic_anchor = 0;
+  uint64_t realtime_anchor = 0;
+  bool started = false;
+  std::string filter_warning;
+};
+
+Session g_session;
+
+// Ping-pong with rank 0, one rank at a time; the round trip with the smallest
+// delay gives the offset (rank-0 time - local time at the midpoint).
+ClockOffset measure_clock_offset(MPI_Comm comm, int rank, int size) noexcept {
+  constexpr int kRounds = 10;
+  constexpr int kTag = 4711;
+  ClockOffset best;
+  if (rank == 0) {
+    for (int peer = 1; peer < size; ++peer) {
+      for (int i = 0; i < kRounds; ++i) {
+        uint64_t ping = 0;
+        PMPI_Recv(&ping, 1, MPI_UINT64_T, peer, kTag, comm, MPI_STATUS_IGNORE);
+        const uint64_t master = now();
+        PMPI_Send(&master, 1, MPI_UINT64_T, peer, kTag, comm);
+      }
+    }
+    best.time = now();
+    return best;
+  }
+  uint64_t best_rtt = UINT64_MAX;
+  for (int i = 0; i < kRounds; ++i) {
+    const uint64_t t1 = now();
+    PMPI_Send(&t1, 1, MPI_UINT64_T, 0, kTag, comm);
+    uint64_t master = 0;
+    PMPI_Recv(&master, 1, MPI_UINT64_T, 0, kTag, comm, MPI_STATUS_IGNORE);
+    const uint64_t t2 = now();
+    if (t2 - t1 < best_rtt) {
+      best_rtt = t2 - t1;
+      best.time = t1 + (t2 - t1) / 2;
+      best.offset = static_cast<int64_t>(master) - static_cast<int64_t>(best.time);
+      best.stddev = static_cast<double>(best_rtt) / 2.0 * 1e-9;
+    }
+  }
+  return best;
+}
+
+std::string broadcast_string(MPI_Comm comm, std::string text) {
+  int length = static_cast<int>(text.size());
+  PMPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(length));
+  PMPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+  return text;
+}
+
+std::string processor_name() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  PMPI_Get_processor_name(name, &length);
+  return std::string(name, static_cast<std::size_t>(length > 0 ? length : 0));
+}
+
+json rank_statistics(const TraceOutput& trace, bool trace_ok) {
+  const Settings& s = g_state.settings;
+  struct stat info {};
+  const std::string evt = s.experiment_dir + "/traces/" + std::to_string(g_state.world_rank) + ".evt";
+  const uint64_t bytes = ::stat(evt.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+  json counted = json::object();
+  uint64_t counted_total = g_state.counted_user_calls;
+  for (std::size_t fn = 0; fn < g_state.counted_calls.size(); ++fn) {
+    if (g_state.counted_calls[fn] == 0) continue;
+    counted[kFunctions[fn].name] = g_state.counted_calls[fn];
+    counted_total += g_state.counted_calls[fn];
+  }
+  const Anomalies& a = g_state.anomalies;
+  const uint64_t lost = g_state.buffer->write_errors() > 0 || !trace_ok
+                            ? (g_state.buffer->records() > trace.events ? g_state.buffer->records() - trace.events : 0)
+                            : 0;
+  return {{"rank", g_state.world_rank},
+          {"events", trace.events},
+          {"bytes", bytes},
+          {"flushes", g_state.buffer->flushes()},
+          {"lost_events", lost},
+          {"trace_written", trace_ok},
+          {"otf2_errors", trace.otf2_errors},
+          {"counted_not_traced", counted_total},
+          {"counted_calls", counted},
+          {"other_thread_calls", g_other_thread_events.load()},
+          {"anomalies",
+           {{"unmatched_leaves", a.unmatched_leaves},
+            {"regions_closed_at_finalize", a.regions_closed_at_finalize},
+            {"lazily_registered_communicators", a.lazily_registered_comms},
+            {"request_bookkeeping_failures", a.unknown_requests},
+            {"spill_write_errors", g_state.buffer->write_errors()}}}};
+}
+
+json settings_json(const Settings& s) {
+  return {{"experiment_dir", s.experiment_dir}, {"mode", s.mode},
+          {"buffer_size", s.buffer_size},      {"filter", s.filter_path},
+          {"sampling_interval_ms", s.sampling_interval_ms}, {"trace_queries", s.trace_queries},
+          {"launcher", s.launcher}};
+}
+
+// Rank 0: measurement.json (and run.json without the launcher).
+void write_reports(const std::vector<json>& ranks, const std::vector<std::string>& hosts) {
+  json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"lost_events", 0},
+                 {"counted_not_traced", 0}, {"other_thread_calls", 0}};
+  json counted = json::object();
+  for (const json& r : ranks) {
+    for (const char* key : {"events", "bytes", "flushes", "lost_events", "counted_not_traced", "other_thread_calls"}) {
+      totals[key] = totals[key].get<uint64_t>() + r.value(key, uint64_t{0});
+    }
+    const json calls = r.value("counted_calls", json::object());
+    for (const auto& [name, count] : calls.items()) {
+      counted[name] = counted.value(name, uint64_t{0}) + count.get<uint64_t>();
+    }
+  }
+  totals["counted_calls"] = counted;
+  const uint64_t end = realtime_now();
+  const json measurement = {{"format", "orrery-measurement"},
+                            {"version", 1},
+                            {"ranks", g_state.world_size},
+                            {"hosts", hosts},
+                            {"start_time", iso_time(g_session.realtime_anchor)},
+                            {"end_time", iso_time(end)},
+                            {"settings", settings_json(g_state.settings)},
+                            {"statistics", {{"total", totals}, {"per_rank", ranks}}},
+                            {"trace", "traces.otf2"}};
+  const std::string& dir = g_state.settings.experiment_dir;
+  write_json(dir + "/measurement.json", measurement);
+  if (!g_state.settings.launcher) {
+    write_json(dir + "/run.json", {{"command", command_line()},
+                                   {"ranks", g_state.world_size},
+                                   {"start_time", iso_time(g_session.realtime_anchor)},
+                                   {"end_time", iso_time(end)},
+                                   {"complete", true},
+                                   {"measurement", measurement}});
+  }
+  if (g_state.settings.verbose) {
+    std::fprintf(stderr, "orrery: wrote %s (%llu events on %d ranks)\n", dir.c_str(),
+                 static_cast<unsigned long long>(totals["events"].get<uint64_t>()), g_state.world_size);
+  }
+}
+
+void close_open_regions(uint64_t time) noexcept {
+  while (!g_state.stack.empty()) {
+    ++g_state.anomalies.regions_closed_at_finalize;
+    record_leave(g_state.stack.back(), time);
+  }
+}
+
+}  // namespace
+
+void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
+  if (g_session.started) return;
+  g_session.started = true;
+  try {
+    PMPI_Comm_rank(MPI_COMM_WORLD, &g_state.world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &g_state.world_size);
+    std::string warnings;
+    g_state.settings = read_settings(warnings);
+    std::string message;
+    std::string dir;
+    if (g_state.world_rank == 0) {
+      dir = prepare_experiment(g_state.settings, message);
+      if (!warnings.empty()) std::fputs(warnings.c_str(), stderr);
+      if (!message.empty()) std::fprintf(stderr, "%s\n", message.c_str());
+    }
+    dir = broadcast_string(MPI_COMM_WORLD, dir);
+    if (dir.empty()) {  // not measuring: every wrapper passes straight through
+      g_state.settings.experiment_dir.clear();
+      return;
+    }
+    g_state.settings.experiment_dir = dir;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &g_session.comm);
+    g_state.fn_region.assign(kFunctionCount, UINT32_MAX);
+    g_state.counted_calls.assign(kFunctionCount, 0);
+    g_state.stack.reserve(256);
+    RegionDef flush;
+    flush.name = "ORRERY_FLUSH";
+    flush.paradigm = Paradigm::kMeasurement;
+    flush.role = RegionRole::kArtificial;
+    g_state.flush_region = g_state.definitions.add_region(std::move(flush));
+    g_state.buffer = std::make_unique<EventBuffer>(
+        g_state.settings.buffer_size, dir + "/.orrery-buffer-" + std::to_string(g_state.world_rank),
+        g_state.flush_region);
+    if (!g_state.settings.filter_path.empty()) {
+      std::string error;
+      if (!g_region_filter.load(g_state.settings.filter_path, error)) {
+        g_region_filter = Filter();
+        if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: filter ignored: %s\n", error.c_str());
+      }
+    }
+    init_handlers();
+    g_session.monotonic_anchor = now();
+    g_session.realtime_anchor = realtime_now();
+    g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
+    t_is_recorder = true;
+    g_state.active = true;
+    const uint32_t region = mpi_region(init_fn);
+    record_enter(region, enter_time);
+    record_leave(region, now());
+    if (g_state.settings.verbose && g_state.world_rank == 0) {
+      std::fprintf(stderr, "orrery: measuring %d ranks into %s\n", g_state.world_size, dir.c_str());
+    }
+  } catch (...) {
+    g_state.active = false;
+  }
+}
+
+void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
+  if (!g_state.active) return;
+  const uint32_t region = mpi_region(finalize_fn);
+  record_enter(region, enter_time);
+  g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
+  const uint64_t end = now();
+  record_leave(region, end);
+  close_open_regions(end);
+  g_state.active = false;
+
+  resolve_source_locations();
+  GlobalDefinitions global;
+  IdMapping mapping;
+  std::string host;
+  try {
+    host = processor_name();
+  } catch (...) {
+  }
+  const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
+  TraceOutput trace;
+  bool trace_ok = false;
+  if (unified) {
+    TraceInput input;
+    input.directory = g_state.settings.experiment_dir;
+    input.comm = g_session.comm;
+    input.buffer = g_state.buffer.get();
+    input.mapping = &mapping;
+    input.global = &global;
+    input.offsets = g_session.offsets;
+    input.monotonic_anchor = g_session.monotonic_anchor;
+    input.realtime_anchor = g_session.realtime_anchor;
+    trace_ok = write_trace(input, trace);
+  } else if (g_state.world_rank == 0) {
+    std::fprintf(stderr, "orrery: definition unification failed; no trace written\n");
+  }
+  try {
+    const std::vector<uint8_t> mine = json::to_cbor(rank_statistics(trace, trace_ok));
+    const auto all = gather_blobs(g_session.comm, mine);
+    if (g_state.world_rank == 0) {
+      std::vector<json> ranks;
+      for (const auto& blob : all) ranks.push_back(json::from_cbor(blob));
+      write_reports(ranks, global.hosts);
+    }
+  } catch (...) {
+    if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: could not write measurement.json\n");
+  }
+  g_state.buffer->discard_spill();
+  g_state.buffer.reset();
+  finish_handlers();
+  reset_region_caches();
+  reset_user_regions();
+  PMPI_Comm_free(&g_session.comm);
+}
+
+void abort_measurement(int error_code) noexcept {
+  if (g_state.settings.experiment_dir.empty()) return;
+  const bool was_active = g_state.active;
+  g_state.active = false;
+  if (was_active || g_session.started) write_abort_marker(g_state.settings, g_state.world_rank, error_code);
+  if (g_state.buffer) g_state.buffer->discard_spill();
+}
+
+}  // namespace orrery::measure

@@ -1,0 +1,59 @@
+#include "recorder.h"
+
+namespace orrery::measure {
+
+RecorderState g_state;
+std::atomic<uint64_t> g_other_thread_events{0};
+thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
+thread_local bool t_is_recorder __attribute__((tls_model("initial-exec"))) = false;
+
+namespace {
+
+RegionRole role_of(const FunctionInfo& info) noexcept {
+  switch (info.category) {
+    case Category::kColl:
+    case Category::kIcoll:
+      switch (info.op) {
+        case CollOp::kBarrier: return RegionRole::kBarrier;
+        case CollOp::kBcast:
+        case CollOp::kScatter:
+        case CollOp::kScatterv: return RegionRole::kOne2All;
+        case CollOp::kGather:
+        case CollOp::kGatherv:
+        case CollOp::kReduce: return RegionRole::kAll2One;
+        case CollOp::kScan:
+        case CollOp::kExscan: return RegionRole::kCollOther;
+        default: return RegionRole::kAll2All;
+      }
+    case Category::kRma:
+    case Category::kRmaSync: return RegionRole::kRma;
+    case Category::kIo: return RegionRole::kFileIo;
+    case Category::kMgmt:
+    case Category::kCommNew:
+    case Category::kCommFree:
+    case Category::kQuery:
+    case Category::kSpecial: return RegionRole::kFunction;
+    default: return RegionRole::kPoint2Point;
+  }
+}
+
+}  // namespace
+
+uint32_t mpi_region(FunctionId fn) noexcept {
+  uint32_t& region = g_state.fn_region[fn];
+  if (region == UINT32_MAX) {
+    try {
+      const FunctionInfo& info = kFunctions[fn];
+      RegionDef def;
+      def.name = info.name;
+      def.paradigm = Paradigm::kMpi;
+      def.role = role_of(info);
+      region = g_state.definitions.add_region(std::move(def));
+    } catch (...) {
+      region = g_state.flush_region;  // out of memory: better a wrong name than a crash
+    }
+  }
+  return region;
+}
+
+}  // namespace orrery::measure

@@ -1,0 +1,146 @@
+#pragma once
+// The per-process recording state and the hot path: Enter/Leave into the event
+// buffer from the one recording thread (the one that called MPI_Init), with a
+// re-entry guard. Nothing here locks, allocates (after the first use of a
+// region) or prints.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "definitions.h"
+#include "event_buffer.h"
+#include "mpi_catalog.h"
+
+namespace orrery::measure {
+
+/// Settings read from the ORRERY_* environment at MPI_Init.
+struct Settings {
+  std::string experiment_dir;
+  std::string mode = "trace";
+  std::size_t buffer_size = 16u << 20;
+  std::string filter_path;
+  unsigned sampling_interval_ms = 0;
+  bool trace_queries = false;
+  bool verbose = false;
+  bool launcher = false;
+};
+
+/// Anomalies counted on the hot path and reported at finalize.
+struct Anomalies {
+  uint64_t unknown_requests = 0;
+  uint64_t lazily_registered_comms = 0;
+  uint64_t unmatched_leaves = 0;
+  uint64_t regions_closed_at_finalize = 0;
+  uint64_t hook_calls_outside_measurement = 0;
+};
+
+/// Everything the recording thread writes.
+struct RecorderState {
+  bool active = false;  ///< between MPI_Init and MPI_Finalize on an enabled rank
+  Settings settings;
+  int world_rank = 0;
+  int world_size = 1;
+  std::unique_ptr<EventBuffer> buffer;
+  LocalDefinitions definitions;
+  std::vector<uint32_t> stack;  ///< open regions, innermost last
+  std::vector<uint32_t> fn_region;  ///< region id per FunctionId (UINT32_MAX: not yet defined)
+  std::vector<uint64_t> counted_calls;  ///< per FunctionId: counted, not traced
+  uint64_t counted_user_calls = 0;
+  Anomalies anomalies;
+  uint32_t flush_region = 0;
+};
+
+extern RecorderState g_state;
+/// Calls made on threads other than the recording one (counted, not recorded).
+extern std::atomic<uint64_t> g_other_thread_events;
+
+extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
+extern thread_local bool t_is_recorder __attribute__((tls_model("initial-exec")));
+
+/// True when this thread may record right now.
+inline bool recording_here() noexcept { return g_state.active && t_is_recorder; }
+
+inline void record_enter(uint32_t region, uint64_t time) noexcept {
+  g_state.buffer->enter(time, region);
+  g_state.stack.push_back(region);
+}
+
+/// Records Leave if `region` is the innermost open region (else counts it).
+inline void record_leave(uint32_t region, uint64_t time) noexcept {
+  if (g_state.stack.empty() || g_state.stack.back() != region) {
+    ++g_state.anomalies.unmatched_leaves;
+    return;
+  }
+  g_state.stack.pop_back();
+  g_state.buffer->leave(time, region);
+}
+
+inline void record(const Record& record) noexcept { g_state.buffer->append(record); }
+
+/// Region id of an MPI function (defined on first use).
+uint32_t mpi_region(FunctionId fn) noexcept;
+
+/// RAII for one wrapped MPI call: re-entry guard, Enter now (or deferred until
+/// the call turns out to be worth an event), Leave at the end.
+class Call {
+ public:
+  explicit Call(FunctionId fn) noexcept {
+    if (!g_state.active) return;
+    guarded_ = true;
+    if (t_depth++ != 0) return;
+    if (!t_is_recorder) {
+      g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    const Category category = kFunctions[fn].category;
+    const bool queries = g_state.settings.trace_queries;
+    if (category == Category::kQuery && !queries) {
+      ++g_state.counted_calls[fn];
+      return;
+    }
+    fn_ = fn;
+    enter_time_ = now();
+    if (is_deferred(category) && !queries) {
+      mode_ = Mode::kDeferred;
+    } else {
+      mode_ = Mode::kTraced;
+      record_enter(mpi_region(fn), enter_time_);
+    }
+  }
+  ~Call() {
+    if (!guarded_) return;
+    --t_depth;
+    if (mode_ == Mode::kTraced && g_state.active) {
+      record_leave(mpi_region(fn_), now());
+    } else if (mode_ == Mode::kDeferred) {
+      ++g_state.counted_calls[fn_];
+    }
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  /// The handlers should run (bookkeeping and, if recording(), events).
+  [[nodiscard]] bool handles() const noexcept { return mode_ != Mode::kPassive; }
+  /// Events are being recorded for this call.
+  [[nodiscard]] bool recording() const noexcept { return mode_ == Mode::kTraced; }
+  /// Turns a deferred call into a traced one: records its Enter with the time of entry.
+  void commit() noexcept {
+    if (mode_ != Mode::kDeferred) return;
+    mode_ = Mode::kTraced;
+    record_enter(mpi_region(fn_), enter_time_);
+  }
+  [[nodiscard]] FunctionId function() const noexcept { return fn_; }
+
+ private:
+  enum class Mode : uint8_t { kPassive, kDeferred, kTraced };
+  Mode mode_ = Mode::kPassive;
+  bool guarded_ = false;
+  FunctionId fn_ = 0;
+  uint64_t enter_time_ = 0;
+};
+
+}  // namespace orrery::measure

@@ -1,0 +1,257 @@
+#include "trace_writer.h"
+
+#include <otf2/otf2.h>
+// OTF2's MPI collective callbacks call MPI_*; the measurement is stopped while
+// writing, so those calls pass straight through the wrappers to PMPI.
+#include <otf2/OTF2_MPI_Collectives.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace orrery::measure {
+namespace {
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+// No post-flush callback: OTF2's own flushes happen while writing at finalize,
+// not during the run, so they get no BufferFlush record (ours are in the buffer).
+OTF2_FlushCallbacks g_flush_callbacks = {pre_flush, nullptr};
+
+/// Counts OTF2 errors in one place.
+class Checked {
+ public:
+  void operator()(OTF2_ErrorCode code) noexcept {
+    if (code != OTF2_SUCCESS) ++errors_;
+  }
+  [[nodiscard]] uint64_t errors() const noexcept { return errors_; }
+
+ private:
+  uint64_t errors_ = 0;
+};
+
+OTF2_Paradigm paradigm_of(Paradigm p) noexcept {
+  switch (p) {
+    case Paradigm::kMpi: return OTF2_PARADIGM_MPI;
+    case Paradigm::kCompiler: return OTF2_PARADIGM_COMPILER;
+    case Paradigm::kUser: return OTF2_PARADIGM_USER;
+    case Paradigm::kMeasurement: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+  }
+  return OTF2_PARADIGM_UNKNOWN;
+}
+
+OTF2_RegionRole role_of(RegionRole r) noexcept {
+  switch (r) {
+    case RegionRole::kFunction: return OTF2_REGION_ROLE_FUNCTION;
+    case RegionRole::kPoint2Point: return OTF2_REGION_ROLE_POINT2POINT;
+    case RegionRole::kBarrier: return OTF2_REGION_ROLE_BARRIER;
+    case RegionRole::kOne2All: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case RegionRole::kAll2One: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case RegionRole::kAll2All: return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case RegionRole::kCollOther: return OTF2_REGION_ROLE_COLL_OTHER;
+    case RegionRole::kFileIo: return OTF2_REGION_ROLE_FILE_IO;
+    case RegionRole::kRma: return OTF2_REGION_ROLE_RMA;
+    case RegionRole::kArtificial: return OTF2_REGION_ROLE_ARTIFICIAL;
+  }
+  return OTF2_REGION_ROLE_UNKNOWN;
+}
+
+uint32_t mapped(const std::vector<uint32_t>& map, uint32_t local) noexcept {
+  return local < map.size() ? map[local] : 0;
+}
+
+void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, Checked& check) {
+  const uint32_t comm = mapped(map.comms, r.comm);
+  switch (r.kind) {
+    case RecordKind::kEnter: check(OTF2_EvtWriter_Enter(w, nullptr, r.time, mapped(map.regions, r.region))); break;
+    case RecordKind::kLeave: check(OTF2_EvtWriter_Leave(w, nullptr, r.time, mapped(map.regions, r.region))); break;
+    case RecordKind::kMpiSend: check(OTF2_EvtWriter_MpiSend(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes)); break;
+    case RecordKind::kMpiRecv: check(OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes)); break;
+    case RecordKind::kMpiIsend:
+      check(OTF2_EvtWriter_MpiIsend(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes, r.request));
+      break;
+    case RecordKind::kMpiIrecv:
+      check(OTF2_EvtWriter_MpiIrecv(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes, r.request));
+      break;
+    case RecordKind::kMpiIsendComplete: check(OTF2_EvtWriter_MpiIsendComplete(w, nullptr, r.time, r.request)); break;
+    case RecordKind::kMpiIrecvRequest: check(OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, r.time, r.request)); break;
+    case RecordKind::kMpiRequestTest: check(OTF2_EvtWriter_MpiRequestTest(w, nullptr, r.time, r.request)); break;
+    case RecordKind::kMpiRequestCancelled:
+      check(OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, r.time, r.request));
+      break;
+    case RecordKind::kCollBegin: check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, r.time)); break;
+    case RecordKind::kCollEnd:
+      check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, r.time, r.op, comm, r.root, r.bytes, r.bytes_received));
+      break;
+    case RecordKind::kNbcRequest:
+      check(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, r.time, r.request));
+      break;
+    case RecordKind::kNbcComplete:
+      check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, nullptr, r.time, r.op, comm, r.root, r.bytes,
+                                                           r.bytes_received, r.request));
+      break;
+    case RecordKind::kBufferFlush: check(OTF2_EvtWriter_BufferFlush(w, nullptr, r.time, r.stop_time)); break;
+  }
+}
+
+/// Global string definitions, written on first use.
+class Strings {
+ public:
+  Strings(OTF2_GlobalDefWriter* writer, Checked& check) : writer_(writer), check_(check) {}
+  OTF2_StringRef operator()(const std::string& s) {
+    auto [it, added] = ids_.emplace(s, static_cast<OTF2_StringRef>(ids_.size()));
+    if (added) check_(OTF2_GlobalDefWriter_WriteString(writer_, it->second, s.c_str()));
+    return it->second;
+  }
+
+ private:
+  OTF2_GlobalDefWriter* writer_;
+  Checked& check_;
+  std::unordered_map<std::string, OTF2_StringRef> ids_;
+};
+
+void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
+                              const std::vector<uint64_t>& events, uint64_t first, uint64_t last,
+                              Checked& check) {
+  Strings str(w, check);
+  const GlobalDefinitions& g = *in.global;
+  const uint64_t realtime = in.realtime_anchor + (first - std::min(first, in.monotonic_anchor));
+  check(OTF2_GlobalDefWriter_WriteClockProperties(w, 1000000000ULL, first, last - first, realtime));
+  // System tree: machine -> one node per host.
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, str("machine"), str("machine"), OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+  std::unordered_map<std::string, OTF2_SystemTreeNodeRef> nodes;
+  for (const std::string& host : g.hosts) {
+    auto [it, added] = nodes.emplace(host, static_cast<OTF2_SystemTreeNodeRef>(nodes.size() + 1));
+    if (added) check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, it->second, str(host), str("node"), 0));
+  }
+  for (std::size_t r = 0; r < g.hosts.size(); ++r) {
+    const std::string name = "MPI Rank " + std::to_string(r);
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(w, r, str(name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                  nodes[g.hosts[r]], OTF2_UNDEFINED_LOCATION_GROUP));
+  }
+  for (std::size_t r = 0; r < g.hosts.size(); ++r) {
+    check(OTF2_GlobalDefWriter_WriteLocation(w, r, str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD,
+                                             r < events.size() ? events[r] : 0, r));
+  }
+  for (std::size_t i = 0; i < g.regions.size(); ++i) {
+    const RegionDef& region = g.regions[i];
+    const OTF2_StringRef name = str(region.name);
+    check(OTF2_GlobalDefWriter_WriteRegion(w, static_cast<OTF2_RegionRef>(i), name, name, str(""),
+                                           role_of(region.role), paradigm_of(region.paradigm),
+                                           OTF2_REGION_FLAG_NONE,
+                                           region.file.empty() ? OTF2_UNDEFINED_STRING : str(region.file),
+                                           region.line, region.line));
+  }
+  // Groups: 0 = all locations; then one COMM_GROUP per distinct member list, and COMM_SELF.
+  std::vector<uint64_t> locations(g.hosts.size());
+  for (std::size_t r = 0; r < locations.size(); ++r) locations[r] = r;
+  check(OTF2_GlobalDefWriter_WriteGroup(w, 0, str("MPI_COMM_WORLD locations"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        static_cast<uint32_t>(locations.size()), locations.data()));
+  std::map<std::vector<int>, OTF2_GroupRef> groups;
+  OTF2_GroupRef self_group = OTF2_UNDEFINED_GROUP;
+  OTF2_GroupRef next_group = 1;
+  for (std::size_t i = 0; i < g.comms.size(); ++i) {
+    const CommDef& comm = g.comms[i];
+    OTF2_GroupRef group = 0;
+    if (comm.kind == CommDef::Kind::kSelf) {
+      if (self_group == OTF2_UNDEFINED_GROUP) {
+        self_group = next_group++;
+        check(OTF2_GlobalDefWriter_WriteGroup(w, self_group, str("MPI_COMM_SELF"), OTF2_GROUP_TYPE_COMM_SELF,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, nullptr));
+      }
+      group = self_group;
+    } else {
+      auto [it, added] = groups.emplace(comm.members, next_group);
+      if (added) {
+        ++next_group;
+        std::vector<uint64_t> members(comm.members.begin(), comm.members.end());
+        check(OTF2_GlobalDefWriter_WriteGroup(w, it->second, str("group " + std::to_string(it->second)),
+                                              OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                              static_cast<uint32_t>(members.size()), members.data()));
+      }
+      group = it->second;
+    }
+    check(OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(comm.name), group,
+                                         comm.parent == UINT32_MAX ? OTF2_UNDEFINED_COMM : comm.parent,
+                                         OTF2_COMM_FLAG_NONE));
+  }
+}
+
+}  // namespace
+
+bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
+  Checked check;
+  int rank = 0;
+  int size = 1;
+  PMPI_Comm_rank(in.comm, &rank);
+  PMPI_Comm_size(in.comm, &size);
+  OTF2_Archive* archive = OTF2_Archive_Open(in.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                            4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (archive == nullptr) return false;
+  check(OTF2_Archive_SetFlushCallbacks(archive, &g_flush_callbacks, nullptr));
+  check(OTF2_MPI_Archive_SetCollectiveCallbacks(archive, in.comm, MPI_COMM_NULL));
+  check(OTF2_Archive_SetCreator(archive, "Orrery liborrery-measure"));
+  check(OTF2_Archive_OpenEvtFiles(archive));
+  OTF2_EvtWriter* evt = OTF2_Archive_GetEvtWriter(archive, static_cast<OTF2_LocationRef>(rank));
+  uint64_t first = UINT64_MAX;
+  uint64_t last = 0;
+  bool read_ok = false;
+  if (evt != nullptr) {
+    try {
+      read_ok = in.buffer->for_each([&](const Record& r) {
+        first = std::min(first, r.time);
+        last = std::max(last, r.time);
+        write_event(evt, r, *in.mapping, check);
+      });
+    } catch (...) {
+      read_ok = false;
+    }
+    uint64_t events = 0;
+    check(OTF2_EvtWriter_GetNumberOfEvents(evt, &events));
+    out.events = events;
+    check(OTF2_Archive_CloseEvtWriter(archive, evt));
+  }
+  check(OTF2_Archive_CloseEvtFiles(archive));
+
+  // Rank 0 needs everyone's event count and time range for the global definitions.
+  uint64_t mine[3] = {out.events, first, last};
+  std::vector<uint64_t> all(static_cast<std::size_t>(3 * size));
+  PMPI_Gather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, 0, in.comm);
+
+  check(OTF2_Archive_OpenDefFiles(archive));
+  OTF2_DefWriter* def = OTF2_Archive_GetDefWriter(archive, static_cast<OTF2_LocationRef>(rank));
+  if (def != nullptr) {
+    for (const ClockOffset& offset : in.offsets) {
+      check(OTF2_DefWriter_WriteClockOffset(def, offset.time, offset.offset, offset.stddev));
+    }
+    check(OTF2_Archive_CloseDefWriter(archive, def));
+  }
+  check(OTF2_Archive_CloseDefFiles(archive));
+  if (rank == 0) {
+    OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(archive);
+    if (global != nullptr) {
+      std::vector<uint64_t> events(static_cast<std::size_t>(size));
+      uint64_t global_first = UINT64_MAX;
+      uint64_t global_last = 0;
+      for (int r = 0; r < size; ++r) {
+        const auto i = static_cast<std::size_t>(3 * r);
+        events[static_cast<std::size_t>(r)] = all[i];
+        if (all[i] > 0) {
+          global_first = std::min(global_first, all[i + 1]);
+          global_last = std::max(global_last, all[i + 2]);
+        }
+      }
+      if (global_first == UINT64_MAX) global_first = global_last = 0;
+      try {
+        write_global_definitions(global, in, events, global_first, global_last, check);
+      } catch (...) {
+        check(OTF2_ERROR_MEM_ALLOC_FAILED);
+      }
+    }
+  }
+  check(OTF2_Archive_Close(archive));
+  out.otf2_errors = check.errors();
+  return read_ok && check.errors() == 0;
+}
+
+}  // namespace orrery::measure

@@ -1,0 +1,45 @@
+#pragma once
+// Writes the OTF2 archive EXP/traces.otf2 at MPI_Finalize: every rank its
+// events with global ids and its clock offsets, rank 0 the global definitions.
+// The only place on the writing side that includes OTF2.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "event_buffer.h"
+#include "unify.h"
+
+namespace orrery::measure {
+
+/// One clock-offset measurement against rank 0.
+struct ClockOffset {
+  uint64_t time = 0;    ///< local timestamp
+  int64_t offset = 0;   ///< rank-0 time - local time, ns
+  double stddev = 0.0;  ///< half the best round trip, seconds
+};
+
+/// What the writer needs.
+struct TraceInput {
+  std::string directory;
+  MPI_Comm comm = MPI_COMM_NULL;  ///< over all ranks (the measurement's own)
+  const EventBuffer* buffer = nullptr;
+  const IdMapping* mapping = nullptr;
+  const GlobalDefinitions* global = nullptr;  ///< rank 0
+  std::vector<ClockOffset> offsets;
+  uint64_t monotonic_anchor = 0;  ///< a CLOCK_MONOTONIC time ...
+  uint64_t realtime_anchor = 0;   ///< ... and the CLOCK_REALTIME time it corresponds to
+};
+
+/// What the writer reports.
+struct TraceOutput {
+  uint64_t events = 0;
+  uint64_t otf2_errors = 0;
+};
+
+/// Collective over `in.comm`. False if anything went wrong on this rank.
+bool write_trace(const TraceInput& in, TraceOutput& out) noexcept;
+
+}  // namespace orrery::measure
