@@ -1,0 +1,26 @@
+/* Late sender, non-blocking: rank 0 posts MPI_Irecv and waits in MPI_Wait;
+ * rank 1 sleeps, then MPI_Isend + MPI_Wait.
+ * Expected: late_sender at MPI_Wait on rank 0 ~ its observed MPI_Wait time. */
+#include "observe.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  observe_open(argc, argv);
+  int rank, value = 42;
+  MPI_Request request;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &request);
+    double t0 = MPI_Wtime();
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    observe("wait", MPI_Wtime() - t0);
+  } else if (rank == 1) {
+    sleep_seconds(0.3);
+    MPI_Isend(&value, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  observe_close();
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""End-to-end: measure a small MPI program with known wait states, analyze
+it, and compare report.h5 per rank with what the program observed itself.
+
+    run_scenario.py SCENARIO NP
+
+Uses ORRERY_BUILD_DIR (bin/orrery, bin/orrery-analyze, bin/e2e_*). Each check
+compares the analyzer's value of a metric (inclusive of its sub-metrics,
+summed over the call paths of one MPI call) with the program's own MPI_Wtime
+measurement of that call. Tolerance: 25 ms + 10 % of the observed value, as
+four ranks share two cores and the observed time includes the transfer.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+ABS_TOL = 0.025
+REL_TOL = 0.10
+
+# scenario -> (program, extra args, [(metric, MPI call, observed key, ranks that wait)])
+# Ranks not listed as waiting must show (almost) no waiting for that metric.
+SCENARIOS = {
+    "late_sender": ("e2e_late_sender", [], [("late_sender", "MPI_Recv", "recv", [0])]),
+    "late_sender_nb": ("e2e_late_sender_nb", [], [("late_sender", "MPI_Wait", "wait", [0])]),
+    "late_receiver": ("e2e_late_receiver", [], [("late_receiver", "MPI_Ssend", "ssend", [0])]),
+    "barrier": ("e2e_imbalanced_collective", ["barrier"],
+                [("wait_at_barrier", "MPI_Barrier", "call", "all_but_last")]),
+    "nxn": ("e2e_imbalanced_collective", ["allreduce"],
+            [("wait_at_nxn", "MPI_Allreduce", "call", "all_but_last")]),
+    "bcast": ("e2e_imbalanced_collective", ["bcast"],
+              [("late_broadcast", "MPI_Bcast", "call", "all_but_1")]),
+    "reduce": ("e2e_imbalanced_collective", ["reduce"],
+               [("early_reduce", "MPI_Reduce", "call", [0])]),
+    "split": ("e2e_split_comm", [],
+              [("wait_at_barrier", "MPI_Barrier", "barrier", "low_half"),
+               ("late_sender", "MPI_Recv", "recv", "low_half")]),
+}
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def read_observed(outdir, np_):
+    observed = []
+    for r in range(np_):
+        values = {}
+        path = os.path.join(outdir, "rank%d.txt" % r)
+        with open(path) as f:
+            for line in f:
+                key, value = line.split()
+                values[key] = float(value)
+        observed.append(values)
+    return observed
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def metric_by_call(report, metric, call):
+    """Per-location sum of `metric` and its sub-metrics over call paths of `call`."""
+    with h5py.File(report, "r") as f:
+        metrics = f["metrics"][()]
+        names = [text(m["name"]) for m in metrics]
+        rows = {names.index(metric)}
+        for i, m in enumerate(metrics):
+            if int(m["parent"]) in rows:
+                rows.add(i)
+        regions = [text(r["name"]) for r in f["regions"][()]]
+        callpaths = f["callpaths"][()]
+        selected = [i for i, c in enumerate(callpaths) if regions[int(c["region"])] == call]
+        if not selected:
+            fail("no call path of %s in %s" % (call, report))
+        total = None
+        for row in rows:
+            values = f["values"][names[row]][()]
+            part = values[selected, :].sum(axis=0)
+            total = part if total is None else total + part
+        return total
+
+
+def waiting_ranks(spec, np_):
+    if spec == "all_but_last":
+        return list(range(np_ - 1))
+    if spec == "all_but_1":
+        return [r for r in range(np_) if r != 1]
+    if spec == "low_half":  # comm rank 0 of the even/odd split
+        return [r for r in range(np_) if r < 2]
+    return spec
+
+
+def main():
+    scenario, np_ = sys.argv[1], int(sys.argv[2])
+    build = os.environ["ORRERY_BUILD_DIR"]
+    program, args, checks = SCENARIOS[scenario]
+    work = tempfile.mkdtemp(prefix="orrery-e2e-%s-" % scenario)
+    exp = os.path.join(work, "exp")
+    outdir = os.path.join(work, "observed")
+    os.makedirs(outdir)
+    mpirun = ["mpirun", "--oversubscribe", "-np", str(np_)]
+    run = [os.path.join(build, "bin", "orrery"), "run", "-o", exp, "--"] + mpirun + \
+          [os.path.join(build, "bin", program), outdir] + args
+    result = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
+    analyze = mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp]
+    result = subprocess.run(analyze, capture_output=True, text=True, timeout=120)
+    print(result.stdout)
+    if result.returncode != 0:
+        fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    report = os.path.join(exp, "report.h5")
+    observed = read_observed(outdir, np_)
+    failures = []
+    for metric, call, key, spec in checks:
+        values = metric_by_call(report, metric, call)
+        waiting = waiting_ranks(spec, np_)
+        for r in range(np_):
+            actual = float(values[r])
+            if r in waiting:
+                expected = observed[r][key]
+                tolerance = ABS_TOL + REL_TOL * expected
+            else:
+                expected, tolerance = 0.0, ABS_TOL
+            verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
+            print("%-16s rank %d at %-14s analyzer %.4f s, observed %.4f s (+-%.3f) %s" %
+                  (metric, r, call, actual, expected, tolerance, verdict))
+            if verdict != "ok":
+                failures.append((metric, r))
+    if failures:
+        fail("values outside tolerance: %s" % failures)
+    shutil.rmtree(work, ignore_errors=True)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
