@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Test-only trace reader for liborrery-measure's tests.
+
+Reads an experiment with `otf2-print` (which must succeed without an error),
+checks the invariants every trace must satisfy, and then the expectations the
+test program wrote about itself (EXPECT files, one per rank):
+
+  <KIND> <count|present|absent> <EVENT> [Attr=value ...]   events on this rank
+  counted <MPI_Function> <n>        measurement.json: calls counted, not traced
+  region_file <name> <file suffix>  the region's definition names that source file
+  no_region <name>                  no region of that name is defined
+
+Attributes are otf2-print's (Receiver, Sender, Tag, Length, Region, Operation,
+Root, Sent, Received, Request) plus CommMembers (world ranks of the event's
+communicator, comma-separated) and CommName.
+"""
+import collections
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ATTR = re.compile(r'(\w+): ("[^"]*" <\d+>|\d+ \("[^"]*" <\d+>\)|[^,]*)')
+ROLES = {  # region name -> role the trace conventions require
+    "MPI_Send": "POINT2POINT", "MPI_Recv": "POINT2POINT", "MPI_Wait": "POINT2POINT",
+    "MPI_Barrier": "BARRIER", "MPI_Ibarrier": "BARRIER", "MPI_Bcast": "COLL_ONE2ALL",
+    "MPI_Scatter": "COLL_ONE2ALL", "MPI_Gather": "COLL_ALL2ONE", "MPI_Reduce": "COLL_ALL2ONE",
+    "MPI_Allreduce": "COLL_ALL2ALL", "MPI_Alltoall": "COLL_ALL2ALL", "MPI_Scan": "COLL_OTHER",
+    "MPI_Exscan": "COLL_OTHER", "MPI_Put": "RMA", "MPI_Win_fence": "RMA",
+    "MPI_File_write_at": "FILE_IO", "MPI_Init": "FUNCTION", "MPI_Finalize": "FUNCTION",
+    "MPI_Comm_split": "FUNCTION", "ORRERY_FLUSH": "ARTIFICIAL",
+}
+
+
+class Failure(Exception):
+    pass
+
+
+def otf2_print(args):
+    proc = subprocess.run(["otf2-print", *args], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0 or "error" in proc.stderr.lower():
+        raise Failure(f"otf2-print {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[:500]}")
+    return proc.stdout
+
+
+def parse_attrs(text):
+    attrs = {}
+    for key, value in ATTR.findall(text):
+        value = value.strip()
+        m = re.match(r'^"([^"]*)" <(\d+)>$', value)
+        if m:
+            attrs[key] = m.group(1)
+            attrs[key + "Id"] = m.group(2)
+            continue
+        m = re.match(r'^(\d+) \(', value)
+        attrs[key] = m.group(1) if m else value
+    return attrs
+
+
+def read_definitions(anchor):
+    comms, groups, regions = {}, {}, {}
+    for line in otf2_print(["-G", anchor]).splitlines():
+        fields = line.split(None, 2)
+        if len(fields) < 3:
+            continue
+        kind, ident, rest = fields
+        if kind == "GROUP":
+            m = re.search(r"Type: (\w+).*?(\d+) Members:?(.*)$", rest)
+            members = [int(x) for x in re.findall(r'(\d+) \("', m.group(3))] if m else []
+            if m and m.group(1) == "COMM_LOCATIONS":
+                members = [int(x) for x in re.findall(r"<(\d+)>", m.group(3))]
+            groups[ident] = {"type": m.group(1) if m else "", "members": members}
+        elif kind == "COMM":
+            m = re.search(r'Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>', rest)
+            comms[ident] = {"name": m.group(1), "group": m.group(2)}
+        elif kind == "REGION":
+            m = re.search(r'Name: "([^"]*)".*Role: (\w+), Paradigm: (\w+).*File: (?:"([^"]*)"|UNDEFINED).*Begin: (\d+)', rest)
+            regions[m.group(1)] = {"role": m.group(2), "paradigm": m.group(3), "file": m.group(4) or "",
+                                   "line": int(m.group(5))}
+    return comms, groups, regions
+
+
+def read_events(anchor, comms, groups):
+    events = collections.defaultdict(list)
+    for line in otf2_print([anchor]).splitlines():
+        fields = line.split(None, 3)
+        if len(fields) < 3 or not fields[1].isdigit() or not fields[2].isdigit():
+            continue
+        attrs = parse_attrs(fields[3]) if len(fields) > 3 else {}
+        attrs["Event"] = fields[0]
+        attrs["Time"] = int(fields[2])
+        if "CommunicatorId" in attrs:
+            comm = comms[attrs["CommunicatorId"]]
+            group = groups[comm["group"]]
+            attrs["CommName"] = comm["name"]
+            attrs["CommMembers"] = ",".join(map(str, group["members"]))
+            attrs["_members"] = group["members"]
+        events[int(fields[1])].append(attrs)
+    return events
+
+
+def check_invariants(events, comms, groups, regions, nranks):
+    if sorted(events) != list(range(nranks)):
+        raise Failure(f"trace has locations {sorted(events)}, expected 0..{nranks - 1}")
+    for name, role in ROLES.items():
+        if name in regions and regions[name]["role"] != role:
+            raise Failure(f"region {name} has role {regions[name]['role']}, expected {role}")
+    messages = collections.Counter()
+    for rank, evs in events.items():
+        stack, last, live = [], 0, {}
+        for e in evs:
+            if e["Time"] < last:
+                raise Failure(f"rank {rank}: timestamps go backwards at {e}")
+            last = e["Time"]
+            kind = e["Event"]
+            if kind == "ENTER":
+                stack.append(e["Region"])
+            elif kind == "LEAVE":
+                if not stack or stack.pop() != e["Region"]:
+                    raise Failure(f"rank {rank}: LEAVE {e['Region']} does not match the open region")
+            elif kind in ("MPI_ISEND", "MPI_IRECV_REQUEST", "NON_BLOCKING_COLLECTIVE_REQUEST"):
+                live[e["Request"]] = kind
+            elif kind in ("MPI_ISEND_COMPLETE", "MPI_IRECV", "NON_BLOCKING_COLLECTIVE_COMPLETE",
+                          "MPI_REQUEST_CANCELLED"):
+                if live.pop(e["Request"], None) is None:
+                    raise Failure(f"rank {rank}: {kind} of request {e['Request']} that was never posted")
+            if kind in ("MPI_SEND", "MPI_ISEND"):
+                members = e["_members"] or [rank]
+                messages[(e["CommunicatorId"], rank, members[int(e["Receiver"])], e["Tag"])] += 1
+            elif kind in ("MPI_RECV", "MPI_IRECV"):
+                members = e["_members"] or [rank]
+                messages[(e["CommunicatorId"], members[int(e["Sender"])], rank, e["Tag"])] -= 1
+        if stack:
+            raise Failure(f"rank {rank}: regions left open at the end: {stack}")
+        incomplete = [r for r, k in live.items() if k != "MPI_ISEND"]
+        if incomplete:
+            raise Failure(f"rank {rank}: requests posted but never completed: {incomplete}")
+    unmatched = {k: v for k, v in messages.items() if v != 0}
+    if unmatched:
+        raise Failure(f"sends and receives do not match (comm, from, to, tag: surplus): {unmatched}")
+
+
+def check_expectations(expect_dir, events, regions, measurement):
+    checked = 0
+    for path in sorted(Path(expect_dir).glob("expect.*")):
+        rank = int(path.suffix[1:])
+        for line in path.read_text().splitlines():
+            words = line.split()
+            if not words:
+                continue
+            checked += 1
+            if words[0] == "counted":
+                per_rank = measurement["statistics"]["per_rank"][rank]["counted_calls"]
+                got = per_rank.get(words[1], 0)
+                if got != int(words[2]):
+                    raise Failure(f"rank {rank}: {words[1]} counted {got} times, program made {words[2]} such calls")
+                continue
+            if words[0] == "region_file":
+                region = regions.get(words[1])
+                if region is None or not region["file"].endswith(words[2]) or region["line"] <= 0:
+                    raise Failure(f"region {words[1]} should name {words[2]} and a line: {region}")
+                continue
+            if words[0] == "no_region":
+                if words[1] in regions:
+                    raise Failure(f"region {words[1]} should have been filtered out")
+                continue
+            mode, kind = words[0], words[1]
+            wanted = dict(w.split("=", 1) for w in words[2:] if not w.startswith("count="))
+            matching = [e for e in events[rank] if e["Event"] == kind
+                        and all(str(e.get(k)) == v for k, v in wanted.items())]
+            if mode == "absent" and matching:
+                raise Failure(f"rank {rank}: expected no {kind} {wanted}, found {len(matching)}")
+            if mode == "present" and not matching:
+                raise Failure(f"rank {rank}: expected {kind} {wanted}, found none")
+            if mode.isdigit() and len(matching) != int(mode):
+                raise Failure(f"rank {rank}: expected {mode} x {kind} {wanted}, found {len(matching)}")
+    return checked
+
+
+def check_experiment(exp, nranks, expect_dir=None, min_flushes=0):
+    exp = Path(exp)
+    anchor = str(exp / "traces.otf2")
+    measurement = json.loads((exp / "measurement.json").read_text())
+    comms, groups, regions = read_definitions(anchor)
+    events = read_events(anchor, comms, groups)
+    check_invariants(events, comms, groups, regions, nranks)
+    stats = measurement["statistics"]
+    if measurement["ranks"] != nranks or len(stats["per_rank"]) != nranks:
+        raise Failure(f"measurement.json reports {measurement['ranks']} ranks, expected {nranks}")
+    for r in stats["per_rank"]:
+        if r["lost_events"] != 0 or not r["trace_written"]:
+            raise Failure(f"rank {r['rank']} lost events or wrote no trace: {r}")
+        if r["events"] != len(events[r["rank"]]):
+            raise Failure(f"rank {r['rank']}: measurement.json says {r['events']} events, trace has {len(events[r['rank']])}")
+        flush_enters = sum(1 for e in events[r["rank"]] if e["Event"] == "ENTER" and e["Region"] == "ORRERY_FLUSH")
+        buffer_flushes = sum(1 for e in events[r["rank"]] if e["Event"] == "BUFFER_FLUSH")
+        if flush_enters != r["flushes"] or buffer_flushes != r["flushes"]:
+            raise Failure(f"rank {r['rank']}: {r['flushes']} flushes but {flush_enters} ORRERY_FLUSH regions")
+        if r["flushes"] < min_flushes:
+            raise Failure(f"rank {r['rank']}: only {r['flushes']} flushes, expected at least {min_flushes}")
+    checked = check_expectations(expect_dir, events, regions, measurement) if expect_dir else 0
+    total = sum(len(v) for v in events.values())
+    print(f"check_trace: {total} events on {nranks} ranks, invariants hold, {checked} expectations met")
+
+
+def main():
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("experiment")
+    parser.add_argument("--ranks", type=int, required=True)
+    parser.add_argument("--expect-dir")
+    parser.add_argument("--min-flushes", type=int, default=0)
+    args = parser.parse_args()
+    try:
+        check_experiment(args.experiment, args.ranks, args.expect_dir, args.min_flushes)
+    except Failure as failure:
+        sys.exit(f"check_trace: FAILED: {failure}")
+
+
+if __name__ == "__main__":
+    main()
