@@ -1,1 +1,298 @@
-import './style.css'; document.getElementById('app').textContent='stub';
+// orrery view: three coupled trees (metric -> call path -> process), value
+// modes, charts of the selection, and the view kept in the URL hash.
+
+import './style.css';
+import { api, ServerError } from './api.js';
+import { Charts } from './charts.js';
+import { buildModel, filterCallpaths } from './model.js';
+import { defaultState, fromHash, toHash } from './state.js';
+import { TreePanel } from './trees.js';
+import { MODES, legendColours, shown } from './values.js';
+
+const $ = (selector) => document.querySelector(selector);
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+
+let model;
+let info;
+let metricTotals;
+let state = defaultState();
+let filter = { visible: null, match: null, forced: null };
+let generation = 0;
+let charts;
+const panels = {};
+
+function showError(error) {
+  const banner = $('#error');
+  banner.textContent = error instanceof ServerError || error instanceof Error ? error.message : String(error);
+  banner.hidden = false;
+}
+
+function clearError() {
+  $('#error').hidden = true;
+}
+
+const hasOther = () => info.reports.length > 1;
+const metricIsLeaf = (m) => model.metricTree.children[m].length === 0;
+const metricShownExpanded = (m) => !metricIsLeaf(m) && state.metricExpanded.has(m);
+const callpathShownExpanded = (c) => model.callTree.children[c].length > 0
+  && (state.callpathExpanded.has(c) || Boolean(filter.forced?.has(c)));
+
+/** A metric row's value over the whole program: inclusive if collapsed. */
+function metricValue(m, expanded, totals) {
+  if (!totals) return 0;
+  return expanded ? totals[m] : sum(model.metricSubtree(m).map((r) => totals[r]));
+}
+
+function rootTotal() {
+  return metricValue(model.metricRoot[state.metric], false, metricTotals.values);
+}
+
+async function fetchSelection() {
+  const metricIncl = !metricShownExpanded(state.metric);
+  const callpathIncl = !callpathShownExpanded(state.callpath);
+  const [calls, locations] = await Promise.all([
+    api.callpaths(state.metric, metricIncl),
+    api.locations(state.metric, metricIncl, state.callpath, callpathIncl),
+  ]);
+  const heat = state.chart === 'heat' ? await api.heatmap(state.metric, metricIncl, 20) : null;
+  return { calls, locations, heat };
+}
+
+function renderMetricTree() {
+  const { values, other } = metricTotals;
+  panels.metric.render({
+    roots: model.metricTree.roots,
+    children: (m) => model.metricTree.children[m],
+    label: (m) => model.metrics[m].display_name || model.metrics[m].name,
+    title: (m) => `${model.metrics[m].name} (${model.metrics[m].unit}): ${model.metrics[m].description}`,
+    expanded: (m) => state.metricExpanded.has(m),
+    selected: state.metric,
+    value: (m, expanded) => ({ mine: metricValue(m, expanded, values), theirs: metricValue(m, expanded, other) }),
+    unit: (m) => model.metrics[m].unit,
+    root: (m) => metricValue(model.metricRoot[m], false, values),
+    // Nothing is to the left of the metric tree: its selection is the root.
+    selection: (m) => metricValue(model.metricRoot[m], false, values),
+    mode: state.mode,
+    sortByValue: state.sort === 'value',
+    visible: null,
+    info: true,
+  });
+}
+
+function renderCallTree(calls) {
+  const selected = metricValue(state.metric, metricShownExpanded(state.metric), metricTotals.values);
+  const unit = model.metrics[state.metric].unit;
+  panels.call.render({
+    roots: model.callTree.roots,
+    children: (c) => model.callTree.children[c],
+    label: (c) => model.callpathLabel(c),
+    title: (c) => model.callpathTitle(c),
+    expanded: (c) => state.callpathExpanded.has(c),
+    selected: state.callpath,
+    value: (c, expanded) => ({
+      mine: expanded ? calls.exclusive[c] : calls.inclusive[c],
+      theirs: calls.other ? (expanded ? calls.other.exclusive[c] : calls.other.inclusive[c]) : 0,
+    }),
+    unit: () => unit,
+    root: () => rootTotal(),
+    selection: selected,
+    mode: state.mode,
+    sortByValue: state.sort === 'value',
+    ...filter,
+  });
+}
+
+function renderProcessTree(calls, locations) {
+  const c = state.callpath;
+  const expanded = callpathShownExpanded(c);
+  const selected = expanded ? calls.exclusive[c] : calls.inclusive[c];
+  const unit = model.metrics[state.metric].unit;
+  const n = model.locationCount;
+  const valueOf = (values, id, open) => {
+    if (!values) return 0;
+    if (id < n) return values[id];
+    return open ? 0 : sum(model.processTree.children[id].map((l) => values[l]));
+  };
+  panels.process.render({
+    roots: model.processTree.roots,
+    children: (id) => model.processTree.children[id],
+    label: (id) => model.processLabel(id),
+    title: (id) => model.processLabel(id),
+    expanded: (id) => state.locationExpanded.has(id),
+    selected: state.location,
+    value: (id, open) => ({ mine: valueOf(locations.values, id, open), theirs: valueOf(locations.other, id, open) }),
+    unit: () => unit,
+    root: () => rootTotal(),
+    selection: selected,
+    mode: state.mode,
+    sortByValue: state.sort === 'value',
+    visible: null,
+  });
+  return selected;
+}
+
+function renderCharts(calls, locations, heat, selection) {
+  const metric = model.metrics[state.metric];
+  const unit = metric.unit;
+  const names = Array.from({ length: model.locationCount }, (_, l) => model.locationName(l));
+  const what = `${metric.display_name || metric.name} at ${model.callpathLabel(state.callpath)}`;
+  const mine = locations.values;
+  const theirs = locations.other ?? null;
+  if (state.chart === 'bars') {
+    const modeValues = mine.map((v, l) => shown(state.mode, v, theirs ? theirs[l] : 0, rootTotal(), selection));
+    charts.bars({
+      names, shownValues: modeValues, mode: state.mode, unit, reports: info.reports,
+      otherValues: theirs && state.mode === 'abs' ? theirs : null,
+      title: `${what}: per process (${MODES.find((m) => m.id === state.mode).label})`,
+    });
+  } else if (state.chart === 'heat') {
+    charts.heatmap({
+      names, unit, rows: heat.values,
+      callpathNames: heat.callpaths.map((c) => model.callpathPath(c).split(' › ').slice(-2).join(' › ')),
+      title: `${metric.display_name || metric.name}: hottest call paths × processes (exclusive)`,
+    });
+  } else {
+    charts.radar({ names, values: mine, otherValues: theirs, reports: info.reports,
+      title: `${what}: each process's share` });
+  }
+}
+
+function renderLegend() {
+  const colours = legendColours(state.mode);
+  $('#legend').style.background = `linear-gradient(to right, ${colours.join(',')})`;
+  const diverging = state.mode === 'diff' || state.mode === 'other';
+  $('#legend-low').textContent = diverging ? 'less than other run' : '0';
+  $('#legend-high').textContent = diverging ? 'more than other run' : '100 % of root';
+}
+
+function renderSelection() {
+  const metric = model.metrics[state.metric];
+  const callpath = model.callpathPath(state.callpath);
+  const where = state.location === null ? 'all processes' : model.processLabel(state.location);
+  $('#selection').textContent = `${metric.display_name || metric.name}`
+    + `${metricShownExpanded(state.metric) ? ' (exclusive)' : ''} › ${callpath}`
+    + `${callpathShownExpanded(state.callpath) ? ' (exclusive)' : ''} › ${where}`;
+}
+
+async function render() {
+  const mine = ++generation;
+  document.body.dataset.busy = '1';
+  history.replaceState(null, '', toHash(state, model.metrics));
+  document.querySelectorAll('#modes button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.mode === state.mode)));
+  document.querySelectorAll('#chart-tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.chart === state.chart)));
+  $('#sort').checked = state.sort === 'value';
+  renderLegend();
+  try {
+    const { calls, locations, heat } = await fetchSelection();
+    if (mine !== generation) return;
+    clearError();
+    renderMetricTree();
+    renderCallTree(calls);
+    const selection = renderProcessTree(calls, locations);
+    renderSelection();
+    renderCharts(calls, locations, heat, selection);
+    document.body.dataset.ready = String(mine);
+    delete document.body.dataset.busy;
+    if (window.__orreryFirstPaint === undefined) window.__orreryFirstPaint = performance.now();
+  } catch (error) {
+    if (mine === generation) {
+      showError(error);
+      delete document.body.dataset.busy;
+    }
+  }
+}
+
+function toggle(set, id) {
+  if (set.has(id)) set.delete(id); else set.add(id);
+}
+
+function showMetricInfo(m) {
+  const metric = model.metrics[m];
+  $('#info-title').textContent = metric.display_name || metric.name;
+  $('#info-name').textContent = `${metric.name} · unit: ${metric.unit}`;
+  $('#info-description').textContent = metric.description || 'No description.';
+  $('#info-diagnosis').textContent = metric.diagnosis || 'No diagnosis given.';
+  $('#metric-info').showModal();
+}
+
+function wireControls() {
+  panels.metric = new TreePanel($('#metric-tree'), {
+    onSelect: (m) => { state.metric = m; render(); },
+    onToggle: (m) => { toggle(state.metricExpanded, m); render(); },
+    onInfo: (m) => showMetricInfo(m),
+  });
+  panels.call = new TreePanel($('#call-tree'), {
+    onSelect: (c) => { state.callpath = c; render(); },
+    onToggle: (c) => { if (!filter.forced?.has(c)) { toggle(state.callpathExpanded, c); render(); } },
+  });
+  panels.process = new TreePanel($('#process-tree'), {
+    onSelect: (id) => { state.location = state.location === id ? null : id; render(); },
+    onToggle: (id) => { toggle(state.locationExpanded, id); render(); },
+  });
+  const modes = $('#modes');
+  for (const mode of MODES) {
+    if (mode.needsOther && !hasOther()) continue;
+    const button = document.createElement('button');
+    button.dataset.mode = mode.id;
+    button.textContent = mode.label;
+    button.addEventListener('click', () => { state.mode = mode.id; render(); });
+    modes.append(button);
+  }
+  document.querySelectorAll('#chart-tabs button').forEach((b) => b.addEventListener('click', () => {
+    state.chart = b.dataset.chart;
+    render();
+  }));
+  let typing;
+  $('#search').addEventListener('input', (event) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      state.query = event.target.value;
+      filter = filterCallpaths(model, state.query);
+      render();
+    }, 150);
+  });
+  $('#sort').addEventListener('change', (event) => { state.sort = event.target.checked ? 'value' : 'tree'; render(); });
+  $('#copy-link').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(window.location.href);
+      $('#copy-link').textContent = 'Link copied';
+    } catch {
+      window.prompt('Copy this link (it includes the access token):', window.location.href);
+    }
+    setTimeout(() => { $('#copy-link').textContent = 'Copy link'; }, 1500);
+  });
+  $('#help').addEventListener('click', () => $('#help-dialog').showModal());
+  document.querySelectorAll('dialog .close').forEach((b) => b.addEventListener('click', () => b.closest('dialog').close()));
+  window.addEventListener('hashchange', () => {
+    if (window.location.hash !== toHash(state, model.metrics)) loadStateFromHash();
+  });
+}
+
+function loadStateFromHash() {
+  state = fromHash(window.location.hash, model.metrics,
+    { callpaths: model.callpathCount, processNodes: model.processNodeCount }, MODES
+      .filter((m) => !m.needsOther || hasOther()).map((m) => m.id));
+  $('#search').value = state.query;
+  filter = filterCallpaths(model, state.query);
+  render();
+}
+
+async function start() {
+  try {
+    const [header, infoAnswer, totals] = await Promise.all([api.header(), api.info(), api.metrics()]);
+    model = buildModel(header);
+    info = infoAnswer;
+    metricTotals = totals;
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  $('#reports').textContent = hasOther() ? `${info.reports[0]} compared with ${info.reports[1]}` : info.reports[0];
+  const a = model.header.attributes;
+  $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;
+  charts = new Charts($('#chart'));
+  wireControls();
+  loadStateFromHash();
+}
+
+start();

@@ -1,0 +1,48 @@
+// Talks to the orrery view server. The token comes from the page address
+// (?token=...) and travels with every request as a header.
+
+const token = new URLSearchParams(window.location.search).get('token') ?? '';
+
+/** An error the server explained (a bad report, a bad request). */
+export class ServerError extends Error {}
+
+async function get(endpoint, params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    query.set(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  }
+  const response = await fetch(`./api/${endpoint}?${query}`, {
+    headers: { 'X-Orrery-Token': token },
+    cache: 'no-store',
+  });
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ServerError(`The server answered ${response.status} without data.`);
+  }
+  if (!response.ok) throw new ServerError(body.error ?? `The server answered ${response.status}.`);
+  return body;
+}
+
+/** Caches answers per request: the trees ask for the same selection often. */
+const cache = new Map();
+function cached(endpoint, params) {
+  const key = `${endpoint}?${JSON.stringify(params)}`;
+  if (!cache.has(key)) {
+    const pending = get(endpoint, params);
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
+  }
+  return cache.get(key);
+}
+
+export const api = {
+  info: () => cached('info', {}),
+  header: () => cached('header', {}),
+  metrics: () => cached('metrics', {}),
+  callpaths: (metric, metricIncl) => cached('callpaths', { metric, metric_incl: metricIncl }),
+  locations: (metric, metricIncl, callpath, callpathIncl) =>
+    cached('locations', { metric, metric_incl: metricIncl, callpath, callpath_incl: callpathIncl }),
+  heatmap: (metric, metricIncl, top) => cached('heatmap', { metric, metric_incl: metricIncl, top }),
+};

@@ -1,0 +1,107 @@
+// The charts for the current selection, all drawn by ECharts: per-process
+// bars, a process x call-path heat map and a radar (Kiviat) of per-process
+// shares.
+
+import * as echarts from 'echarts/core';
+import { BarChart, HeatmapChart, RadarChart } from 'echarts/charts';
+import {
+  DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, RadarComponent,
+  TitleComponent, TooltipComponent, VisualMapComponent,
+} from 'echarts/components';
+import { CanvasRenderer } from 'echarts/renderers';
+import { format, legendColours } from './values.js';
+
+echarts.use([BarChart, HeatmapChart, RadarChart, DataZoomComponent, GridComponent, LegendComponent,
+  MarkLineComponent, RadarComponent, TitleComponent, TooltipComponent, VisualMapComponent, CanvasRenderer]);
+
+const RADAR_AXES = 24;
+const TEXT = '#334155';
+
+export class Charts {
+  constructor(element) {
+    this.chart = echarts.init(element, null, { renderer: 'canvas' });
+    new ResizeObserver(() => this.chart.resize()).observe(element);
+  }
+
+  /** Per-process values of the selection, in the current mode (null where undefined). */
+  bars({ names, shownValues, mode, unit, otherValues, reports, title }) {
+    const finite = shownValues.filter((v) => v !== null);
+    const mean = finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : 0;
+    const many = names.length > 64;
+    const series = [{
+      name: reports[0], type: 'bar', data: shownValues, itemStyle: { color: '#3b82f6' },
+      markLine: { symbol: 'none', data: [{ yAxis: mean, name: 'mean' }],
+        label: { position: 'insideEndTop', formatter: () => `mean ${format(mode, mean, unit)}` }, lineStyle: { color: '#ef4444' } },
+      large: many,
+    }];
+    if (otherValues) series.push({ name: reports[1], type: 'bar', data: otherValues, itemStyle: { color: '#94a3b8' } });
+    this.chart.setOption({
+      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      tooltip: { trigger: 'axis', valueFormatter: (v) => format(mode, v, unit) },
+      legend: otherValues ? { top: 4, right: 8 } : undefined,
+      grid: { left: 70, right: 24, top: 40, bottom: many ? 60 : 40 },
+      xAxis: { type: 'category', data: names, axisLabel: { color: TEXT, hideOverlap: true } },
+      yAxis: { type: 'value', axisLabel: { color: TEXT, formatter: (v) => format(mode, v, unit) } },
+      dataZoom: many ? [{ type: 'slider', bottom: 8 }, { type: 'inside' }] : [],
+      series,
+    }, { notMerge: true });
+  }
+
+  /** Call paths (rows) x processes (columns), absolute exclusive values. */
+  heatmap({ names, callpathNames, rows, unit, title }) {
+    const data = [];
+    let max = 0;
+    rows.forEach((row, y) => row.forEach((v, x) => { data.push([x, y, v]); max = Math.max(max, v); }));
+    this.chart.setOption({
+      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      tooltip: {
+        position: 'top',
+        formatter: (p) => `${callpathNames[p.value[1]]}<br>${names[p.value[0]]}: ${format('abs', p.value[2], unit)}`,
+      },
+      grid: { left: 180, right: 90, top: 40, bottom: names.length > 64 ? 60 : 40 },
+      xAxis: { type: 'category', data: names, axisLabel: { color: TEXT, hideOverlap: true } },
+      yAxis: { type: 'category', data: callpathNames, inverse: true,
+        axisLabel: { color: TEXT, width: 170, overflow: 'truncate' } },
+      visualMap: { min: 0, max: max || 1, calculable: true, orient: 'vertical', right: 8, top: 40,
+        inRange: { color: legendColours('abs') }, formatter: (v) => format('abs', v, unit) },
+      dataZoom: names.length > 64 ? [{ type: 'slider', xAxisIndex: 0, bottom: 8 }] : [],
+      series: [{ type: 'heatmap', data, progressive: 5000, emphasis: { itemStyle: { borderColor: '#000' } } }],
+    }, { notMerge: true });
+  }
+
+  /**
+   * Each process's share (%) of the selection's total. With many processes,
+   * neighbouring ranks are grouped so the radar keeps readable axes.
+   */
+  radar({ names, values, otherValues, reports, title }) {
+    const groups = Math.min(RADAR_AXES, names.length);
+    const per = Math.ceil(names.length / groups);
+    const axisNames = [];
+    const share = (vals) => {
+      const total = vals.reduce((a, b) => a + b, 0);
+      const out = [];
+      for (let g = 0; g * per < vals.length; ++g) {
+        const slice = vals.slice(g * per, (g + 1) * per);
+        out.push(total !== 0 ? (100 * slice.reduce((a, b) => a + b, 0)) / total : 0);
+      }
+      return out;
+    };
+    for (let g = 0; g * per < names.length; ++g) {
+      const last = Math.min(names.length, (g + 1) * per) - 1;
+      axisNames.push(per === 1 ? names[g] : `${names[g * per]}…${names[last]}`);
+    }
+    const mine = share(values);
+    const theirs = otherValues ? share(otherValues) : null;
+    const max = Math.max(...mine, ...(theirs ?? []), 1e-9) * 1.1;
+    const data = [{ name: reports[0], value: mine, areaStyle: { opacity: 0.25 } }];
+    if (theirs) data.push({ name: reports[1], value: theirs, areaStyle: { opacity: 0.1 } });
+    this.chart.setOption({
+      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      tooltip: { valueFormatter: (v) => `${v.toFixed(2)} %` },
+      legend: { top: 4, right: 8 },
+      radar: { indicator: axisNames.map((name) => ({ name, max })), radius: '65%', center: ['50%', '56%'],
+        axisName: { color: TEXT, fontSize: 10 } },
+      series: [{ type: 'radar', data, symbolSize: 3 }],
+    }, { notMerge: true });
+  }
+}

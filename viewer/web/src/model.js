@@ -1,0 +1,98 @@
+// The three trees' shapes, built once from the report header: children
+// lists, labels, and the process tree (host nodes over locations).
+
+function childrenOf(parents) {
+  const children = parents.map(() => []);
+  const roots = [];
+  parents.forEach((parent, row) => (parent >= 0 && parent < row ? children[parent].push(row) : roots.push(row)));
+  return { roots, children };
+}
+
+export function buildModel(header) {
+  const metricTree = childrenOf(header.metrics.map((m) => m.parent));
+  const callTree = childrenOf(header.callpaths.parent);
+  const regionOf = (c) => header.regions[header.callpaths.region[c]] ?? { name: '?', file: '', line: 0 };
+
+  // The root metric of each metric row, for "% of root".
+  const metricRoot = header.metrics.map((m, i) => i);
+  header.metrics.forEach((m, i) => { if (m.parent >= 0 && m.parent < i) metricRoot[i] = metricRoot[m.parent]; });
+
+  // Process tree: one group per host node over its locations; ids of groups
+  // follow the location rows (group g has id locations.length + g).
+  const locations = header.locations;
+  const groupIds = new Map();
+  const processChildren = locations.map(() => []);
+  const processRoots = [];
+  const groupNames = [];
+  locations.forEach((l, i) => {
+    const node = l.node || 'localhost';
+    if (!groupIds.has(node)) {
+      groupIds.set(node, locations.length + groupNames.length);
+      groupNames.push(node);
+      processChildren.push([]);
+      processRoots.push(groupIds.get(node));
+    }
+    processChildren[groupIds.get(node)].push(i);
+  });
+  const threaded = locations.some((l) => l.thread !== 0);
+  const locationName = (i) => locations[i].name || (threaded
+    ? `rank ${locations[i].rank}, thread ${locations[i].thread}` : `rank ${locations[i].rank}`);
+
+  const pathOf = (c) => {
+    const names = [];
+    for (let p = c; p >= 0; p = header.callpaths.parent[p]) names.push(regionOf(p).name);
+    return names.reverse().join(' › ');
+  };
+
+  return {
+    header,
+    metrics: header.metrics,
+    metricTree,
+    metricRoot,
+    metricSubtree(m) {
+      const rows = [m];
+      for (let i = 0; i < rows.length; ++i) rows.push(...metricTree.children[rows[i]]);
+      return rows;
+    },
+    callTree,
+    callpathCount: header.callpaths.parent.length,
+    callpathLabel: (c) => regionOf(c).name,
+    callpathTitle(c) {
+      const r = regionOf(c);
+      const where = r.file ? `\n${r.file}${r.line ? `:${r.line}` : ''}` : '';
+      return `${pathOf(c)}${where}\n(${r.paradigm || 'unknown'})`;
+    },
+    callpathPath: pathOf,
+    callpathAncestors(c) {
+      const out = [];
+      for (let p = header.callpaths.parent[c]; p >= 0; p = header.callpaths.parent[p]) out.push(p);
+      return out;
+    },
+    processTree: { roots: processRoots, children: processChildren },
+    processNodeCount: processChildren.length,
+    locationCount: locations.length,
+    processLabel: (id) => (id < locations.length ? locationName(id) : groupNames[id - locations.length]),
+    locationName,
+  };
+}
+
+/** Call paths whose region name contains the query, with ancestors and descendants. */
+export function filterCallpaths(model, query) {
+  const q = query.trim().toLowerCase();
+  if (!q) return { visible: null, match: null, forced: null };
+  const match = new Set();
+  for (let c = 0; c < model.callpathCount; ++c) {
+    if (model.callpathLabel(c).toLowerCase().includes(q)) match.add(c);
+  }
+  // Ancestors of a match are shown open, so every match is in sight.
+  const forced = new Set();
+  for (const c of match) for (const a of model.callpathAncestors(c)) forced.add(a);
+  const visible = new Set([...match, ...forced]);
+  const stack = [...match];
+  while (stack.length) {
+    for (const child of model.callTree.children[stack.pop()]) {
+      if (!visible.has(child)) { visible.add(child); stack.push(child); }
+    }
+  }
+  return { visible, match, forced };
+}

@@ -1,0 +1,58 @@
+// The view's state and its round trip through the URL hash, so that a view
+// (selection, expanded nodes, mode, filter, chart) can be shared or reloaded.
+
+export function defaultState() {
+  return {
+    metric: 0,
+    metricExpanded: new Set(),
+    callpath: 0,
+    callpathExpanded: new Set(),
+    location: null,
+    locationExpanded: new Set(),
+    mode: 'abs',
+    query: '',
+    sort: 'tree',
+    chart: 'bars',
+  };
+}
+
+const ids = (set) => [...set].sort((a, b) => a - b).join(',');
+const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
+
+/** The hash for a state; metrics are named (stable across reports), rows numbered. */
+export function toHash(state, metrics) {
+  const p = new URLSearchParams();
+  p.set('metric', metrics[state.metric]?.name ?? '');
+  if (state.metricExpanded.size) p.set('mx', [...state.metricExpanded].map((m) => metrics[m].name).join(','));
+  p.set('cp', String(state.callpath));
+  if (state.callpathExpanded.size) p.set('cx', ids(state.callpathExpanded));
+  if (state.location !== null) p.set('loc', String(state.location));
+  if (state.locationExpanded.size) p.set('lx', ids(state.locationExpanded));
+  p.set('mode', state.mode);
+  if (state.query) p.set('q', state.query);
+  if (state.sort !== 'tree') p.set('sort', state.sort);
+  p.set('chart', state.chart);
+  return `#${p}`;
+}
+
+/** Reads a hash back, ignoring whatever does not fit this report. */
+export function fromHash(hash, metrics, counts, modes) {
+  const state = defaultState();
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const byName = new Map(metrics.map((m, i) => [m.name, i]));
+  if (byName.has(p.get('metric'))) state.metric = byName.get(p.get('metric'));
+  for (const name of (p.get('mx') ?? '').split(',')) if (byName.has(name)) state.metricExpanded.add(byName.get(name));
+  const row = (key, limit) => {
+    const v = Number(p.get(key));
+    return p.has(key) && Number.isInteger(v) && v >= 0 && v < limit ? v : null;
+  };
+  state.callpath = row('cp', counts.callpaths) ?? 0;
+  state.callpathExpanded = new Set([...parseIds(p.get('cx'))].filter((c) => c < counts.callpaths));
+  state.location = row('loc', counts.processNodes);
+  state.locationExpanded = new Set([...parseIds(p.get('lx'))].filter((l) => l < counts.processNodes));
+  if (modes.includes(p.get('mode'))) state.mode = p.get('mode');
+  state.query = p.get('q') ?? '';
+  if (p.get('sort') === 'value') state.sort = 'value';
+  if (['bars', 'heat', 'radar'].includes(p.get('chart'))) state.chart = p.get('chart');
+  return state;
+}
