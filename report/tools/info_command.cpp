@@ -1,0 +1,147 @@
+// `orrery info REPORT`: what a report holds.
+
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "subcommands.h"
+#include "format.h"
+#include "orrery/error.h"
+#include "orrery/report/trees.h"
+#include "tool_support.h"
+
+namespace orrery::report::tools {
+namespace {
+
+struct InfoOptions {
+  std::string report;
+  OutputFormat format = OutputFormat::kTable;
+  bool totals = false;
+};
+
+/// Totals of every metric (exclusive along the metric tree), read one metric at a time.
+std::vector<double> metric_totals(const CubeReader& reader) {
+  std::vector<double> totals;
+  for (std::size_t m = 0; m < reader.header().metrics.size(); ++m) {
+    const MetricValues values = reader.read_metric(m);
+    double sum = 0;
+    for (const double value : values) {
+      sum += value;
+    }
+    totals.push_back(sum);
+  }
+  return totals;
+}
+
+std::vector<int> metric_depths(const CubeHeader& header) {
+  std::vector<int> depths;
+  for (const Metric& metric : header.metrics) {
+    depths.push_back(metric.parent < 0 ? 0 : depths[static_cast<std::size_t>(metric.parent)] + 1);
+  }
+  return depths;
+}
+
+void print_json(const InfoOptions& options, const CubeHeader& header,
+                const std::vector<double>& totals) {
+  nlohmann::json out;
+  out["file"] = options.report;
+  out["format"] = "orrery-cube";
+  out["format_version"] = 1;
+  out["creator"] = header.attributes.creator;
+  out["experiment"] = header.attributes.experiment;
+  out["created"] = header.attributes.created;
+  out["callpaths"] = header.callpaths.size();
+  out["regions"] = header.regions.size();
+  out["locations"] = nlohmann::json::array();
+  for (const Location& location : header.locations) {
+    out["locations"].push_back({{"rank", location.rank},
+                                {"thread", location.thread},
+                                {"node", location.node},
+                                {"name", location.name}});
+  }
+  out["metrics"] = nlohmann::json::array();
+  for (std::size_t m = 0; m < header.metrics.size(); ++m) {
+    const Metric& metric = header.metrics[m];
+    nlohmann::json entry = {{"name", metric.name},
+                            {"display_name", metric.display_name},
+                            {"parent", metric.parent < 0 ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(header.metrics[static_cast<std::size_t>(metric.parent)].name)},
+                            {"unit", metric.unit},
+                            {"description", metric.description}};
+    if (!totals.empty()) {
+      entry["total"] = totals[m];
+    }
+    out["metrics"].push_back(entry);
+  }
+  std::cout << out.dump(2) << "\n";
+}
+
+void print_table(const InfoOptions& options, const CubeHeader& header,
+                 const std::vector<double>& totals) {
+  const auto depths = callpath_depths(header);
+  const int max_depth = depths.empty() ? 0 : *std::max_element(depths.begin(), depths.end()) + 1;
+  std::set<int32_t> ranks;
+  std::set<std::string> nodes;
+  int32_t max_thread = 0;
+  for (const Location& location : header.locations) {
+    ranks.insert(location.rank);
+    nodes.insert(location.node);
+    max_thread = std::max(max_thread, location.thread);
+  }
+  std::cout << "Report      " << options.report << "\n"
+            << "Format      orrery-cube 1, created " << header.attributes.created << " by "
+            << header.attributes.creator << "\n"
+            << "Experiment  " << header.attributes.experiment << "\n"
+            << "Call paths  " << header.callpaths.size() << " (depth " << max_depth << "), "
+            << header.regions.size() << " regions\n"
+            << "Locations   " << header.locations.size() << " (" << ranks.size() << " ranks";
+  if (!ranks.empty()) {
+    std::cout << " " << *ranks.begin() << "-" << *ranks.rbegin();
+  }
+  std::cout << ", " << (max_thread == 0 ? "1 thread" : "up to " + std::to_string(max_thread + 1) + " threads")
+            << " per rank, " << nodes.size() << (nodes.size() == 1 ? " node)\n" : " nodes)\n")
+            << "Metrics     " << header.metrics.size() << "\n\n";
+  std::vector<TextTable::ColumnSpec> columns = {{"metric", TextTable::Align::kLeft},
+                                                {"display name", TextTable::Align::kLeft},
+                                                {"unit", TextTable::Align::kLeft}};
+  if (!totals.empty()) {
+    columns.push_back({"total (own)", TextTable::Align::kRight});
+  }
+  TextTable table(columns);
+  const auto indents = metric_depths(header);
+  for (std::size_t m = 0; m < header.metrics.size(); ++m) {
+    const Metric& metric = header.metrics[m];
+    std::vector<std::string> row = {std::string(2 * static_cast<std::size_t>(indents[m]), ' ') +
+                                        metric.name,
+                                    metric.display_name, metric.unit};
+    if (!totals.empty()) {
+      row.push_back(format_value(totals[m], metric.unit));
+    }
+    table.add_row(std::move(row));
+  }
+  std::cout << table.render();
+}
+
+}  // namespace
+
+int info_command(int argc, char** argv) {
+  CLI::App app{"What a report holds: attributes, call tree size, locations, the metric tree.",
+               "orrery info"};
+  InfoOptions options;
+  app.add_option("report", options.report, "report file (report.h5)")->required();
+  add_format_option(app, options.format, {"table", "json"});
+  app.add_flag("--totals", options.totals,
+               "also read every metric and print its total (own value, without sub-metrics)");
+  return run_tool(app, argc, argv, [&] {
+    const CubeReader reader(options.report);
+    const auto totals = options.totals ? metric_totals(reader) : std::vector<double>{};
+    if (options.format == OutputFormat::kJson) {
+      print_json(options, reader.header(), totals);
+    } else {
+      print_table(options, reader.header(), totals);
+    }
+  });
+}
+
+}  // namespace orrery::report::tools

@@ -1,0 +1,111 @@
+#include "tool_support.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "orrery/error.h"
+#include "orrery/report/trees.h"
+
+namespace orrery::report::tools {
+
+int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& body) {
+  const std::string name = app.get_name();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) {
+      return app.exit(error);  // --help
+    }
+    std::cerr << name << ": " << error.what() << " (see '" << name << " --help')\n";
+    return kExitBadUsage;
+  }
+  try {
+    body();
+    std::cout.flush();
+    return kExitOk;
+  } catch (const Error& error) {
+    std::cout.flush();
+    std::cerr << name << ": " << error.what() << "\n";
+    return error.exit_status();
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": out of memory\n";
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    std::cerr << name << ": " << error.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+void add_format_option(CLI::App& app, OutputFormat& format,
+                       const std::vector<std::string>& choices) {
+  std::map<std::string, OutputFormat> all = {
+      {"table", OutputFormat::kTable}, {"csv", OutputFormat::kCsv}, {"json", OutputFormat::kJson}};
+  std::map<std::string, OutputFormat> allowed;
+  for (const auto& choice : choices) {
+    allowed.emplace(choice, all.at(choice));
+  }
+  app.add_option("--format", format, "output format")
+      ->transform(CLI::CheckedTransformer(allowed, CLI::ignore_case))
+      ->default_str(choices.front());
+}
+
+void add_metric_options(CLI::App& app, MetricOptions& options) {
+  app.add_option("-m,--metric", options.metric, "metric name (see 'orrery info')")
+      ->capture_default_str();
+  app.add_flag("--exclusive-metric", options.exclusive_metric,
+               "only the metric itself, without its sub-metrics");
+}
+
+MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool exclusive_metric) {
+  MetricValues sum = reader.read_metric(metric_row);
+  if (exclusive_metric) {
+    return sum;
+  }
+  const auto rows = metric_subtree(reader.header(), metric_row);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    add_values(sum, reader.read_metric(rows[i]));
+  }
+  return sum;
+}
+
+std::vector<std::string> loaded_metric_names(const CubeHeader& header, std::size_t metric_row,
+                                             bool exclusive_metric) {
+  std::vector<std::string> names;
+  for (const std::size_t row : metric_subtree(header, metric_row)) {
+    names.push_back(header.metrics[row].name);
+    if (exclusive_metric) {
+      break;
+    }
+  }
+  return names;
+}
+
+void write_report_atomically(const std::string& path, const std::vector<std::string>& inputs,
+                             const std::function<void(const std::string&)>& write) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  for (const auto& input : inputs) {
+    if (fs::equivalent(path, input, error)) {
+      throw UsageError("the output " + path + " is also an input");
+    }
+  }
+  if (fs::is_directory(path, error)) {
+    throw InputError(path + ": is a directory");
+  }
+  const std::string temporary = path + ".tmp" + std::to_string(getpid());
+  try {
+    write(temporary);
+    fs::rename(temporary, path);
+  } catch (const fs::filesystem_error& failure) {
+    fs::remove(temporary, error);
+    throw InputError(path + ": cannot write: " + failure.code().message());
+  } catch (...) {
+    fs::remove(temporary, error);
+    throw;
+  }
+}
+
+}  // namespace orrery::report::tools
