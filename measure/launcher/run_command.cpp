@@ -70,8 +70,8 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
     std::string hint = explain_untraceable_program(line.program);
     if (hint.empty()) {
       hint = child.exit_status != 0
-                 ? "the application failed (exit status " + std::to_string(child.exit_status) +
-                       ") before MPI_Finalize"
+                 ? "the launch failed (exit status " + std::to_string(child.exit_status) +
+                       ") before the ranks reached MPI_Finalize"
                  : "is it a dynamically linked MPI program that calls MPI_Finalize?";
     }
     std::fprintf(stderr, "orrery run: warning: the run produced no %s in %s: %s\n",

@@ -72,8 +72,8 @@ def region_definitions(anchor):
         name = re.search(r'Name: "([^"]*)"', line)
         if not name:
             continue
-        source = re.search(r'(?:Source )?File: "([^"]*)"', line)
-        begin = re.search(r"Begin Line: (\d+)", line)
+        source = re.search(r'File: "([^"]*)"', line)
+        begin = re.search(r"Begin(?: Line)?: (\d+)", line)
         paradigm = re.search(r"Paradigm: (\w+)", line)
         regions[name.group(1)] = {
             "file": source.group(1) if source else "",

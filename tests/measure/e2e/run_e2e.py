@@ -127,6 +127,24 @@ def check_trace_matches_calls(anchor, counts, trace_queries):
     return trace
 
 
+def check_statistics(exp, trace, counts, trace_queries):
+    """measurement.json agrees with the trace: events per rank, no lost
+    events, and the counted-only calls equal the program's own counts."""
+    per_rank = {entry["rank"]: entry for entry in
+                load_json(exp / "measurement.json")["statistics"]["per_rank"]}
+    queries = query_functions()
+    for rank, program in counts.items():
+        stats = per_rank[rank]
+        check(stats["lost_events"] == 0, f"rank {rank}: {stats['lost_events']} lost events")
+        check(stats["events"] == trace.events[rank],
+              f"rank {rank}: measurement.json says {stats['events']} events, the trace has "
+              f"{trace.events[rank]}")
+        expected = {} if trace_queries else {
+            function: calls for function, calls in program["calls"].items() if function in queries}
+        check(stats["counted_calls"] == expected,
+              f"rank {rank}: counted calls {stats['counted_calls']}, expected {expected}")
+
+
 def check_run_record(exp, launch, complete, exit_status):
     record = load_json(exp / "run.json")
     check(record.get("command") == [str(word) for word in launch],
@@ -155,15 +173,17 @@ def run_example(tmp, example, ranks, example_args, options=()):
 
 def test_stencil2d(tmp):
     exp, counts = run_example(tmp, "stencil2d", 4, ["--size", "96", "--iterations", "30"])
-    check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=False)
+    trace = check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=False)
+    check_statistics(exp, trace, counts, trace_queries=False)
 
 
 def test_master_worker(tmp):
     exp, counts = run_example(tmp, "master_worker", 4, ["--tasks", "40", "--work", "2000"],
                               ["--trace-queries"])
-    check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=True)
-    measurement = load_json(exp / "run.json")["measurement"]
-    check(json.dumps(measurement).find("lost") >= 0, "measurement lacks lost_events")
+    trace = check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=True)
+    check_statistics(exp, trace, counts, trace_queries=True)
+    embedded = load_json(exp / "run.json")["measurement"]
+    check(embedded == load_json(exp / "measurement.json"), "run.json embeds another measurement")
 
 
 def test_instrumented_example(tmp):
@@ -182,8 +202,35 @@ def test_instrumented_example(tmp):
         check(relax == expected, f"rank {rank}: relax entered {relax} times, expected {expected}")
         check(trace.enters[rank]["exchange_halos"] == iterations,
               f"rank {rank}: exchange_halos entered {trace.enters[rank]['exchange_halos']} times")
-        check(trace.enters[rank]["main"] == 1, f"rank {rank}: main entered {trace.enters[rank]['main']}")
+        # main is entered before MPI_Init, when the measurement is not yet active.
     check_source_location(exp, "relax", SOURCE / "examples" / "stencil2d.c")
+
+
+def test_options(tmp):
+    """--buffer and --filter reach the library: a 4 KiB buffer forces flushes
+    that lose nothing, and the filtered function leaves no events."""
+    iterations = 20
+    (tmp / "regions.filter").write_text("# keep the halo exchange, drop the sweeps\nEXCLUDE relax\n")
+    exp, prefix = tmp / "EXP", tmp / "counts"
+    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "64", "--iterations",
+                    iterations, "--count-calls", prefix, "--quiet")
+    done = orrery_run(exp, launch, tmp, ["--buffer", "4K", "--filter", "regions.filter"])
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    record = check_run_record(exp, launch, True, 0)
+    check(record["settings"]["buffer_bytes"] == 4096, f"settings {record['settings']}")
+    check(record["settings"]["filter"] == str(tmp / "regions.filter"), f"settings {record['settings']}")
+    settings = record["measurement"]["settings"]
+    check(settings["buffer_size"] == 4096, f"the library used buffer {settings['buffer_size']}")
+    check(settings["filter"] == str(tmp / "regions.filter"), f"the library used filter {settings['filter']}")
+    counts = program_counts(prefix, 4)
+    trace = check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=False)
+    for entry in record["measurement"]["statistics"]["per_rank"]:
+        rank = entry["rank"]
+        check(entry["flushes"] > 0, f"rank {rank}: no flush with a 4 KiB buffer")
+        check(entry["lost_events"] == 0, f"rank {rank}: {entry['lost_events']} events lost")
+        check(trace.enters[rank]["relax"] == 0, f"rank {rank}: filtered relax is in the trace")
+        check(trace.enters[rank]["exchange_halos"] == iterations,
+              f"rank {rank}: exchange_halos entered {trace.enters[rank]['exchange_halos']} times")
 
 
 def definition_line(source, function):
@@ -325,7 +372,8 @@ def test_signal(tmp):
     process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     time.sleep(3)
-    check(process.poll() is None, f"the run ended before the signal: {process.communicate()}")
+    if process.poll() is not None:
+        raise Failure(f"the run ended before the signal: {process.communicate()}")
     process.send_signal(signal.SIGTERM)
     try:
         _, stderr = process.communicate(timeout=30)
@@ -337,6 +385,8 @@ def test_signal(tmp):
     record = load_json(exp / "run.json")
     check(record.get("end") and record.get("complete") is False,
           f"run.json not completed after SIGTERM: {record}")
+    check(record.get("interrupted_by_signal") == signal.SIGTERM, "run.json does not record SIGTERM")
+    check("interrupted by signal" in stderr, "no message about the signal")
 
 
 def main():
