@@ -257,6 +257,10 @@ def fortran_wrapper(row, proto, fid):
     suffix = name[4:]
     for alias in (f"{lower}_", f"{lower}__", lower, name.upper(), f"MPI_{suffix}_f08"):
         out.append(f'extern "C" void {alias}({", ".join(params)}) __attribute__((alias("{impl}")));')
+    # Open MPI's mpi_f08 module calls ompi_xxx_f, the same code as mpi_xxx_.
+    out.append("#if defined(OPEN_MPI)")
+    out.append(f'extern "C" void ompi_{lower[4:]}_f({", ".join(params)}) __attribute__((alias("{impl}")));')
+    out.append("#endif")
     return "\n".join(out)
 
 

@@ -42,12 +42,14 @@ extern "C" int MPI_Pcontrol(const int level, ...) {
 
 // Fortran: the MPI library's mpi_init_ etc. call PMPI_* directly, so these
 // start and stop the measurement themselves.
-#define ORRERY_FORTRAN_ALIASES(impl, lower, upper, f08, params)            \
+// (ompi_xxx_f: what Open MPI's mpi_f08 module calls.)
+#define ORRERY_FORTRAN_ALIASES(impl, lower, upper, f08, ompi, params)       \
   extern "C" void lower##_ params __attribute__((alias(#impl)));           \
   extern "C" void lower##__ params __attribute__((alias(#impl)));          \
   extern "C" void lower params __attribute__((alias(#impl)));              \
   extern "C" void upper params __attribute__((alias(#impl)));              \
-  extern "C" void f08 params __attribute__((alias(#impl)));
+  extern "C" void f08 params __attribute__((alias(#impl)));                \
+  extern "C" void ompi params __attribute__((alias(#impl)));
 
 extern "C" void orrery_fortran_mpi_init(MPI_Fint* ierr) {
   using Pmpi = void (*)(MPI_Fint*);
@@ -56,7 +58,7 @@ extern "C" void orrery_fortran_mpi_init(MPI_Fint* ierr) {
   pmpi(ierr);
   if (*ierr == MPI_SUCCESS) om::start_measurement(om::fn::MPI_Init, enter);
 }
-ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_init, mpi_init, MPI_INIT, MPI_Init_f08, (MPI_Fint*))
+ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_init, mpi_init, MPI_INIT, MPI_Init_f08, ompi_init_f, (MPI_Fint*))
 
 extern "C" void orrery_fortran_mpi_init_thread(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
   using Pmpi = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
@@ -65,7 +67,7 @@ extern "C" void orrery_fortran_mpi_init_thread(MPI_Fint* required, MPI_Fint* pro
   pmpi(required, provided, ierr);
   if (*ierr == MPI_SUCCESS) om::start_measurement(om::fn::MPI_Init_thread, enter);
 }
-ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_init_thread, mpi_init_thread, MPI_INIT_THREAD, MPI_Init_thread_f08,
+ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_init_thread, mpi_init_thread, MPI_INIT_THREAD, MPI_Init_thread_f08, ompi_init_thread_f,
                        (MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
 extern "C" void orrery_fortran_mpi_finalize(MPI_Fint* ierr) {
@@ -74,7 +76,7 @@ extern "C" void orrery_fortran_mpi_finalize(MPI_Fint* ierr) {
   om::stop_measurement(om::fn::MPI_Finalize, om::now());
   pmpi(ierr);
 }
-ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_finalize, mpi_finalize, MPI_FINALIZE, MPI_Finalize_f08, (MPI_Fint*))
+ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_finalize, mpi_finalize, MPI_FINALIZE, MPI_Finalize_f08, ompi_finalize_f, (MPI_Fint*))
 
 extern "C" void orrery_fortran_mpi_abort(MPI_Fint* comm, MPI_Fint* error_code, MPI_Fint* ierr) {
   using Pmpi = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
@@ -82,7 +84,7 @@ extern "C" void orrery_fortran_mpi_abort(MPI_Fint* comm, MPI_Fint* error_code, M
   om::abort_measurement(*error_code);
   pmpi(comm, error_code, ierr);
 }
-ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_abort, mpi_abort, MPI_ABORT, MPI_Abort_f08, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_abort, mpi_abort, MPI_ABORT, MPI_Abort_f08, ompi_abort_f, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
 extern "C" void orrery_fortran_mpi_pcontrol(MPI_Fint* level) {
   using Pmpi = void (*)(MPI_Fint*);
@@ -90,4 +92,4 @@ extern "C" void orrery_fortran_mpi_pcontrol(MPI_Fint* level) {
   om::Call call(om::fn::MPI_Pcontrol);
   pmpi(level);
 }
-ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_pcontrol, mpi_pcontrol, MPI_PCONTROL, MPI_Pcontrol_f08, (MPI_Fint*))
+ORRERY_FORTRAN_ALIASES(orrery_fortran_mpi_pcontrol, mpi_pcontrol, MPI_PCONTROL, MPI_Pcontrol_f08, ompi_pcontrol_f, (MPI_Fint*))
