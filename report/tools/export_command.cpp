@@ -146,12 +146,7 @@ int export_command(int argc, char** argv) {
                "orrery export"};
   ExportOptions options;
   app.add_option("report", options.report, "report file (report.h5)")->required();
-  app.add_option("--format", options.format, "csv or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"csv", OutputFormat::kCsv},
-                                              {"json", OutputFormat::kJson}},
-          CLI::ignore_case))
-      ->default_str("csv");
+  add_format_option(app, options.format, {"csv", "json"});
   app.add_option("-o,--output", options.output, "write to this file instead of standard output");
   app.add_option("-m,--metric", options.metrics, "only these metrics (repeatable)");
   app.add_flag("--zeros", options.zeros, "CSV: also write values that are zero");

@@ -41,15 +41,17 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
 
 void add_format_option(CLI::App& app, OutputFormat& format,
                        const std::vector<std::string>& choices) {
-  std::map<std::string, OutputFormat> all = {
+  const std::map<std::string, OutputFormat> all = {
       {"table", OutputFormat::kTable}, {"csv", OutputFormat::kCsv}, {"json", OutputFormat::kJson}};
-  std::map<std::string, OutputFormat> allowed;
+  format = all.at(choices.front());
+  std::string listed;
   for (const auto& choice : choices) {
-    allowed.emplace(choice, all.at(choice));
+    listed += (listed.empty() ? "" : "|") + choice;
   }
-  app.add_option("--format", format, "output format")
-      ->transform(CLI::CheckedTransformer(allowed, CLI::ignore_case))
-      ->default_str(choices.front());
+  app.add_option_function<std::string>(
+         "--format", [&format, all](const std::string& value) { format = all.at(value); },
+         "output format: " + listed + " (default " + choices.front() + ")")
+      ->check(CLI::IsMember(choices));
 }
 
 void add_metric_options(CLI::App& app, MetricOptions& options) {
