@@ -36,6 +36,7 @@ export class Charts {
     }];
     if (otherValues) series.push({ name: reports[1], type: 'bar', data: otherValues, itemStyle: { color: '#94a3b8' } });
     this.chart.setOption({
+      animation: false,
       title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
       tooltip: { trigger: 'axis', valueFormatter: (v) => format(mode, v, unit) },
       legend: otherValues ? { top: 4, right: 8 } : undefined,
@@ -53,6 +54,7 @@ export class Charts {
     let max = 0;
     rows.forEach((row, y) => row.forEach((v, x) => { data.push([x, y, v]); max = Math.max(max, v); }));
     this.chart.setOption({
+      animation: false,
       title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
       tooltip: {
         position: 'top',
@@ -96,6 +98,7 @@ export class Charts {
     const data = [{ name: reports[0], value: mine, areaStyle: { opacity: 0.25 } }];
     if (theirs) data.push({ name: reports[1], value: theirs, areaStyle: { opacity: 0.1 } });
     this.chart.setOption({
+      animation: false,
       title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
       tooltip: { valueFormatter: (v) => `${v.toFixed(2)} %` },
       legend: { top: 4, right: 8 },
