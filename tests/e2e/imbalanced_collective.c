@@ -15,7 +15,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char* which = argc > 2 ? argv[2] : "barrier";
   double in = rank, out = 0;
-  MPI_Barrier(MPI_COMM_WORLD);
+  double t_sync = MPI_Wtime();
+  MPI_Barrier(MPI_COMM_WORLD); /* same call path as a barrier under test: observed too */
+  observe("sync", MPI_Wtime() - t_sync);
   if (strcmp(which, "bcast") == 0) {
     if (rank == 1) sleep_seconds(0.3);
   } else {
