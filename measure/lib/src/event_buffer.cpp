@@ -153,9 +153,9 @@ EventBuffer::~EventBuffer() {
 }
 
 void EventBuffer::append(const Record& record) noexcept {
-  if (static_cast<std::size_t>(end_ - pos_) < kMaxRecord) flush();
   pos_ += encode_record(record, pos_);
   ++records_;
+  if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
 }
 
 void EventBuffer::flush() noexcept {
@@ -174,9 +174,15 @@ void EventBuffer::flush() noexcept {
   flush_event.time = start;
   flush_event.stop_time = stop;
   pos_ += encode_record(flush_event, pos_);
-  region_record(RecordKind::kEnter, start, flush_region_);
-  region_record(RecordKind::kLeave, stop, flush_region_);
-  records_ += 1;
+  Record region;
+  region.kind = RecordKind::kEnter;
+  region.time = start;
+  region.region = flush_region_;
+  pos_ += encode_record(region, pos_);
+  region.kind = RecordKind::kLeave;
+  region.time = stop;
+  pos_ += encode_record(region, pos_);
+  records_ += 3;
 }
 
 bool EventBuffer::for_each(const std::function<void(const Record&)>& visit) const {

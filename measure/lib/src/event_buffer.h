@@ -65,14 +65,18 @@ class EventBuffer {
   void discard_spill() noexcept;
 
  private:
+  // The flush comes after the record that filled the buffer, so that records
+  // stay in time order (a record's time is taken before it is appended).
   void region_record(RecordKind kind, uint64_t time, uint32_t region) noexcept {
-    if (static_cast<std::size_t>(end_ - pos_) < kMaxRecord) flush();
     *pos_ = static_cast<uint8_t>(kind);
     std::memcpy(pos_ + 1, &time, sizeof time);
     std::memcpy(pos_ + 9, &region, sizeof region);
     pos_ += 13;
     ++records_;
+    if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
   }
+  /// Room kept free: one more record plus a flush's own three.
+  static constexpr std::size_t kReserve = 4 * kMaxRecord;
   void flush() noexcept;
 
   uint8_t* begin_ = nullptr;

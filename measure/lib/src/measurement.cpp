@@ -118,7 +118,8 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok) {
             {"regions_closed_at_finalize", a.regions_closed_at_finalize},
             {"lazily_registered_communicators", a.lazily_registered_comms},
             {"request_bookkeeping_failures", a.unknown_requests},
-            {"spill_write_errors", g_state.buffer->write_errors()}}}};
+            {"spill_write_errors", g_state.buffer->write_errors()},
+            {"clamped_timestamps", trace.clamped_timestamps}}}};
 }
 
 json settings_json(const Settings& s) {
@@ -169,10 +170,10 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   }
 }
 
-void close_open_regions(uint64_t time) noexcept {
+void close_open_regions() noexcept {
   while (!g_state.stack.empty()) {
     ++g_state.anomalies.regions_closed_at_finalize;
-    record_leave(g_state.stack.back(), time);
+    record_leave(g_state.stack.back(), now());
   }
 }
 
@@ -242,9 +243,8 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
   g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
-  const uint64_t end = now();
-  record_leave(region, end);
-  close_open_regions(end);
+  record_leave(region, now());
+  close_open_regions();
   g_state.active = false;
 
   resolve_source_locations();

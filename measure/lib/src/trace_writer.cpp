@@ -200,8 +200,16 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
     try {
       read_ok = in.buffer->for_each([&](const Record& r) {
         first = std::min(first, r.time);
-        last = std::max(last, r.time);
-        write_event(evt, r, *in.mapping, check);
+        if (r.time >= last) {
+          last = r.time;
+          write_event(evt, r, *in.mapping, check);
+          return;
+        }
+        // OTF2 refuses a time going backwards; keep the event at the last time.
+        Record clamped = r;
+        clamped.time = last;
+        ++out.clamped_timestamps;
+        write_event(evt, clamped, *in.mapping, check);
       });
     } catch (...) {
       read_ok = false;

@@ -37,6 +37,7 @@ struct TraceInput {
 struct TraceOutput {
   uint64_t events = 0;
   uint64_t otf2_errors = 0;
+  uint64_t clamped_timestamps = 0;  ///< events written at the previous event's time
 };
 
 /// Collective over `in.comm`. False if anything went wrong on this rank.

@@ -7,6 +7,7 @@ test program wrote about itself (EXPECT files, one per rank):
 
   <KIND> <count|present|absent> <EVENT> [Attr=value ...]   events on this rank
   counted <MPI_Function> <n>        measurement.json: calls counted, not traced
+  other_thread_calls_at_least <n>   measurement.json: calls made on other threads
   region_file <name> <file suffix>  the region's definition names that source file
   no_region <name>                  no region of that name is defined
 
@@ -160,6 +161,11 @@ def check_expectations(expect_dir, events, regions, measurement):
                 region = regions.get(words[1])
                 if region is None or not region["file"].endswith(words[2]) or region["line"] <= 0:
                     raise Failure(f"region {words[1]} should name {words[2]} and a line: {region}")
+                continue
+            if words[0] == "other_thread_calls_at_least":
+                got = measurement["statistics"]["per_rank"][rank]["other_thread_calls"]
+                if got < int(words[1]):
+                    raise Failure(f"rank {rank}: {got} calls from other threads counted, program made {words[1]}")
                 continue
             if words[0] == "no_region":
                 if words[1] in regions:

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void expect(const char* format, ...) __attribute__((format(printf, 1, 2)));
+static void expect(const char* format, ...) __attribute__((format(printf, 1, 2), unused));
 
 static void expect(const char* format, ...) {
   const char* prefix = getenv("ORRERY_TEST_EXPECT");

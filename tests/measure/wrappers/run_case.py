@@ -86,7 +86,8 @@ def main():
         if run_json.get("complete") is not True or run_json["measurement"]["ranks"] != args.np:
             sys.exit(f"run_case: run.json incomplete: {run_json}")
         if args.compare_plain:
-            plain = run(args, program, {k: v for k, v in env.items() if k == "ORRERY_TEST_EXPECT"}, measured=False)
+            plain_env = {k: v for k, v in env.items() if not k.startswith("ORRERY_") or k == "ORRERY_TEST_EXPECT"}
+            plain = run(args, program, plain_env, measured=False)
             if plain.returncode != 0:
                 sys.exit(f"run_case: the unmeasured run failed with status {plain.returncode}")
             if not results(proc.stdout) or results(proc.stdout) != results(plain.stdout):
