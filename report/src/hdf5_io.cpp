@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 
+#include "chunk_reader.h"
 #include "hdf5_handle.h"
 #include "hdf5_tables.h"
 #include "orrery/report/validate.h"
@@ -298,12 +299,18 @@ std::size_t CubeReader::metric_row(std::string_view name) const {
 MetricValues CubeReader::read_metric(std::size_t metric_row) const {
   h5::silence_errors();
   const hid_t dataset = impl_->dataset(metric_row);
-  MetricValues values(impl_->header.callpaths.size() * impl_->header.locations.size());
-  if (!values.empty()) {
+  const std::size_t rows = impl_->header.callpaths.size();
+  const std::size_t columns = impl_->header.locations.size();
+  MetricValues values(rows * columns);
+  if (values.empty()) {
+    return values;
+  }
+  const std::string what = "cannot read /" +
+                           values_path(impl_->header.metrics[metric_row].name) +
+                           " (corrupt or truncated?)";
+  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, values.data())) {
     h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-              impl_->path,
-              "cannot read /" + values_path(impl_->header.metrics[metric_row].name) +
-                  " (corrupt or truncated?)");
+              impl_->path, what);
   }
   return values;
 }

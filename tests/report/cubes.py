@@ -67,9 +67,13 @@ def write_cube(path, tree, ranks, values, metrics=METRICS, fixed_strings=False,
         group = f.create_group("values")
         for name in names:
             data = values.get(name, np.zeros((len(tree), len(ranks))))
+            # Chunks split both dimensions, with partial edge chunks, unlike Orrery's writer.
+            empty = not (len(tree) and len(ranks))
             group.create_dataset(name, data=np.asarray(data, dtype="<f8"),
-                                 chunks=(max(1, len(tree) // 3), max(1, len(ranks))) if len(tree) and len(ranks) else None,
-                                 compression="gzip" if len(tree) and len(ranks) else None)
+                                 chunks=None if empty else (max(1, len(tree) // 3),
+                                                            max(1, (len(ranks) + 1) // 2)),
+                                 compression=None if empty else "gzip",
+                                 shuffle=not empty and name.startswith("t"))
 
 
 def random_values(rng, tree, ranks):

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -182,6 +183,32 @@ TEST_F(ReportFile, LargeCubeIsChunkedAndCompressed) {
   for (std::size_t l = 0; l < 300; ++l) {
     EXPECT_EQ(row[l], cube.values[0][1234 * 300 + l]);
   }
+}
+
+TEST_F(ReportFile, CorruptChunkIsAnInputError) {
+  // A large metric (mostly chunk data on disk) with garbage written over its middle.
+  Cube cube = literal_cube({.metrics = {{"time", ""}}});
+  for (int c = 0; c < 1000; ++c) {
+    cube.header.regions.push_back({"f" + std::to_string(c), "", 0, "compiler"});
+    cube.header.callpaths.push_back({c == 0 ? -1 : 0, c});
+  }
+  for (int r = 0; r < 200; ++r) {
+    cube.header.locations.push_back({r, 0, "n", "rank"});
+  }
+  cube.values = {MetricValues(1000 * 200)};
+  for (std::size_t i = 0; i < cube.values[0].size(); ++i) {
+    cube.values[0][i] = std::sin(static_cast<double>(i));  // incompressible: all chunks big
+  }
+  write_cube(path("big.h5"), cube);
+  const auto size = fs::file_size(path("big.h5"));
+  {
+    std::fstream file(path("big.h5"), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(size / 2));
+    const std::string garbage(4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const CubeReader reader(path("big.h5"));
+  expect_input_error([&] { (void)reader.read_metric(0); }, {"big.h5", "/values/time"});
 }
 
 TEST_F(ReportFile, UnknownMetricNamesTheMetric) {
