@@ -1,0 +1,102 @@
+#include "event_buffer.h"
+
+#include "clock.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace orrery::measure {
+namespace {
+
+std::string spill_path() { return "/tmp/orrery-unit-buffer-" + std::to_string(::getpid()); }
+
+Record message(uint64_t time, uint32_t peer) {
+  Record r;
+  r.kind = RecordKind::kMpiIsend;
+  r.time = time;
+  r.peer = peer;
+  r.comm = 3;
+  r.tag = 77;
+  r.bytes = 1ULL << 40;
+  r.request = 9;
+  return r;
+}
+
+TEST(EventBuffer, EveryKindRoundTrips) {
+  std::vector<Record> records;
+  for (uint8_t k = 1; k <= static_cast<uint8_t>(RecordKind::kBufferFlush); ++k) {
+    Record r = message(100 + k, k);
+    r.kind = static_cast<RecordKind>(k);
+    r.region = 1000u + k;
+    r.op = 11;
+    r.root = 2;
+    r.bytes_received = 5;
+    r.stop_time = 500;
+    records.push_back(r);
+  }
+  for (const Record& r : records) {
+    uint8_t bytes[EventBuffer::kMaxRecord];
+    const std::size_t size = encode_record(r, bytes);
+    ASSERT_LE(size, EventBuffer::kMaxRecord);
+    Record back;
+    ASSERT_EQ(decode_record(bytes, bytes + size, back), size);
+    EXPECT_EQ(back.kind, r.kind);
+    EXPECT_EQ(back.time, r.time);
+    // A truncated record is never decoded.
+    EXPECT_EQ(decode_record(bytes, bytes + size - 1, back), 0u);
+  }
+}
+
+TEST(EventBuffer, EnterLeaveIsThirteenBytes) {
+  Record r;
+  r.kind = RecordKind::kEnter;
+  uint8_t bytes[EventBuffer::kMaxRecord];
+  EXPECT_EQ(encode_record(r, bytes), 13u);
+}
+
+TEST(EventBuffer, TinyBufferFlushesAndLosesNothing) {
+  const std::size_t n = 5000;
+  std::vector<Record> seen;
+  uint64_t flushes = 0;
+  {
+    EventBuffer buffer(100, spill_path(), 42);  // clamped to its minimum size
+    for (std::size_t i = 0; i < n; ++i) {
+      // Real clock times: the flush records its own, and all must stay in order.
+      buffer.enter(now(), static_cast<uint32_t>(i % 5));
+      buffer.append(message(now(), static_cast<uint32_t>(i)));
+    }
+    flushes = buffer.flushes();
+    EXPECT_GT(flushes, 100u);
+    EXPECT_EQ(buffer.write_errors(), 0u);
+    EXPECT_TRUE(buffer.for_each([&](const Record& r) { seen.push_back(r); }));
+    EXPECT_EQ(buffer.records(), seen.size());
+    buffer.discard_spill();
+  }
+  EXPECT_NE(::access(spill_path().c_str(), F_OK), 0) << "spill file left behind";
+  std::size_t enters = 0;
+  std::size_t sends = 0;
+  std::size_t flush_events = 0;
+  uint64_t last = 0;
+  for (const Record& r : seen) {
+    EXPECT_GE(r.time, last) << "records out of time order";
+    last = r.time;
+    if (r.kind == RecordKind::kEnter && r.region != 42) {
+      EXPECT_EQ(r.region, enters % 5);
+      ++enters;
+    }
+    if (r.kind == RecordKind::kMpiIsend) {
+      EXPECT_EQ(r.peer, sends);
+      ++sends;
+    }
+    if (r.kind == RecordKind::kBufferFlush) ++flush_events;
+  }
+  EXPECT_EQ(enters, n);
+  EXPECT_EQ(sends, n);
+  EXPECT_EQ(flush_events, flushes);
+}
+
+}  // namespace
+}  // namespace orrery::measure
