@@ -34,7 +34,7 @@ export function startViewer(orrery, reports) {
       const match = out.match(/http:\/\/\S+/);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[0], stop: () => child.kill('SIGTERM') });
+        resolve({ url: match[0], pid: child.pid, stop: () => child.kill('SIGTERM') });
       }
     });
     child.stderr.on('data', (d) => { err += d; });

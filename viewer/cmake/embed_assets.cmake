@@ -1,6 +1,8 @@
 # cmake -DDIST=<dir> -DOUT=<file.cpp> -P embed_assets.cmake
 # Writes a C++ source defining orrery::viewer::embedded_assets() with every
 # file under DIST. An empty DIST embeds a page saying the front end is absent.
+# Scripts are typed "application/javascript; charset=utf-8", which cpp-httplib
+# does not compress (its Brotli at top quality takes seconds on the bundle).
 set(entries "")
 set(arrays "")
 set(index 0)
@@ -14,7 +16,7 @@ endif()
 function(mime_of name out)
   get_filename_component(ext ${name} LAST_EXT)
   string(TOLOWER "${ext}" ext)
-  set(types ".html=text/html\\; charset=utf-8" ".js=text/javascript\\; charset=utf-8"
+  set(types ".html=text/html\\; charset=utf-8" ".js=application/javascript\\; charset=utf-8"
             ".css=text/css\\; charset=utf-8" ".svg=image/svg+xml" ".png=image/png"
             ".ico=image/x-icon" ".json=application/json" ".woff2=font/woff2")
   set(${out} "application/octet-stream" PARENT_SCOPE)
