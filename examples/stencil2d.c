@@ -4,9 +4,12 @@
  * in the residual Allreduce (Wait at NxN) — the wait states Orrery finds.
  *
  *   mpirun -np 4 stencil2d [--size N] [--iterations I] [--imbalance F]
- *                          [--slow-rank R] [--residual-every K]
+ *                          [--slow-rank R] [--delay-us D] [--residual-every K]
  *                          [--count-calls PREFIX] [--quiet]
- */
+ * --delay-us makes the slow rank also sleep D microseconds per iteration: a
+ * delay that does not compete for cores, so the imbalance stays clear when
+ * more ranks than cores share the machine. */
+#define _POSIX_C_SOURCE 200809L
 #include "example_common.h"
 
 struct stencil_options {
@@ -14,6 +17,7 @@ struct stencil_options {
   int iterations;
   int imbalance;      /* extra sweeps on the slow rank per iteration */
   int slow_rank;      /* -1: the last rank */
+  int delay_us;       /* extra sleep of the slow rank per iteration */
   int residual_every; /* Allreduce of the residual every K iterations */
   const char* count_calls;
   int quiet;
@@ -29,17 +33,18 @@ struct block {
 
 static void usage(const char* program) {
   fprintf(stderr,
-          "usage: %s [--size N] [--iterations I] [--imbalance F] [--slow-rank R]\n"
+          "usage: %s [--size N] [--iterations I] [--imbalance F] [--slow-rank R] [--delay-us D]\n"
           "          [--residual-every K] [--count-calls PREFIX] [--quiet]\n", program);
 }
 
 static struct stencil_options parse_options(int argc, char** argv) {
-  struct stencil_options o = {512, 200, 4, -1, 1, NULL, 0};
+  struct stencil_options o = {512, 200, 4, -1, 0, 1, NULL, 0};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--size") == 0) o.size = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--iterations") == 0) o.iterations = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--imbalance") == 0) o.imbalance = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--slow-rank") == 0) o.slow_rank = atoi(example_option_value(argc, argv, &i));
+    else if (strcmp(argv[i], "--delay-us") == 0) o.delay_us = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--residual-every") == 0) o.residual_every = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--count-calls") == 0) o.count_calls = example_option_value(argc, argv, &i);
     else if (strcmp(argv[i], "--quiet") == 0) o.quiet = 1;
@@ -48,7 +53,7 @@ static struct stencil_options parse_options(int argc, char** argv) {
       exit(2);
     }
   }
-  if (o.size < 4 || o.iterations < 1 || o.imbalance < 0 || o.residual_every < 1) {
+  if (o.size < 4 || o.iterations < 1 || o.imbalance < 0 || o.delay_us < 0 || o.residual_every < 1) {
     usage(argv[0]);
     exit(2);
   }
@@ -142,6 +147,10 @@ int main(int argc, char** argv) {
     exchange_halos(&b, cart, column, peers);
     double change = relax(&b);
     for (int extra = 0; rank == slow && extra < o.imbalance; ++extra) change = relax(&b);
+    if (rank == slow && o.delay_us > 0) {
+      struct timespec pause = {o.delay_us / 1000000, (long)(o.delay_us % 1000000) * 1000L};
+      nanosleep(&pause, NULL);
+    }
     if ((it + 1) % o.residual_every == 0) {
       COUNTED(MPI_Allreduce, &change, &residual, 1, MPI_DOUBLE, MPI_SUM, cart);
       ++example_counts_.collectives;
@@ -161,10 +170,10 @@ int main(int argc, char** argv) {
   COUNTED(MPI_Finalize);
 
   if (rank == 0 && !o.quiet) {
-    printf("stencil2d: %d ranks (%dx%d), %dx%d points, %d iterations, slow rank %d (+%d sweeps), "
-           "residual %.3e, sum %.6f, %.3f s\n",
-           size, dims[0], dims[1], o.size, o.size, o.iterations, slow, o.imbalance, residual, total,
-           elapsed);
+    printf("stencil2d: %d ranks (%dx%d), %dx%d points, %d iterations, slow rank %d (+%d sweeps, "
+           "+%d us sleep), residual %.3e, sum %.6f, %.3f s\n",
+           size, dims[0], dims[1], o.size, o.size, o.iterations, slow, o.imbalance, o.delay_us,
+           residual, total, elapsed);
   }
   free(b.u);
   free(b.next);
