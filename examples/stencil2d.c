@@ -38,7 +38,7 @@ static void usage(const char* program) {
 }
 
 static struct stencil_options parse_options(int argc, char** argv) {
-  struct stencil_options o = {512, 200, 4, -1, 0, 1, NULL, 0};
+  struct stencil_options o = {512, 200, 4, -1, 0, 10, NULL, 0};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--size") == 0) o.size = atoi(example_option_value(argc, argv, &i));
     else if (strcmp(argv[i], "--iterations") == 0) o.iterations = atoi(example_option_value(argc, argv, &i));

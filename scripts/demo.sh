@@ -6,7 +6,8 @@
 #   mpirun -np 4 orrery-analyze EXP
 #   orrery stat EXP/report.h5
 # The experiment goes to $ORRERY_DEMO_DIR (default: a fresh directory under
-# /tmp). Each step says what it runs and, if it fails, which step failed.
+# /tmp). ORRERY_DEMO_SKIP_BUILD=1 skips steps 1-2 for an existing build.
+# Each step says what it runs and, if it fails, which step failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -20,11 +21,13 @@ fail() {
   exit 1
 }
 
-step "1/5: installing packages (scripts/install-deps.sh)"
-bash scripts/install-deps.sh || fail "1/5 (install packages)"
+if [ "${ORRERY_DEMO_SKIP_BUILD:-0}" != 1 ]; then
+  step "1/5: installing packages (scripts/install-deps.sh)"
+  bash scripts/install-deps.sh || fail "1/5 (install packages)"
 
-step "2/5: building into $build (scripts/build.sh)"
-ORRERY_BUILD=$build bash scripts/build.sh || fail "2/5 (build)"
+  step "2/5: building into $build (scripts/build.sh)"
+  ORRERY_BUILD=$build bash scripts/build.sh || fail "2/5 (build)"
+fi
 
 # MPI as root (containers, CI) needs OpenMPI's consent; 4 ranks on fewer
 # cores need oversubscription, and yielding keeps waiting ranks polite.
