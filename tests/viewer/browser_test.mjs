@@ -136,6 +136,16 @@ async function single(page, url) {
     `shared URL restores the selection (${selectedAgain})`);
   check(await again.getAttribute('#modes button[data-mode="sel"]', 'aria-pressed') === 'true', 'shared URL restores the mode');
   await context.close();
+
+  // A report that cannot be read any more: the server's message is shown, readably.
+  const message = 'a.h5: cannot read /values/visits: file truncated';
+  await page.route('**/api/callpaths?*', (route) => route.fulfill({
+    status: 500, contentType: 'application/json', body: JSON.stringify({ error: message }),
+  }));
+  await page.click(`${row('#metric-tree', 6)} .label`);
+  await page.waitForSelector('#error:not([hidden])');
+  check((await page.textContent('#error')) === message, 'server error shown in the page');
+  await shot(page, '08-error');
 }
 
 async function diff(page, url) {

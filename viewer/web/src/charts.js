@@ -24,15 +24,17 @@ export class Charts {
   }
 
   /** Per-process values of the selection, in the current mode (null where undefined). */
-  bars({ names, shownValues, mode, unit, otherValues, reports, title }) {
+  bars({ names, shownValues, mode, unit, otherValues, reports, title, selected }) {
     const finite = shownValues.filter((v) => v !== null);
     const mean = finite.length ? finite.reduce((a, b) => a + b, 0) / finite.length : 0;
     const many = names.length > 64;
     const series = [{
-      name: reports[0], type: 'bar', data: shownValues, itemStyle: { color: '#3b82f6' },
+      name: reports[0], type: 'bar', itemStyle: { color: '#3b82f6' },
+      // The process selected in the process tree stands out.
+      data: shownValues.map((v, i) => (i === selected ? { value: v, itemStyle: { color: '#f59e0b' } } : v)),
       markLine: { symbol: 'none', data: [{ yAxis: mean, name: 'mean' }],
         label: { position: 'insideEndTop', formatter: () => `mean ${format(mode, mean, unit)}` }, lineStyle: { color: '#ef4444' } },
-      large: many,
+      large: names.length > 5000,
     }];
     if (otherValues) series.push({ name: reports[1], type: 'bar', data: otherValues, itemStyle: { color: '#94a3b8' } });
     this.chart.setOption({

@@ -143,6 +143,7 @@ function renderCharts(calls, locations, heat, selection) {
     charts.bars({
       names, shownValues: modeValues, mode: state.mode, unit, reports: info.reports,
       otherValues: theirs && state.mode === 'abs' ? theirs : null,
+      selected: state.location !== null && state.location < model.locationCount ? state.location : null,
       title: `${what}: per process (${MODES.find((m) => m.id === state.mode).label})`,
     });
   } else if (state.chart === 'heat') {
@@ -162,7 +163,8 @@ function renderLegend() {
   $('#legend').style.background = `linear-gradient(to right, ${colours.join(',')})`;
   const diverging = state.mode === 'diff' || state.mode === 'other';
   $('#legend-low').textContent = diverging ? 'less than other run' : '0';
-  $('#legend-high').textContent = diverging ? 'more than other run' : '100 % of root';
+  $('#legend-high').textContent = diverging ? 'more than other run'
+    : state.mode === 'sel' ? '100 % of selection' : '100 % of root';
 }
 
 function renderSelection() {

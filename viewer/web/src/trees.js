@@ -56,7 +56,7 @@ export class TreePanel {
     const shownOf = (id, expanded) => {
       const v = model.value(id, expanded);
       const selection = typeof model.selection === 'function' ? model.selection(id) : model.selection;
-      return { ...v, shown: shown(model.mode, v.mine, v.theirs, model.root(id), selection) };
+      return { ...v, selection, shown: shown(model.mode, v.mine, v.theirs, model.root(id), selection) };
     };
     const visit = (ids, depth) => {
       let items = ids.filter((id) => !model.visible || model.visible.has(id))
@@ -73,7 +73,7 @@ export class TreePanel {
         const classes = ['row'];
         if (id === model.selected) classes.push('selected');
         if (model.match?.has(id)) classes.push('match');
-        const swatch = colour(model.mode, value.mine, value.theirs, model.root(id));
+        const swatch = colour(model.mode, value.mine, value.theirs, model.root(id), value.selection);
         parts.push(
           `<div class="${classes.join(' ')}" role="treeitem" data-id="${id}" data-leaf="${leaf ? 1 : 0}"`
           + ` data-expanded="${expanded ? 1 : 0}" aria-selected="${id === model.selected}"`

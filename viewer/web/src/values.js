@@ -29,6 +29,9 @@ const UNIT_STEPS = {
   bytes: [[2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB'], [1, 'B']],
 };
 
+// 343,912 s reads better as "343.9K s" than as 3.439e+5.
+const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 4 });
+
 /** Human-readable number for a mode; `unit` is the metric's unit. */
 export function format(mode, value, unit) {
   if (value === null || Number.isNaN(value)) return '—';
@@ -39,9 +42,11 @@ export function format(mode, value, unit) {
   const steps = UNIT_STEPS[unit];
   if (steps) {
     const [scale, name] = steps.find(([s]) => magnitude >= s) ?? steps[steps.length - 1];
-    return `${sign}${(value / scale).toPrecision(4).replace(/\.?0+$/, '')} ${name}`;
+    const scaled = value / scale;
+    const digits = Math.abs(scaled) >= 1e4 ? COMPACT.format(scaled) : scaled.toPrecision(4).replace(/\.0+$|(\.\d*?)0+$/, '$1');
+    return `${sign}${digits} ${name}`;
   }
-  if (magnitude >= 1e6) return `${sign}${value.toExponential(3)}`;
+  if (magnitude >= 1e4) return `${sign}${COMPACT.format(value)}`;
   return `${sign}${Number.isInteger(value) ? value : value.toPrecision(4)}`;
 }
 
@@ -58,8 +63,11 @@ function ramp(colours, t) {
   return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
 }
 
-/** Colour for a value: its share of the root, or, comparing runs, its change. */
-export function colour(mode, mine, theirs, root) {
+/**
+ * Colour for a value: its share of what the mode relates it to (the root, or
+ * the selection on the left), or, comparing runs, its change.
+ */
+export function colour(mode, mine, theirs, root, selection) {
   if (mode === 'diff') {
     const scale = Math.max(Math.abs(mine), Math.abs(theirs), 1e-300);
     return ramp(DIVERGING, 0.5 + (0.5 * (mine - theirs)) / scale);
@@ -68,7 +76,8 @@ export function colour(mode, mine, theirs, root) {
     if (theirs === 0) return mine === 0 ? ramp(DIVERGING, 0.5) : ramp(DIVERGING, 1);
     return ramp(DIVERGING, 0.5 + 0.5 * Math.tanh(Math.log(Math.max(mine, 1e-300) / theirs)));
   }
-  return ramp(SEQUENTIAL, root > 0 ? Math.abs(mine) / root : 0);
+  const whole = mode === 'sel' ? selection : root;
+  return ramp(SEQUENTIAL, whole > 0 ? Math.abs(mine) / whole : 0);
 }
 
 /** The colours of the legend for a mode (for the charts' visual maps too). */
