@@ -53,6 +53,26 @@ void print_abort(const nlohmann::json& aborted, const std::string& dir) {
                rank.dump().c_str(), code.dump().c_str(), dir.c_str());
 }
 
+/// One line on what was measured, and a warning if the library lost events.
+void print_statistics(const nlohmann::json& measurement) {
+  const nlohmann::json* total = nullptr;
+  if (measurement.is_object() && measurement.contains("statistics") &&
+      measurement["statistics"].is_object() && measurement["statistics"].contains("total")) {
+    total = &measurement["statistics"]["total"];
+  }
+  if (total == nullptr || !total->is_object()) return;
+  const auto number = [&](const char* key) {
+    const auto it = total->find(key);
+    return it != total->end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  std::fprintf(stderr, "orrery run: %.0f events, %.0f bytes of trace, %.0f buffer flushes\n",
+               number("events"), number("bytes"), number("flushes"));
+  if (number("lost_events") > 0) {
+    std::fprintf(stderr, "orrery run: warning: the measurement lost %.0f events\n",
+                 number("lost_events"));
+  }
+}
+
 /// Tells the user how the run ended and returns the launcher's exit status.
 int report_outcome(const RunOptions& options, const LaunchLine& line, const std::string& dir,
                    const ChildExit& child, const RunOutcome& outcome, const nlohmann::json& record) {
@@ -83,6 +103,7 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
   } else if (child.exit_status != 0) {
     std::fprintf(stderr, "orrery run: the application exited with status %d\n", child.exit_status);
   }
+  print_statistics(record["measurement"]);
   const auto ranks = record.value("ranks", nlohmann::json(line.ranks ? *line.ranks : 0));
   std::fprintf(stderr, "orrery run: experiment %s%s; analyze it with: mpirun -np %s orrery-analyze %s\n",
                dir.c_str(), outcome.complete ? "" : " (incomplete)", ranks.dump().c_str(),

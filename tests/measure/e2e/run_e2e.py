@@ -338,6 +338,13 @@ def test_not_mpi(tmp):
         check("produced no trace" in done.stderr and hint in done.stderr,
               f"{launch}: no clear warning: {done.stderr.strip()}")
         check_run_record(tmp / name, launch, False, 0)
+    # The launcher appends to an LD_PRELOAD the user already has.
+    env = dict(os.environ, LD_PRELOAD="libm.so.6")
+    done = run([ORRERY, "run", "-o", tmp / "EXP4", "--", "sh", "-c", 'echo "$LD_PRELOAD"'], tmp,
+               env=env)
+    preload = done.stdout.strip().split(":")
+    check(preload[0] == "libm.so.6" and preload[-1].endswith("/liborrery-measure.so"),
+          f"LD_PRELOAD in the application: {done.stdout.strip()}")
 
 
 def test_exit_status(tmp):

@@ -1,0 +1,89 @@
+// Unit tests of the launcher's pure pieces: sizes, launch-line analysis,
+// forwarded variables, the environment given to the library.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "launch_line.h"
+#include "run_options.h"
+
+namespace orrery::measure {
+namespace {
+
+TEST(ByteSize, AcceptsSuffixesInPowersOf1024) {
+  EXPECT_EQ(parse_byte_size("4096"), 4096u);
+  EXPECT_EQ(parse_byte_size("4K"), 4096u);
+  EXPECT_EQ(parse_byte_size("64M"), 64u << 20);
+  EXPECT_EQ(parse_byte_size("2g"), 2ull << 30);
+  EXPECT_EQ(parse_byte_size("16MB"), 16u << 20);
+}
+
+TEST(ByteSize, RejectsWhatIsNotASize) {
+  for (const char* text : {"", "K", "12Q", "-4", "1.5M", "4KX", "99999999999999999"}) {
+    EXPECT_FALSE(parse_byte_size(text).has_value()) << text;
+  }
+}
+
+TEST(LaunchLine, FindsProgramAndRanksAfterMpirunOptions) {
+  const auto line = analyze_launch_line({"mpirun", "--mca", "btl", "self,vader", "-x", "FOO",
+                                         "--oversubscribe", "-np", "8", "./bin/app", "-n", "3"});
+  EXPECT_TRUE(line.mpi_launcher);
+  EXPECT_EQ(line.program, "./bin/app");
+  ASSERT_TRUE(line.ranks.has_value());
+  EXPECT_EQ(*line.ranks, 8);
+  EXPECT_EQ(default_experiment_name(line), "orrery_app_8");
+}
+
+TEST(LaunchLine, ReadsRankCountWrittenWithEquals) {
+  const auto line = analyze_launch_line({"srun", "--ntasks=16", "prog"});
+  EXPECT_EQ(line.program, "prog");
+  EXPECT_EQ(line.ranks.value_or(-1), 16);
+  EXPECT_FALSE(line.openmpi);
+}
+
+TEST(LaunchLine, ProgramStartedDirectlyIsOneRank) {
+  const auto line = analyze_launch_line({"/opt/x/solver", "-np", "4"});
+  EXPECT_FALSE(line.mpi_launcher);
+  EXPECT_EQ(line.program, "/opt/x/solver");
+  EXPECT_EQ(default_experiment_name(line), "orrery_solver_1");
+}
+
+TEST(LaunchLine, UnknownRankCountIsMarked) {
+  EXPECT_EQ(default_experiment_name(analyze_launch_line({"mpiexec", "./a.out"})), "orrery_a.out_x");
+}
+
+TEST(LaunchLine, ForwardsVariablesOnlyThroughOpenMpi) {
+  const std::vector<std::string> launch = {"orterun", "-np", "2", "app"};
+  const auto line = analyze_launch_line(launch);
+  ASSERT_TRUE(line.openmpi);
+  EXPECT_EQ(with_forwarded_variables(launch, line, {"A", "LD_PRELOAD"}),
+            (std::vector<std::string>{"orterun", "-x", "A", "-x", "LD_PRELOAD", "-np", "2", "app"}));
+  const std::vector<std::string> direct = {"app", "arg"};
+  EXPECT_EQ(with_forwarded_variables(direct, analyze_launch_line(direct), {"A"}), direct);
+}
+
+TEST(Environment, MirrorsOptionsAndMarksTheLauncher) {
+  RunOptions options;
+  options.mode = "profile";
+  options.buffer_size = "8M";
+  options.trace_queries = true;
+  const auto variables = measurement_environment(options, "/tmp/EXP");
+  auto value = [&](const std::string& name) -> std::string {
+    for (const auto& [key, text] : variables) {
+      if (key == name) return text;
+    }
+    return "<unset>";
+  };
+  EXPECT_EQ(value("ORRERY_EXPERIMENT_DIR"), "/tmp/EXP");
+  EXPECT_EQ(value("ORRERY_LAUNCHER"), "1");
+  EXPECT_EQ(value("ORRERY_MODE"), "profile");
+  EXPECT_EQ(value("ORRERY_BUFFER_SIZE"), "8M");
+  EXPECT_EQ(value("ORRERY_TRACE_QUERIES"), "1");
+  EXPECT_EQ(value("ORRERY_VERBOSE"), "0");
+  EXPECT_EQ(value("ORRERY_FILTER"), "<unset>");
+}
+
+}  // namespace
+}  // namespace orrery::measure
