@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -143,7 +144,14 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);
   if (measurement) {
     if (measurement->contains("ranks")) record["ranks"] = (*measurement)["ranks"];
-    if (measurement->contains("hosts")) record["hosts"] = (*measurement)["hosts"];
+    if (measurement->contains("hosts") && (*measurement)["hosts"].is_array()) {
+      // measurement.json lists the host of each rank; run.json lists each host once.
+      nlohmann::json hosts = nlohmann::json::array();
+      for (const auto& host : (*measurement)["hosts"]) {
+        if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+      }
+      record["hosts"] = hosts;
+    }
   }
   if (!record.contains("hosts")) record["hosts"] = nlohmann::json::array({record["launcher_host"]});
   record["trace"] = outcome.traced;
