@@ -26,6 +26,7 @@ struct Session {
   uint64_t realtime_anchor = 0;
   bool started = false;
   bool same_host_as_root = true;
+  ClockPair clock_start;  ///< event clock vs CLOCK_MONOTONIC at init (and at finalize: the converter)
 };
 
 Session g_session;
@@ -41,27 +42,27 @@ ClockOffset measure_clock_offset(MPI_Comm comm, int rank, int size) noexcept {
   const int remote = g_session.same_host_as_root ? 0 : 1;
   std::vector<int> remotes(static_cast<std::size_t>(size), 0);
   PMPI_Gather(&remote, 1, MPI_INT, remotes.data(), 1, MPI_INT, 0, comm);
-  if (remote == 0) best.time = now();
+  if (remote == 0) best.time = monotonic_ns();
   if (rank == 0) {
     for (int peer = 1; peer < size; ++peer) {
       if (remotes[static_cast<std::size_t>(peer)] == 0) continue;
       for (int i = 0; i < kRounds; ++i) {
         uint64_t ping = 0;
         PMPI_Recv(&ping, 1, MPI_UINT64_T, peer, kTag, comm, MPI_STATUS_IGNORE);
-        const uint64_t master = now();
+        const uint64_t master = monotonic_ns();
         PMPI_Send(&master, 1, MPI_UINT64_T, peer, kTag, comm);
       }
     }
-    best.time = now();
+    best.time = monotonic_ns();
     return best;
   }
   uint64_t best_rtt = UINT64_MAX;
   for (int i = 0; remote != 0 && i < kRounds; ++i) {
-    const uint64_t t1 = now();
+    const uint64_t t1 = monotonic_ns();
     PMPI_Send(&t1, 1, MPI_UINT64_T, 0, kTag, comm);
     uint64_t master = 0;
     PMPI_Recv(&master, 1, MPI_UINT64_T, 0, kTag, comm, MPI_STATUS_IGNORE);
-    const uint64_t t2 = now();
+    const uint64_t t2 = monotonic_ns();
     if (t2 - t1 < best_rtt) {
       best_rtt = t2 - t1;
       best.time = t1 + (t2 - t1) / 2;
@@ -222,7 +223,8 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     init_handlers();
     const std::string host = processor_name();
     g_session.same_host_as_root = broadcast_string(g_session.comm, host) == host;
-    g_session.monotonic_anchor = now();
+    g_session.monotonic_anchor = monotonic_ns();
+    g_session.clock_start = ClockPair::sample();
     g_session.realtime_anchor = realtime_now();
     g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
     t_is_recorder = true;
@@ -245,6 +247,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
   record_leave(region, now());
   close_open_regions();
+  const TimeConverter converter(g_session.clock_start, ClockPair::sample());
   g_state.active = false;
 
   resolve_source_locations();
@@ -266,6 +269,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
     input.mapping = &mapping;
     input.global = &global;
     input.offsets = g_session.offsets;
+    input.clock = converter;
     input.monotonic_anchor = g_session.monotonic_anchor;
     input.realtime_anchor = g_session.realtime_anchor;
     trace_ok = write_trace(input, trace);

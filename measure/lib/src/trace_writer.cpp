@@ -198,18 +198,18 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   bool read_ok = false;
   if (evt != nullptr) {
     try {
-      read_ok = in.buffer->for_each([&](const Record& r) {
+      read_ok = in.buffer->for_each([&](const Record& raw) {
+        Record r = raw;
+        r.time = in.clock.to_ns(raw.time);
+        if (r.kind == RecordKind::kBufferFlush) r.stop_time = in.clock.to_ns(raw.stop_time);
         first = std::min(first, r.time);
-        if (r.time >= last) {
-          last = r.time;
-          write_event(evt, r, *in.mapping, check);
-          return;
+        if (r.time < last) {
+          // OTF2 refuses a time going backwards; keep the event at the last time.
+          r.time = last;
+          ++out.clamped_timestamps;
         }
-        // OTF2 refuses a time going backwards; keep the event at the last time.
-        Record clamped = r;
-        clamped.time = last;
-        ++out.clamped_timestamps;
-        write_event(evt, clamped, *in.mapping, check);
+        last = r.time;
+        write_event(evt, r, *in.mapping, check);
       });
     } catch (...) {
       read_ok = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clock.h"
 #include "event_buffer.h"
 #include "unify.h"
 
@@ -28,7 +29,8 @@ struct TraceInput {
   const EventBuffer* buffer = nullptr;
   const IdMapping* mapping = nullptr;
   const GlobalDefinitions* global = nullptr;  ///< rank 0
-  std::vector<ClockOffset> offsets;
+  std::vector<ClockOffset> offsets;  ///< times in monotonic ns
+  TimeConverter clock;               ///< event clock -> monotonic ns
   uint64_t monotonic_anchor = 0;  ///< a CLOCK_MONOTONIC time ...
   uint64_t realtime_anchor = 0;   ///< ... and the CLOCK_REALTIME time it corresponds to
 };
