@@ -7,6 +7,7 @@
 // when inlined at -O2; the warning is about library code, not ours.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -56,10 +57,13 @@ int usage_error(const std::string& message) {
   return kExitBadUsage;
 }
 
-void configure(CLI::App& app, RunOptions& options) {
+void configure(CLI::App& app, RunOptions& options, std::vector<std::string>& stray) {
   app.description("Run an MPI program with measurement: orrery run [options] -- LAUNCH...");
   app.footer(kFooter);
   app.allow_extras(true);
+  // argv is split at "--" before parsing, so this only catches a launch
+  // command written without "--"; it also names LAUNCH in the usage line.
+  app.add_option("LAUNCH", stray, "the launch line, after '--' (e.g. mpirun -np 4 ./app)");
   app.add_option("-o,--experiment", options.experiment_dir,
                  "experiment directory to create (default orrery_<program>_<ranks>); "
                  "must not exist")
@@ -111,8 +115,9 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
 ParsedRunOptions parse_run_options(int argc, char** argv) {
   const int separator = find_separator(argc, argv);
   RunOptions options;
+  std::vector<std::string> stray;
   CLI::App app{"orrery run", "orrery run"};
-  configure(app, options);
+  configure(app, options, stray);
   try {
     app.parse(separator, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -120,14 +125,27 @@ ParsedRunOptions parse_run_options(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return {std::nullopt, usage_error(e.what())};
   }
+  // A word that is not an option means a launch line without "--"; say
+  // that rather than complaining about the launcher's options that follow it.
+  std::string unknown_option;
   for (const std::string& extra : app.remaining()) {
     if (!extra.empty() && extra[0] == '-') {
-      return {std::nullopt, usage_error("unknown option '" + extra + "'")};
+      if (unknown_option.empty()) unknown_option = extra;
+    } else {
+      stray.push_back(extra);
     }
+  }
+  const auto position = [&](const std::string& word) {
+    return std::find(argv + 1, argv + separator, word) - argv;
+  };
+  if (!stray.empty() && (unknown_option.empty() || position(stray.front()) < position(unknown_option))) {
     return {std::nullopt,
-            usage_error("unexpected argument '" + extra +
+            usage_error("unexpected argument '" + stray.front() +
                         "': the launch command must follow '--', e.g. "
                         "orrery run -o EXP -- mpirun -np 4 ./app")};
+  }
+  if (!unknown_option.empty()) {
+    return {std::nullopt, usage_error("unknown option '" + unknown_option + "'")};
   }
   for (int i = separator + 1; i < argc; ++i) options.launch.emplace_back(argv[i]);
   if (options.launch.empty()) {
