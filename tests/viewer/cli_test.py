@@ -87,7 +87,12 @@ try:
             check(b'"values"' in answer.read(), "API answers with the token header")
 finally:
     server.terminate()
-    server.wait(timeout=10)
+    try:
+        status = server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        status = None
+    check(status == 0, f"SIGTERM stops the server cleanly (exit {status})")
 
 print("ok" if not failures else f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

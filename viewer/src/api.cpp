@@ -88,9 +88,11 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 
-void ViewerApi::preload() {
-  (void)report_->metric_totals();
-  if (other_) (void)other_->metric_totals();
+void ViewerApi::preload(const std::atomic<bool>& cancel) {
+  for (ReportData* data : {report_.get(), other_.get()}) {
+    if (data == nullptr) continue;
+    for (std::size_t m = 0; m < data->header().metrics.size() && !cancel; ++m) (void)data->metric(m);
+  }
 }
 
 json ViewerApi::info() const {

@@ -3,6 +3,7 @@
 // parameters and returns a JSON document. Values of the second report (if
 // any) are always given in the first report's rows (see comparison.h).
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,8 +28,8 @@ class ViewerApi {
   /// Routes `/api/<endpoint>`; throws UsageError (bad parameters) or InputError (bad report).
   [[nodiscard]] nlohmann::json handle(const std::string& endpoint, const Params& params);
 
-  /// Loads every metric of both reports (done in the background at start).
-  void preload();
+  /// Loads every metric of both reports (done in the background at start) until `cancel`.
+  void preload(const std::atomic<bool>& cancel);
 
  private:
   [[nodiscard]] nlohmann::json info() const;

@@ -1,8 +1,12 @@
 // `orrery view REPORT [OTHER]`: opens the report(s) through orrery::report,
 // starts the server on loopback and prints the address with its token.
 
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
+
+#include <atomic>
+#include <csignal>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -45,6 +49,36 @@ void open_browser(const std::string& url) {
   }
 }
 
+// Ctrl-C and SIGTERM stop the server cleanly: the signals are blocked in
+// every thread and one thread waits for them, so no handler runs in an
+// arbitrary thread's context.
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(ViewerServer& server) {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    waiter_ = std::thread([this, &server] {
+      int signal = 0;
+      sigwait(&signals_, &signal);
+      if (!done_) server.stop();
+    });
+  }
+  ~StopOnSignal() {
+    done_ = true;
+    pthread_kill(waiter_.native_handle(), SIGTERM);
+    waiter_.join();
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  sigset_t signals_{};
+  std::atomic<bool> done_{false};
+  std::thread waiter_;
+};
+
 int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
           bool no_browser) {
   auto report = open_report(report_path);
@@ -53,20 +87,25 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
   options.token = random_token();
   ViewerServer server(api, embedded_assets(), options);
   server.bind();
+  const StopOnSignal stop_on_signal(server);
   // Warm the per-metric caches while the user opens the page; a failure here
   // shows up again, readably, in the request that needs the metric.
-  std::thread([api] {
+  std::atomic<bool> stopping{false};
+  std::thread preload([&api, &stopping] {
     try {
-      api->preload();
+      api->preload(stopping);
     } catch (const std::exception&) {
     }
-  }).detach();
+  });
   std::printf("orrery view: serving %s%s%s\n  %s\n(press Ctrl-C to stop)\n",
               report->label().c_str(), other ? " compared with " : "",
               other ? other->label().c_str() : "", server.url().c_str());
   std::fflush(stdout);
   if (!no_browser) open_browser(server.url());
   server.run();
+  stopping = true;
+  preload.join();
+  std::printf("orrery view: stopped\n");
   return kExitOk;
 }
 
