@@ -172,7 +172,8 @@ def run_example(tmp, example, ranks, example_args, options=()):
 
 
 def test_stencil2d(tmp):
-    exp, counts = run_example(tmp, "stencil2d", 4, ["--size", "96", "--iterations", "30"])
+    # --size 64: halo rows of 32 doubles (256 B), sends that OpenMPI completes at once.
+    exp, counts = run_example(tmp, "stencil2d", 4, ["--size", "64", "--iterations", "30"])
     trace = check_trace_matches_calls(exp / "traces.otf2", counts, trace_queries=False)
     check_statistics(exp, trace, counts, trace_queries=False)
 
@@ -191,11 +192,13 @@ def test_instrumented_example(tmp):
     rank relaxes 1 + imbalance times per iteration, the others once."""
     iterations, imbalance = 12, 2
     exp = tmp / "EXP"
-    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "64", "--iterations",
-                    iterations, "--imbalance", imbalance, "--slow-rank", 2, "--quiet")
+    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "128", "--iterations",
+                    iterations, "--imbalance", imbalance, "--slow-rank", 2, "--quiet",
+                    "--count-calls", tmp / "counts")
     done = orrery_run(exp, launch, tmp)
     check(done.returncode == 0, f"orrery run exited with {done.returncode}")
-    trace = read_trace(exp / "traces.otf2")
+    trace = check_trace_matches_calls(exp / "traces.otf2", program_counts(tmp / "counts", 4),
+                                      trace_queries=False)
     for rank in range(4):
         relax = trace.enters[rank]["relax"]
         expected = iterations * (1 + (imbalance if rank == 2 else 0))
@@ -212,7 +215,7 @@ def test_options(tmp):
     iterations = 20
     (tmp / "regions.filter").write_text("# keep the halo exchange, drop the sweeps\nEXCLUDE relax\n")
     exp, prefix = tmp / "EXP", tmp / "counts"
-    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "64", "--iterations",
+    launch = mpirun(4, EXAMPLES / "stencil2d-instrumented", "--size", "128", "--iterations",
                     iterations, "--count-calls", prefix, "--quiet")
     done = orrery_run(exp, launch, tmp, ["--buffer", "4K", "--filter", "regions.filter"])
     check(done.returncode == 0, f"orrery run exited with {done.returncode}")
