@@ -280,6 +280,7 @@ function loadStateFromHash() {
 }
 
 async function start() {
+  document.body.dataset.busy = '1';
   try {
     const [header, infoAnswer, totals] = await Promise.all([api.header(), api.info(), api.metrics()]);
     model = buildModel(header);
@@ -287,9 +288,13 @@ async function start() {
     metricTotals = totals;
   } catch (error) {
     showError(error);
+    delete document.body.dataset.busy;
     return;
   }
   $('#reports').textContent = hasOther() ? `${info.reports[0]} compared with ${info.reports[1]}` : info.reports[0];
+  if (hasOther() && info.unmatched.callpaths > 0) {
+    $('#reports').textContent += ` · ${info.unmatched.callpaths} call paths not in the other run`;
+  }
   const a = model.header.attributes;
   $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;
   charts = new Charts($('#chart'));
