@@ -11,9 +11,21 @@ set(ORRERY_VIEWER_NODE_MODULES ${ORRERY_VIEWER_WEB_WORK}/node_modules
 set(ORRERY_VIEWER_ASSETS_CPP ${CMAKE_CURRENT_BINARY_DIR}/web_assets.cpp)
 set(embed_script ${CMAKE_CURRENT_SOURCE_DIR}/cmake/embed_assets.cmake)
 
+set(ORRERY_VIEWER_FRONTEND_BUILT OFF)
 if(ORRERY_BUILD_VIEWER_FRONTEND)
-  find_program(ORRERY_NPM npm REQUIRED)
-  find_program(ORRERY_NODE node REQUIRED)
+  find_program(ORRERY_NPM npm)
+  find_program(ORRERY_NODE node)
+  if(ORRERY_NPM AND ORRERY_NODE)
+    set(ORRERY_VIEWER_FRONTEND_BUILT ON)
+  else()
+    message(WARNING "viewer: node/npm not found; `orrery view` will serve a page saying the "
+                    "front end was not built (scripts/install-deps.sh installs them)")
+  endif()
+endif()
+set(ORRERY_VIEWER_FRONTEND_BUILT ${ORRERY_VIEWER_FRONTEND_BUILT}
+    CACHE INTERNAL "whether the viewer's npm front end is built into the binary")
+
+if(ORRERY_VIEWER_FRONTEND_BUILT)
   file(MAKE_DIRECTORY ${ORRERY_VIEWER_WEB_WORK})
   file(GLOB_RECURSE web_sources CONFIGURE_DEPENDS
     ${ORRERY_VIEWER_WEB_SOURCE}/src/*
@@ -48,7 +60,7 @@ else()
   add_custom_command(OUTPUT ${ORRERY_VIEWER_ASSETS_CPP}
     COMMAND ${CMAKE_COMMAND} -DDIST= -DOUT=${ORRERY_VIEWER_ASSETS_CPP} -P ${embed_script}
     DEPENDS ${embed_script}
-    COMMENT "viewer: front end not built (ORRERY_BUILD_VIEWER_FRONTEND=OFF)"
+    COMMENT "viewer: front end not built (ORRERY_BUILD_VIEWER_FRONTEND=OFF or no npm)"
     VERBATIM)
 endif()
 add_custom_target(orrery_viewer_web DEPENDS ${ORRERY_VIEWER_ASSETS_CPP})
