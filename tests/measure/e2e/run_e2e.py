@@ -399,6 +399,18 @@ def test_signal(tmp):
     check("interrupted by signal" in stderr, "no message about the signal")
 
 
+def test_demo(tmp):
+    """scripts/demo.sh steps 3-5 on the built tree: measure, analyze, stat."""
+    env = dict(os.environ, ORRERY_DEMO_SKIP_BUILD="1", ORRERY_BUILD=str(BUILD),
+               ORRERY_DEMO_DIR=str(tmp / "demo"))
+    done = run(["bash", SOURCE / "scripts" / "demo.sh"], tmp, timeout=80, env=env)
+    check(done.returncode == 0, f"demo.sh failed: {done.stderr.strip()[-500:]}")
+    exp = tmp / "demo" / "stencil2d_4"
+    for name in ("traces.otf2", "run.json", "report.h5"):
+        check((exp / name).exists(), f"the demo left no {name}")
+    check("demo: done" in done.stdout, "demo.sh did not finish")
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
