@@ -83,6 +83,9 @@ class Bench:
         traced = self.median_of(lambda: number(pattern, self.measured(
             ["mpirun", "-np", "1", self.bench / "bench_empty_function_instrumented", calls],
             ["--buffer", "256M"])[0]))
+        clocks, _ = self.plain([self.bench / "bench_clock_cost"])
+        print(f"0. one timestamp on this machine: {clocks.strip().split(': ', 1)[-1]} "
+              "(an enter+leave pair takes two)")
         print(f"1. enter+leave pair of an instrumented empty function: {traced - base:.1f} ns "
               f"(call {base:.2f} ns plain, {hooks:.2f} ns with glibc's empty hooks, "
               f"{traced:.2f} ns traced; target <= 60 ns)")
