@@ -11,6 +11,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "export.h"
 #include "recorder.h"
 #include "regions.h"
 
@@ -139,7 +140,7 @@ void reset_region_caches() noexcept {
 
 using orrery::measure::g_state;
 
-extern "C" ORRERY_NO_INSTRUMENT void __cyg_profile_func_enter(void* function, void* /*call_site*/) {
+extern "C" ORRERY_EXPORT ORRERY_NO_INSTRUMENT void __cyg_profile_func_enter(void* function, void* /*call_site*/) {
   if (!orrery::measure::recording_here()) {
     if (g_state.active) orrery::measure::g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -148,7 +149,7 @@ extern "C" ORRERY_NO_INSTRUMENT void __cyg_profile_func_enter(void* function, vo
   if (region != orrery::measure::kFiltered) orrery::measure::record_enter(region, orrery::measure::now());
 }
 
-extern "C" ORRERY_NO_INSTRUMENT void __cyg_profile_func_exit(void* function, void* /*call_site*/) {
+extern "C" ORRERY_EXPORT ORRERY_NO_INSTRUMENT void __cyg_profile_func_exit(void* function, void* /*call_site*/) {
   if (!orrery::measure::recording_here()) return;
   const uint32_t region = orrery::measure::function_region(function);
   if (region != orrery::measure::kFiltered) orrery::measure::record_leave(region, orrery::measure::now());

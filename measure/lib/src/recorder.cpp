@@ -39,7 +39,7 @@ RegionRole role_of(const FunctionInfo& info) noexcept {
 
 }  // namespace
 
-uint32_t mpi_region(FunctionId fn) noexcept {
+uint32_t define_mpi_region(FunctionId fn) noexcept {
   uint32_t& region = g_state.fn_region[fn];
   if (region == UINT32_MAX) {
     try {

@@ -81,8 +81,14 @@ inline void record_leave(uint32_t region, uint64_t time) noexcept {
 
 inline void record(const Record& record) noexcept { g_state.buffer->append(record); }
 
-/// Region id of an MPI function (defined on first use).
-uint32_t mpi_region(FunctionId fn) noexcept;
+/// Defines the region of an MPI function (first use).
+uint32_t define_mpi_region(FunctionId fn) noexcept;
+
+/// Region id of an MPI function.
+inline uint32_t mpi_region(FunctionId fn) noexcept {
+  const uint32_t region = g_state.fn_region[fn];
+  return region != UINT32_MAX ? region : define_mpi_region(fn);
+}
 
 /// RAII for one wrapped MPI call: re-entry guard, Enter now (or deferred until
 /// the call turns out to be worth an event), Leave at the end.

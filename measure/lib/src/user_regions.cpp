@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "export.h"
 #include "recorder.h"
 #include "regions.h"
 
@@ -55,14 +56,14 @@ void reset_user_regions() noexcept {
 
 }  // namespace orrery::measure
 
-extern "C" void orrery_region_begin(const char* name) {
+extern "C" ORRERY_EXPORT void orrery_region_begin(const char* name) {
   using namespace orrery::measure;
   if (!may_record(name)) return;
   const uint32_t region = user_region(name);
   if (region != kFiltered) record_enter(region, now());
 }
 
-extern "C" void orrery_region_end(const char* name) {
+extern "C" ORRERY_EXPORT void orrery_region_end(const char* name) {
   using namespace orrery::measure;
   if (!may_record(name)) return;
   const uint32_t region = user_region(name);

@@ -205,6 +205,10 @@ def check_experiment(exp, nranks, expect_dir=None, min_flushes=0):
             raise Failure(f"rank {r['rank']}: {r['flushes']} flushes but {flush_enters} ORRERY_FLUSH regions")
         if r["flushes"] < min_flushes:
             raise Failure(f"rank {r['rank']}: only {r['flushes']} flushes, expected at least {min_flushes}")
+    offsets = collections.Counter(int(line.split()[1]) for line in otf2_print(["-C", anchor]).splitlines()
+                                  if line.startswith("CLOCK_OFFSET"))
+    if any(offsets[rank] != 2 for rank in range(nranks)):
+        raise Failure(f"every rank needs two ClockOffset records (init, finalize): {dict(offsets)}")
     checked = check_expectations(expect_dir, events, regions, measurement) if expect_dir else 0
     total = sum(len(v) for v in events.values())
     print(f"check_trace: {total} events on {nranks} ranks, invariants hold, {checked} expectations met")
