@@ -20,10 +20,14 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string counted(std::size_t count, const std::string& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 void announce(const std::string& output, const CubeHeader& header) {
-  std::cout << "wrote " << output << ": " << header.metrics.size() << " metrics, "
-            << header.callpaths.size() << " call paths, " << header.locations.size()
-            << " locations\n";
+  std::cout << "wrote " << output << ": " << counted(header.metrics.size(), "metric") << ", "
+            << counted(header.callpaths.size(), "call path") << ", "
+            << counted(header.locations.size(), "location") << "\n";
 }
 
 void write_combination(const std::string& command, const std::vector<std::string>& inputs,

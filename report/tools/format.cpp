@@ -93,6 +93,8 @@ std::string format_percent(double part, double total) {
   return fixed(100.0 * part / total, 1) + "%";
 }
 
+std::string format_fixed(double value, int decimals) { return fixed(value, decimals); }
+
 std::string format_number(double value) { return significant(value, 6); }
 
 std::string exact_number(double value) { return significant(value, 17); }

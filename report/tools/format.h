@@ -11,6 +11,8 @@ namespace orrery::report::tools {
 [[nodiscard]] std::string format_value(double value, const std::string& unit);
 /// "12.3%"; "-" when the total is zero.
 [[nodiscard]] std::string format_percent(double part, double total);
+/// A number with a fixed count of decimals ("0.450").
+[[nodiscard]] std::string format_fixed(double value, int decimals);
 /// A plain number with up to six significant digits ("0.25", "1e-09").
 [[nodiscard]] std::string format_number(double value);
 /// A number with full precision for CSV/JSON-like text (round-trips exactly).

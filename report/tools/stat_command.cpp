@@ -123,7 +123,7 @@ void print_table(const StatOptions& options, const StatResult& result) {
                    format_percent(c.exclusive, total), format_value(c.inclusive, unit),
                    format_percent(c.inclusive, total), format_value(c.spread.min, unit),
                    format_value(c.spread.mean, unit), format_value(c.spread.max, unit),
-                   format_number(std::round(c.spread.cv * 1000) / 1000), result.labels[row]});
+                   format_fixed(c.spread.cv, 3), result.labels[row]});
   }
   std::cout << table.render() << "\nProcesses with the most " << result.metric->name << "\n\n";
   TextTable processes({{"rank"}, {"thread"}, {"node", Align::kLeft}, {"value"}, {"share"}});
