@@ -44,12 +44,13 @@ void write_report(const std::string& path, const report::Cube& cube) {
 }
 
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
-  uint64_t counts[3] = {local.clock_violations, local.messages, local.collectives};
-  uint64_t sums[3] = {0, 0, 0};
-  MPI_Reduce(counts, sums, 3, MPI_UINT64_T, MPI_SUM, 0, world);
+  uint64_t counts[5] = {local.clock_violations, local.messages, local.collectives,
+                        local.unclosed_regions, local.unmatched_requests};
+  uint64_t sums[5] = {0, 0, 0, 0, 0};
+  MPI_Reduce(counts, sums, 5, MPI_UINT64_T, MPI_SUM, 0, world);
   int64_t max_violation = 0;
   MPI_Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
-  return ReplayStatistics{sums[0], max_violation, sums[1], sums[2]};
+  return ReplayStatistics{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
 }
 
 }  // namespace
@@ -64,7 +65,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const Progress progress(rank == 0 ? options.progress : nullptr);
+  const Progress progress(rank == 0 && !options.quiet ? options.progress : nullptr);
   const PhaseRunner phases(world);
   AnalysisResult result;
   result.report_path = options.output.empty() ? default_report_path(options.experiment)
@@ -106,18 +107,20 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   registry.attach_all(context);
 
   ReplayStatistics statistics;
+  statistics.unclosed_regions = trace.unclosed_regions;
+  statistics.unmatched_requests = trace.unmatched_requests;
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = options.correct_clock_violations;
   progress("forward replay (messages, clock correction)");
   phases.run_or_abort("the forward replay", [&] {
-    replay_forward(trace, comms, bus, replay_options, statistics);
+    replay_forward(trace, definitions, world, bus, replay_options, statistics);
   });
   progress("collective replay");
   phases.run_or_abort("the collective replay", [&] {
     replay_collectives(trace, comms, bus, statistics);
   });
   progress("backward replay");
-  phases.run_or_abort("the backward replay", [&] { replay_backward(trace, comms, bus); });
+  phases.run_or_abort("the backward replay", [&] { replay_backward(trace, definitions, world, bus); });
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);
 

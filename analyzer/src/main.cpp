@@ -38,7 +38,7 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
     return status == 0 ? 0 : orrery::kExitBadUsage;
   }
   options.correct_clock_violations = !no_correction;
-  (void)quiet;
+  options.quiet = quiet;
   return -1;
 }
 

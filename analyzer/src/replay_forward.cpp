@@ -1,18 +1,66 @@
-// Forward replay: walks the events in time order. A send posts a non-blocking
-// message carrying the send call's (corrected) enter time; a receive posts a
-// matching MPI_Irecv at the position where the traced receive was posted and
-// waits for it where the traced receive completed. Because the traced run
-// respected causality, every wait here is for a message whose send lies
-// earlier in someone's replay, so the replay cannot deadlock.
+// Forward replay. Each message's send enter time travels from the sender to
+// the receiver (message_exchange.h: matched per communicator, peer and tag in
+// MPI's order). Clock-condition violations are then corrected: a receive that
+// completes before its send began is moved to the send's enter, and every
+// later event of that rank by the same amount. Because a correction moves the
+// receiver's later sends too, exchange and correction repeat until no rank's
+// corrections change (a fixpoint; each round settles one more link of a
+// chain of violations). Finally the events are walked in order and the
+// replay events are raised for the patterns.
 
 #include <algorithm>
 #include <vector>
 
+#include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/analyzer/replay_events.h"
 
 namespace orrery::analyzer {
 namespace {
+
+constexpr int kMaxCorrectionRounds = 64;
+
+/// From event `index` on, a rank's events move by `shift` (cumulative).
+struct ShiftPoint {
+  uint32_t index;
+  int64_t shift;
+  bool operator==(const ShiftPoint&) const = default;
+};
+
+int64_t shift_at(const std::vector<ShiftPoint>& points, uint32_t index) {
+  auto it = std::upper_bound(points.begin(), points.end(), index,
+                             [](uint32_t i, const ShiftPoint& p) { return i < p.index; });
+  return it == points.begin() ? 0 : std::prev(it)->shift;
+}
+
+/// The corrections this rank needs given the send enter times of its receives.
+std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<int64_t>& send_enters) {
+  std::vector<ShiftPoint> points;
+  int64_t shift = 0;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& event = trace.events[i];
+    if (event.kind != EventKind::kRecv && event.kind != EventKind::kIrecv) continue;
+    const int64_t send_enter = send_enters[event.link];
+    if (send_enter == kNoValue) continue;
+    const int64_t time = event.time + shift;
+    if (time < send_enter) {
+      shift += send_enter - time;
+      points.push_back(ShiftPoint{static_cast<uint32_t>(i), shift});
+    }
+  }
+  return points;
+}
+
+/// Enter times of the sends' posting calls, as corrected so far.
+std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector<ShiftPoint>& points) {
+  std::vector<int64_t> values(trace.sends.size());
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const MessageOp& op = trace.sends[i];
+    const uint32_t index = op.post_call == kNone ? op.post_event : op.post_call;
+    values[i] = trace.events[index].time + shift_at(points, index);
+  }
+  return values;
+}
 
 /// The open region instances during the walk.
 struct Frame {
@@ -24,80 +72,13 @@ struct Frame {
   int64_t latest_send_enter = INT64_MIN;
 };
 
-/// Outstanding replay sends; completed ones are reaped now and then so that
-/// the request list stays short.
-class SendPool {
- public:
-  explicit SendPool(std::size_t capacity) : payloads_(capacity) {}
-  int64_t* slot(std::size_t index) { return &payloads_[index]; }
-  void add(MPI_Request request) {
-    requests_.push_back(request);
-    if (requests_.size() >= kReapAt) reap();
-  }
-  void finish() {
-    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    requests_.clear();
-  }
-
- private:
-  static constexpr std::size_t kReapAt = 1024;
-  void reap() {
-    int done = 0;
-    std::vector<int> indices(requests_.size());
-    MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices.data(),
-                 MPI_STATUSES_IGNORE);
-    requests_.erase(std::remove(requests_.begin(), requests_.end(), MPI_REQUEST_NULL),
-                    requests_.end());
-  }
-  std::vector<int64_t> payloads_;
-  std::vector<MPI_Request> requests_;
-};
-
-}  // namespace
-
-void replay_forward(LocalTrace& trace, const Communicators& comms, const EventBus& bus,
-                    const ReplayOptions& options, ReplayStatistics& statistics) {
-  EventStore& events = trace.events;
-  std::vector<MPI_Request> recv_requests(trace.recvs.size(), MPI_REQUEST_NULL);
-  std::vector<int64_t> send_enters(trace.recvs.size(), 0);
-  SendPool sends(trace.sends.size());
+/// Raises the replay events in time order (corrected times).
+void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, const EventBus& bus) {
+  const EventStore& events = trace.events;
   std::vector<Frame> stack;
   stack.reserve(64);
-  int64_t shift = 0;
-
-  auto post_receive = [&](uint32_t index) {
-    const MessageOp& op = trace.recvs[index];
-    if (op.cancelled || op.peer == kNone) return;
-    MPI_Irecv(&send_enters[index], 1, MPI_INT64_T, static_cast<int>(op.peer),
-              static_cast<int>(op.tag), comms.get(op.comm), &recv_requests[index]);
-  };
-  auto complete_receive = [&](uint32_t index, Event& event) {
-    const MessageOp& op = trace.recvs[index];
-    if (op.cancelled || op.peer == kNone) return;
-    MPI_Wait(&recv_requests[index], MPI_STATUS_IGNORE);
-    const int64_t send_enter = send_enters[index];
-    ++statistics.messages;
-    // Clock condition: a receive cannot complete before its send began.
-    if (options.correct_clock_violations && event.time < send_enter) {
-      const int64_t delta = send_enter - event.time;
-      ++statistics.clock_violations;
-      statistics.max_violation = std::max(statistics.max_violation, delta);
-      shift += delta;
-      event.time += delta;
-    }
-    if (stack.empty()) return;
-    Frame& frame = stack.back();
-    frame.bytes += op.bytes;
-    ++frame.messages;
-    ++frame.receives;
-    frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
-    bus.publish(MessageReceived{events[frame.enter].ref, events[frame.enter].time, send_enter,
-                                op.bytes});
-  };
-
   for (std::size_t i = 0; i < events.size(); ++i) {
-    Event& event = events[i];
-    event.time += shift;
+    const Event& event = events[i];
     switch (event.kind) {
       case EventKind::kEnter:
         stack.push_back(Frame{static_cast<uint32_t>(i)});
@@ -112,40 +93,71 @@ void replay_forward(LocalTrace& trace, const Communicators& comms, const EventBu
         if (frame.receives > 0) {
           bus.publish(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
-        bus.publish(RegionExited{call, duration - frame.child_time, frame.bytes,
-                                 frame.messages});
+        bus.publish(RegionExited{call, duration - frame.child_time, frame.bytes, frame.messages});
         break;
       }
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
-        if (op.cancelled) break;
-        int64_t* payload = sends.slot(event.link);
-        *payload = op.post_call == kNone ? event.time : events[op.post_call].time;
-        MPI_Request request;
-        MPI_Isend(payload, 1, MPI_INT64_T, static_cast<int>(op.peer), static_cast<int>(op.tag),
-                  comms.get(op.comm), &request);
-        sends.add(request);
-        if (!stack.empty()) {
-          stack.back().bytes += op.bytes;
-          ++stack.back().messages;
-          bus.publish(MessageSent{events[stack.back().enter].ref, op.bytes});
-        }
+        if (op.cancelled || stack.empty()) break;
+        stack.back().bytes += op.bytes;
+        ++stack.back().messages;
+        bus.publish(MessageSent{events[stack.back().enter].ref, op.bytes});
         break;
       }
-      case EventKind::kIrecvRequest:
-        post_receive(event.link);
-        break;
       case EventKind::kRecv:
-      case EventKind::kIrecv:
-        if (trace.recvs[event.link].post_event == i) post_receive(event.link);
-        complete_receive(event.link, event);
+      case EventKind::kIrecv: {
+        const MessageOp& op = trace.recvs[event.link];
+        const int64_t send_enter = send_enters[event.link];
+        if (op.cancelled || send_enter == kNoValue || stack.empty()) break;
+        Frame& frame = stack.back();
+        frame.bytes += op.bytes;
+        ++frame.messages;
+        ++frame.receives;
+        frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
+        bus.publish(MessageReceived{events[frame.enter].ref, events[frame.enter].time, send_enter,
+                                    op.bytes});
         break;
+      }
       default:
         break;
     }
   }
-  sends.finish();
+}
+
+}  // namespace
+
+void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+                    const EventBus& bus, const ReplayOptions& options,
+                    ReplayStatistics& statistics) {
+  std::vector<ShiftPoint> points;
+  std::vector<int64_t> send_enters;
+  for (int round = 0; round < kMaxCorrectionRounds; ++round) {
+    send_enters = exchange_along_messages(trace.sends, send_enter_times(trace, points),
+                                          trace.recvs, definitions, trace.rank, world);
+    if (!options.correct_clock_violations) break;
+    std::vector<ShiftPoint> updated = corrections(trace, send_enters);
+    int changed = updated != points ? 1 : 0;
+    points = std::move(updated);
+    int any_changed = 0;
+    MPI_Allreduce(&changed, &any_changed, 1, MPI_INT, MPI_MAX, world);
+    if (any_changed == 0) break;
+  }
+  // Apply the corrections in place.
+  std::size_t next = 0;
+  int64_t shift = 0, previous = 0;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    if (next < points.size() && points[next].index == i) {
+      shift = points[next].shift;
+      statistics.max_violation = std::max(statistics.max_violation, shift - previous);
+      previous = shift;
+      ++next;
+    }
+    trace.events[i].time += shift;
+  }
+  statistics.clock_violations += points.size();
+  for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
+  walk(trace, send_enters, bus);
 }
 
 }  // namespace orrery::analyzer

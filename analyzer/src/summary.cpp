@@ -65,7 +65,8 @@ void print_summary(std::ostream& out, const report::Cube& cube,
   for (const auto& pattern : registry.patterns()) {
     if (pattern->info().kind != patterns::MetricKind::kWaitState) continue;
     const double value = metric_total(cube, pattern->row());
-    if (value > 0) found.push_back({pattern->row(), value});
+    // Below a microsecond is noise of the clock, not a wait state worth reading.
+    if (value >= 1e-6) found.push_back({pattern->row(), value});
   }
   std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.value > b.value; });
   if (found.empty()) {
@@ -86,17 +87,32 @@ void print_summary(std::ostream& out, const report::Cube& cube,
       }
     }
     const auto cp = static_cast<std::size_t>(std::max_element(by_cp.begin(), by_cp.end()) - by_cp.begin());
-    const auto rank = static_cast<std::size_t>(std::max_element(by_rank.begin(), by_rank.end()) - by_rank.begin());
+    std::vector<std::size_t> ranks(n_loc);
+    for (std::size_t l = 0; l < n_loc; ++l) ranks[l] = l;
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](std::size_t a, std::size_t b) { return by_rank[a] > by_rank[b]; });
+    std::string affected;
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, n_loc) && by_rank[ranks[k]] > 0; ++k) {
+      if (!affected.empty()) affected += ", ";
+      affected += "rank " + std::to_string(ranks[k]) + " (" + format(6, by_rank[ranks[k]]) + " s)";
+    }
     out << "  " << cube.header.metrics[row].display_name << ": " << format(6, found[i].value)
         << " s (" << format(1, total > 0 ? 100.0 * found[i].value / total : 0.0)
         << "% of time)\n"
         << "      at " << callpath_name(cube.header, cp) << "\n"
-        << "      most affected: rank " << rank << " (" << format(6, by_rank[rank])
-        << " s)\n";
+        << "      most affected: " << affected << "\n";
   }
   if (statistics.clock_violations > 0) {
     out << "Warning: corrected " << statistics.clock_violations
         << " clock-condition violations (receives that ended before their send began).\n";
+  }
+  if (statistics.unclosed_regions > 0) {
+    out << "Warning: " << statistics.unclosed_regions
+        << " regions were still open at the end of a trace (truncated run?); closed there.\n";
+  }
+  if (statistics.unmatched_requests > 0) {
+    out << "Warning: " << statistics.unmatched_requests
+        << " request completions had no matching post and were ignored.\n";
   }
   out << "Report: " << report_path << "\n";
 }

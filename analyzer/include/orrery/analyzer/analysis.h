@@ -21,6 +21,7 @@ struct AnalysisOptions {
   bool correct_clock_violations = true;
   bool write_report = true;
   std::ostream* progress = nullptr;  ///< rank 0's progress and summary, or none
+  bool quiet = false;                ///< summary only, no progress lines
 };
 
 /// What came out: the cube (on rank 0 only) and what the replay saw.

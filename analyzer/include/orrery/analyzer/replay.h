@@ -2,11 +2,13 @@
 // The parallel replay: every analysis rank walks its own trace and re-enacts
 // the communication with the other ranks, raising replay events (see
 // replay_events.h) on an EventBus for the patterns.
-//   forward    messages in time order: the sender's send enter time travels to
-//              the receiver; clock-condition violations are corrected here
+//   forward    the sender's send enter time travels to the receiver of each
+//              message; clock-condition violations are corrected here
 //   collective every collective instance, exchanged once over its communicator
-//   backward   messages in reverse order: the receiver's post time travels
-//              back to the sender (for Late Receiver)
+//   backward   the receiver's post time travels back to the sender of each
+//              message (for Late Receiver)
+// Messages are matched as MPI matched them: per communicator, peer and tag
+// in posting order (message_exchange.h).
 
 #include <mpi.h>
 
@@ -25,6 +27,8 @@ struct ReplayStatistics {
   int64_t max_violation = 0;      ///< the largest correction, in ticks
   uint64_t messages = 0;          ///< messages received
   uint64_t collectives = 0;       ///< collective instances replayed
+  uint64_t unclosed_regions = 0;  ///< regions still open at the end of a trace
+  uint64_t unmatched_requests = 0;  ///< request completions without a post
 };
 
 /// Options of the replay.
@@ -41,14 +45,16 @@ struct ReplayOptions {
 
 /// Forward replay; corrects timestamps in place and raises RegionExited,
 /// MessageSent, MessageReceived and ReceivesCompleted.
-void replay_forward(LocalTrace& trace, const Communicators& comms, const EventBus& bus,
-                    const ReplayOptions& options, ReplayStatistics& statistics);
+void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+                    const EventBus& bus, const ReplayOptions& options,
+                    ReplayStatistics& statistics);
 
 /// Collective replay over the corrected times; raises CollectiveCompleted.
 void replay_collectives(const LocalTrace& trace, const Communicators& comms, const EventBus& bus,
                         ReplayStatistics& statistics);
 
 /// Backward replay over the corrected times; raises SendsCompleted.
-void replay_backward(const LocalTrace& trace, const Communicators& comms, const EventBus& bus);
+void replay_backward(const LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+                     const EventBus& bus);
 
 }  // namespace orrery::analyzer

@@ -1,0 +1,87 @@
+#include "orrery/analyzer/message_exchange.h"
+
+#include <cstring>
+#include <unordered_map>
+
+namespace orrery::analyzer {
+namespace {
+
+/// One value on its way: the channel it belongs to and the value.
+struct Entry {
+  uint32_t comm;
+  uint32_t tag;
+  int64_t value;
+};
+
+bool usable(const MessageOp& op) { return !op.cancelled && op.peer != kNone; }
+
+uint64_t channel(uint32_t comm, uint32_t tag) { return (static_cast<uint64_t>(comm) << 32) | tag; }
+
+}  // namespace
+
+std::vector<int64_t> exchange_along_messages(const std::vector<MessageOp>& outgoing,
+                                             const std::vector<int64_t>& values,
+                                             const std::vector<MessageOp>& incoming,
+                                             const Definitions& definitions, uint32_t self,
+                                             MPI_Comm world) {
+  int size = 0;
+  MPI_Comm_size(world, &size);
+  const auto n = static_cast<std::size_t>(size);
+
+  // Outgoing entries grouped by destination, each group in posting order.
+  std::vector<int> send_counts(n, 0);
+  std::vector<uint32_t> destination(outgoing.size(), kNone);
+  for (std::size_t i = 0; i < outgoing.size(); ++i) {
+    if (!usable(outgoing[i])) continue;
+    const uint32_t peer = definitions.world_rank(outgoing[i].comm, outgoing[i].peer, self);
+    if (peer >= n) continue;
+    destination[i] = peer;
+    ++send_counts[peer];
+  }
+  std::vector<int> send_displs(n, 0), recv_counts(n, 0), recv_displs(n, 0);
+  for (std::size_t p = 1; p < n; ++p) send_displs[p] = send_displs[p - 1] + send_counts[p - 1];
+  std::vector<Entry> send_buffer(outgoing.empty() ? 0 : static_cast<std::size_t>(send_displs[n - 1] + send_counts[n - 1]));
+  {
+    std::vector<int> fill = send_displs;
+    for (std::size_t i = 0; i < outgoing.size(); ++i) {
+      if (destination[i] == kNone) continue;
+      send_buffer[static_cast<std::size_t>(fill[destination[i]]++)] =
+          Entry{outgoing[i].comm, outgoing[i].tag, values[i]};
+    }
+  }
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, world);
+  for (std::size_t p = 1; p < n; ++p) recv_displs[p] = recv_displs[p - 1] + recv_counts[p - 1];
+  const auto received = static_cast<std::size_t>(recv_displs[n - 1] + recv_counts[n - 1]);
+  std::vector<Entry> recv_buffer(received);
+
+  MPI_Datatype entry_type;
+  MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
+  MPI_Type_commit(&entry_type);
+  MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_displs.data(), entry_type,
+                recv_buffer.data(), recv_counts.data(), recv_displs.data(), entry_type, world);
+  MPI_Type_free(&entry_type);
+
+  // Per source and channel, the values in the order the source posted them.
+  std::vector<std::unordered_map<uint64_t, std::vector<int64_t>>> queues(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    for (int k = 0; k < recv_counts[p]; ++k) {
+      const Entry& e = recv_buffer[static_cast<std::size_t>(recv_displs[p] + k)];
+      queues[p][channel(e.comm, e.tag)].push_back(e.value);
+    }
+  }
+  std::vector<std::unordered_map<uint64_t, std::size_t>> next(n);
+  std::vector<int64_t> result(incoming.size(), kNoValue);
+  for (std::size_t j = 0; j < incoming.size(); ++j) {
+    if (!usable(incoming[j])) continue;
+    const uint32_t peer = definitions.world_rank(incoming[j].comm, incoming[j].peer, self);
+    if (peer >= n) continue;
+    const uint64_t key = channel(incoming[j].comm, incoming[j].tag);
+    auto queue = queues[peer].find(key);
+    if (queue == queues[peer].end()) continue;
+    std::size_t& position = next[peer][key];
+    if (position < queue->second.size()) result[j] = queue->second[position++];
+  }
+  return result;
+}
+
+}  // namespace orrery::analyzer
