@@ -17,7 +17,7 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
   '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export async function launchBrowser(nodeModules, executablePath = '/usr/bin/chromium') {
-  const require = createRequire(path.join(nodeModules, 'noop.js'));
+  const require = createRequire(path.resolve(nodeModules, 'noop.js'));
   const { chromium } = require('playwright-core');
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }

@@ -25,11 +25,13 @@ async function expandAllProcesses(page) {
 }
 
 /** The page's call-tree rows against stat's inclusive/exclusive per call path. */
-function checkCallTree(values, statAnswer, what, field = 'mine') {
+function checkCallTree(values, statAnswer, what, field = 'mine', pathOfRow = null) {
+  // The other run's rows may differ: then call paths are matched by their path.
   const byRow = new Map(statAnswer.callpaths.map((c) => [String(c.row), c]));
+  const byPath = new Map(statAnswer.callpaths.map((c) => [c.callpath, c]));
   let compared = 0;
   for (const [id, v] of Object.entries(values)) {
-    const expected = byRow.get(id);
+    const expected = pathOfRow ? byPath.get(pathOfRow.get(id)) : byRow.get(id);
     check(expected !== undefined, `${what}: stat lists call path ${id}`);
     if (!expected) continue;
     near(v[field], v.expanded ? expected.exclusive : expected.inclusive,
@@ -39,6 +41,17 @@ function checkCallTree(values, statAnswer, what, field = 'mine') {
   check(compared > 0, `${what}: some call paths compared`);
 }
 
+/** Per-process values of a selected (collapsed) call path against `stat -i`'s sum, min and max. */
+function checkSpread(values, statInclusive, callpathRow, what, field = 'mine') {
+  const expected = statInclusive.callpaths.find((c) => c.row === callpathRow);
+  const perRank = Object.values(values).filter((v) => v.label.startsWith('rank ')).map((v) => v[field]);
+  check(perRank.length === statInclusive.n_locations, `${what}: every process shown`);
+  near(perRank.reduce((a, b) => a + b, 0), expected.inclusive, `${what}: processes add up`);
+  near(Math.max(...perRank), expected.max, `${what}: max over processes as stat -i says`);
+  near(Math.min(...perRank), expected.min, `${what}: min over processes as stat -i says`);
+}
+
+/** Per-process totals (a single call-tree root selected, collapsed) against stat's processes. */
 function checkProcesses(values, statAnswer, what, field = 'mine') {
   let compared = 0;
   for (const p of statAnswer.processes) {
@@ -51,47 +64,72 @@ function checkProcesses(values, statAnswer, what, field = 'mine') {
   check(compared === statAnswer.n_locations, `${what}: every process compared`);
 }
 
+/** The report's header as the page's server gives it. */
+async function header(url) {
+  const token = new URL(url).searchParams.get('token');
+  const response = await fetch(`${url.split('?')[0]}api/header`, { headers: { 'X-Orrery-Token': token } });
+  return response.json();
+}
+
+/** Expands collapsed nodes (in order) so that `ids` become visible. */
+async function expand(page, panel, ids) {
+  for (const id of ids) {
+    const selector = `${row(panel, id)}[data-expanded="0"][data-leaf="0"] .toggle`;
+    if (await page.$(selector)) await act(page, () => page.click(selector));
+  }
+}
+
 async function single(page, url) {
+  const h = await header(url);
+  const metricRow = (name) => h.metrics.findIndex((m) => m.name === name);
+  const ancestors = (parents, id) => {
+    const chain = [];
+    for (let p = parents[id]; p >= 0; p = parents[p]) chain.unshift(p);
+    return chain;
+  };
+  const late = metricRow('late_sender');
+  const visits = metricRow('visits');
+  check(late >= 0 && visits >= 0, 'report has late_sender and visits');
   const time = stat(args.orrery, reportA, 'time');
+  const singleRoot = h.callpaths.parent.filter((p) => p < 0).length === 1;
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await shot(page, '01-loaded');
   const metrics = await treeValues(page, '#metric-tree');
-  near(metrics[0].mine, time.callpaths.find((c) => c.row === 0).inclusive, 'Time (collapsed) over the whole run');
+  near(metrics[0].mine, time.total, 'Time (collapsed) over the whole run');
   checkCallTree(await treeValues(page, '#call-tree'), time, 'time');
   await expandAllProcesses(page);
-  checkProcesses(await treeValues(page, '#process-tree'), time, 'time per process');
+  const processes = await treeValues(page, '#process-tree');
+  checkSpread(processes, stat(args.orrery, reportA, 'time', ['--inclusive']), 0, 'time at the first root');
+  if (singleRoot) checkProcesses(processes, time, 'time per process');
 
   // Expanding a metric shows its exclusive value.
   await act(page, () => page.click(`${row('#metric-tree', 0)} .toggle`));
   const timeAlone = stat(args.orrery, reportA, 'time', ['--exclusive-metric']);
-  near((await treeValues(page, '#metric-tree'))[0].mine, timeAlone.callpaths.find((c) => c.row === 0).inclusive,
-    'Time (expanded) is exclusive');
-  for (const id of [1, 2]) await act(page, () => page.click(`${row('#metric-tree', id)} .toggle`));
-  await act(page, () => page.click(row('#metric-tree', 3)));  // late_sender
-  const late = stat(args.orrery, reportA, 'late_sender', ['--inclusive']);
-  for (const id of [0, 2]) await act(page, () => page.click(`${row('#call-tree', id)} .toggle`));
+  near((await treeValues(page, '#metric-tree'))[0].mine, timeAlone.total, 'Time (expanded) is exclusive');
+  await expand(page, '#metric-tree', ancestors(h.metrics.map((m) => m.parent), late));
+  await act(page, () => page.click(`${row('#metric-tree', late)} .label`));
+  const lateStat = stat(args.orrery, reportA, 'late_sender', ['--inclusive']);
+  // Open the call tree down to the call path with the most Late Sender.
+  const hottest = [...lateStat.callpaths].sort((a, b) => b.exclusive - a.exclusive)[0];
+  await expand(page, '#call-tree', ancestors(h.callpaths.parent, hottest.row));
   const calls = await treeValues(page, '#call-tree');
-  checkCallTree(calls, late, 'late_sender');
+  checkCallTree(calls, lateStat, 'late_sender');
   await shot(page, '02-expanded');
 
   // Select the hottest visible collapsed call path; its processes add up to it.
   const [hotId] = Object.entries(calls).filter(([, v]) => !v.expanded).sort((a, b) => b[1].mine - a[1].mine)[0];
   await act(page, () => page.click(`${row('#call-tree', hotId)} .label`));
-  const perProcess = Object.values(await treeValues(page, '#process-tree')).filter((v) => v.label.startsWith('rank '));
-  const expected = late.callpaths.find((c) => String(c.row) === hotId);
-  const mine = perProcess.map((v) => v.mine);
-  near(mine.reduce((a, b) => a + b, 0), expected.inclusive, 'processes of the selected call path add up');
-  near(Math.max(...mine), expected.max, 'max over processes as stat -i says');
-  near(Math.min(...mine), expected.min, 'min over processes as stat -i says');
+  checkSpread(await treeValues(page, '#process-tree'), lateStat, Number(hotId), 'late_sender at the selected call path');
+  const expected = lateStat.callpaths.find((c) => String(c.row) === hotId);
 
   // Modes.
-  const timeTotal = time.callpaths.find((c) => c.row === 0).inclusive;
-  const lateTotal = late.callpaths.find((c) => c.row === 0).inclusive;
+  const timeTotal = time.total;
+  const lateTotal = lateStat.total;
   await act(page, () => page.click('#modes button[data-mode="root"]'));
   near((await treeValues(page, '#call-tree'))[hotId].shown, (100 * expected.inclusive) / timeTotal,
     '% of root at the selected call path', 1e-6);
-  near((await treeValues(page, '#metric-tree'))[3].shown, (100 * lateTotal) / timeTotal, '% of root at Late Sender', 1e-6);
+  near((await treeValues(page, '#metric-tree'))[late].shown, (100 * lateTotal) / timeTotal, '% of root at Late Sender', 1e-6);
   await shot(page, '03-percent-of-root');
   await act(page, () => page.click('#modes button[data-mode="sel"]'));
   const selected = (await treeValues(page, '#call-tree'))[hotId];
@@ -99,21 +137,23 @@ async function single(page, url) {
   check(!(await page.$('#modes button[data-mode="diff"]')), 'no difference mode with one report');
 
   // Search and sort.
-  await act(page, () => page.fill('#search', 'MPI_Recv'));
+  const name = hottest.callpath.split('/').pop();
+  await act(page, () => page.fill('#search', name));
   const matches = await page.$$eval('#call-tree .row.match .label', (r) => r.map((x) => x.textContent));
-  const recvPaths = late.callpaths.filter((c) => c.callpath.endsWith('/MPI_Recv'));
-  check(matches.length === recvPaths.length && matches.every((m) => m === 'MPI_Recv'),
-    `search shows every MPI_Recv call path (${matches.length} of ${recvPaths.length})`);
+  const named = lateStat.callpaths.filter((c) => c.callpath.split('/').pop().includes(name));
+  check(matches.length === named.length && matches.every((m) => m.includes(name)),
+    `search shows every ${name} call path (${matches.length} of ${named.length})`);
   await shot(page, '04-search');
   await act(page, () => page.fill('#search', ''));
   await act(page, () => page.check('#sort'));
-  const order = await page.$$eval('#call-tree .row[style*="--depth:2"]', (r) => r.map((x) => Number(x.querySelector('.value').dataset.value)));
+  const order = await page.$$eval('#call-tree .row[style*="--depth:1"]', (r) => r.map((x) => Number(x.querySelector('.value').dataset.value)));
   check(order.every((v, i) => i === 0 || order[i - 1] >= v), 'children sorted by value');
 
   // Metric help is one click away.
-  await page.click(`${row('#metric-tree', 3)} .info`);
+  await page.click(`${row('#metric-tree', late)} .info`);
   const help = await page.textContent('#metric-info');
-  check(help.includes('Receiver blocked') && help.includes('Balance the work'), 'description and diagnosis shown');
+  const { description, diagnosis } = h.metrics[late];
+  check(help.includes(description) && help.includes(diagnosis || 'No diagnosis'), 'description and diagnosis shown');
   await shot(page, '05-metric-info');
   await page.click('#metric-info .close');
 
@@ -132,7 +172,7 @@ async function single(page, url) {
   await again.goto(shared);
   await again.waitForSelector('body[data-ready]');
   const selectedAgain = await again.$$eval('.row.selected', (r) => r.map((x) => `${x.closest('.tree').id}:${x.dataset.id}`));
-  check(selectedAgain.includes('metric-tree:3') && selectedAgain.includes(`call-tree:${hotId}`),
+  check(selectedAgain.includes(`metric-tree:${late}`) && selectedAgain.includes(`call-tree:${hotId}`),
     `shared URL restores the selection (${selectedAgain})`);
   check(await again.getAttribute('#modes button[data-mode="sel"]', 'aria-pressed') === 'true', 'shared URL restores the mode');
   await context.close();
@@ -142,7 +182,7 @@ async function single(page, url) {
   await page.route('**/api/callpaths?*', (route) => route.fulfill({
     status: 500, contentType: 'application/json', body: JSON.stringify({ error: message }),
   }));
-  await page.click(`${row('#metric-tree', 6)} .label`);
+  await page.click(`${row('#metric-tree', visits)} .label`);
   await page.waitForSelector('#error:not([hidden])');
   check((await page.textContent('#error')) === message, 'server error shown in the page');
   await shot(page, '08-error');
@@ -151,19 +191,24 @@ async function single(page, url) {
 async function diff(page, url) {
   const a = stat(args.orrery, reportA, 'time');
   const b = stat(args.orrery, reportB, 'time');
+  const h = await header(url);
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await act(page, () => page.click('#modes button[data-mode="diff"]'));
   await expandAllProcesses(page);
   const processes = await treeValues(page, '#process-tree');
-  checkProcesses(processes, a, 'this run per process');
-  checkProcesses(processes, b, 'other run per process', 'theirs');
+  checkSpread(processes, stat(args.orrery, reportA, 'time', ['--inclusive']), 0, 'this run at the first root');
+  if (h.callpaths.parent.filter((p) => p < 0).length === 1) {
+    checkProcesses(processes, a, 'this run per process');
+    checkProcesses(processes, b, 'other run per process', 'theirs');
+  }
   for (const v of Object.values(processes)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
-  await act(page, () => page.click(`${row('#call-tree', 0)} .toggle`));
-  await act(page, () => page.click(`${row('#call-tree', 2)} .toggle`));
+  await expand(page, '#call-tree', [0]);
+  const inner = await page.$('#call-tree .row[data-leaf="0"][data-expanded="0"]');
+  if (inner) await expand(page, '#call-tree', [await inner.getAttribute('data-id')]);
   const calls = await treeValues(page, '#call-tree');
   checkCallTree(calls, a, 'this run');
-  checkCallTree(calls, b, 'other run', 'theirs');
+  checkCallTree(calls, b, 'other run', 'theirs', new Map(a.callpaths.map((c) => [String(c.row), c.callpath])));
   for (const v of Object.values(calls)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
   await shot(page, '01-difference');
   await act(page, () => page.click('#modes button[data-mode="other"]'));
