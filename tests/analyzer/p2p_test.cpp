@@ -202,6 +202,28 @@ TEST(AnalyzerP2P, ClockConditionViolationIsCountedAndCorrected) {
   EXPECT_NEAR(value(uncorrected.cube, "late_sender", "main/MPI_Recv", 0), us(40), kTol);
 }
 
+TEST(AnalyzerP2P, ChainOfClockViolationsIsCorrectedTransitively) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  auto result = analyze_scenario("violation_chain", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      // 0 -> 1 violates by 11 us; once rank 1 is moved, its send at 55 moves
+      // to 66 and makes rank 2's receive (ending at 62) violate by 4 us.
+      blocking_send(a2.rank(0), r2.send, at(60), at(61), 1);
+      a2.rank(1).enter(at(10), r2.recv);
+      a2.rank(1).recv(at(49), 0, TestArchive::kWorld, 0, 8);
+      a2.rank(1).leave(at(50), r2.recv);
+      blocking_send(a2.rank(1), r2.send, at(55), at(56), 2);
+      a2.rank(2).enter(at(20), r2.recv);
+      a2.rank(2).recv(at(62), 1, TestArchive::kWorld, 0, 8);
+      a2.rank(2).leave(at(62), r2.recv);
+    });
+  });
+  if (world_rank() != 0) return;
+  EXPECT_EQ(result.statistics.clock_violations, 2u);
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 1), us(50), kTol);
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 2), us(46), kTol);
+}
+
 TEST(AnalyzerP2P, PersistentRequestsAreReplayedPerStart) {
   auto result = analyze_scenario("persistent", [](TestArchive& a, const Regions& r) {
     with_main(a, r, [](TestArchive& a2, const Regions& r2) {
