@@ -6,29 +6,28 @@
 #include <unordered_map>
 
 #include "comm_registry.h"
+#include "request_table.h"
+
+#if defined(OPEN_MPI)
+// Open MPI's one completed request object, handed out for operations that
+// complete at once (eager sends, MPI_PROC_NULL peers).
+extern "C" char ompi_request_empty;
+#endif
 
 namespace orrery::measure {
 namespace {
 
-/// What the library remembers about a live request.
-struct RequestInfo {
-  enum class Kind : uint8_t { kIgnored, kIsend, kIrecv, kCollective };
-  Kind kind = Kind::kIgnored;
-  bool persistent = false;
-  bool active = true;
-  bool cancelled = false;
-  uint64_t id = 0;
-  uint32_t comm = 0;
-  int peer = 0;
-  int tag = 0;
-  uint64_t bytes = 0;
-  uint64_t bytes_received = 0;
-  uint8_t op = 0;
-  uint32_t root = OTF2_UNDEFINED_UINT32;
-};
+bool is_shared_request(MPI_Request request) noexcept {
+#if defined(OPEN_MPI)
+  return static_cast<const void*>(request) == static_cast<const void*>(&ompi_request_empty);
+#else
+  (void)request;
+  return false;
+#endif
+}
 
 CommRegistry g_comms;
-std::unordered_map<MPI_Request, RequestInfo> g_requests;
+RequestTable g_requests;
 std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
 uint64_t g_next_request_id = 1;
 
@@ -265,7 +264,7 @@ RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept {
 void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
   if (request == MPI_REQUEST_NULL) return;
   try {
-    RequestInfo& stored = g_requests[request] = info;
+    RequestInfo& stored = g_requests.add(request, info, is_shared_request(request));
     if (!info.persistent) post(call, stored);
   } catch (...) {
     ++g_state.anomalies.unknown_requests;
@@ -275,9 +274,9 @@ void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
 // The request `before` completed with `status`.
 void complete(const Call& call, MPI_Request before, const MPI_Status* status) noexcept {
   if (before == MPI_REQUEST_NULL) return;
-  auto it = g_requests.find(before);
-  if (it == g_requests.end()) return;  // file I/O, RMA or generalized requests: not tracked
-  RequestInfo& info = it->second;
+  RequestInfo* found = g_requests.find(before);
+  if (found == nullptr) return;  // file I/O, RMA or generalized requests: not tracked
+  RequestInfo& info = *found;
   if (info.active && call.recording() && info.kind != RequestInfo::Kind::kIgnored) {
     int cancelled = 0;
     if (info.cancelled && status != nullptr) PMPI_Test_cancelled(status, &cancelled);
@@ -309,7 +308,7 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
     info.active = false;
     info.cancelled = false;
   } else {
-    g_requests.erase(it);
+    g_requests.remove(before);
   }
 }
 
@@ -317,9 +316,9 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
 void tested(const Call& call, const MPI_Request* requests, int count) noexcept {
   if (!call.recording()) return;
   for (int i = 0; i < count; ++i) {
-    auto it = g_requests.find(requests[i]);
-    if (it != g_requests.end() && it->second.active && it->second.kind != RequestInfo::Kind::kIgnored) {
-      record(request_event(RecordKind::kMpiRequestTest, it->second.id));
+    const RequestInfo* info = g_requests.find(requests[i]);
+    if (info != nullptr && info->active && info->kind != RequestInfo::Kind::kIgnored) {
+      record(request_event(RecordKind::kMpiRequestTest, info->id));
     }
   }
 }
@@ -351,8 +350,8 @@ void start_collective(const Call& call, const MpiArgs& a) noexcept {
 }
 
 void start_persistent(const Call& call, MPI_Request request) noexcept {
-  auto it = g_requests.find(request);
-  if (it != g_requests.end() && it->second.persistent) post(call, it->second);
+  RequestInfo* info = g_requests.find(request);
+  if (info != nullptr && info->persistent) post(call, *info);
 }
 
 uint32_t message_comm(MPI_Message message) noexcept {
@@ -425,10 +424,10 @@ void before_call(Call& call, MpiArgs& a) noexcept {
       if (call.recording()) record(Record{RecordKind::kCollBegin, now()});
       break;
     case Category::kRequestFree:
-      if (a.request_before != MPI_REQUEST_NULL) g_requests.erase(a.request_before);
+      if (a.request_before != MPI_REQUEST_NULL) g_requests.remove(a.request_before);
       break;
     case Category::kCancel:
-      if (auto it = g_requests.find(a.request_before); it != g_requests.end()) it->second.cancelled = true;
+      if (RequestInfo* info = g_requests.find(a.request_before)) info->cancelled = true;
       break;
     case Category::kCommFree:
       g_comms.on_freed(a.comm);

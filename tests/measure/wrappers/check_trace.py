@@ -134,7 +134,7 @@ def check_invariants(events, comms, groups, regions, nranks):
                 messages[(e["CommunicatorId"], members[int(e["Sender"])], rank, e["Tag"])] -= 1
         if stack:
             raise Failure(f"rank {rank}: regions left open at the end: {stack}")
-        incomplete = [r for r, k in live.items() if k != "MPI_ISEND"]
+        incomplete = list(live)  # the test programs never free an active request
         if incomplete:
             raise Failure(f"rank {rank}: requests posted but never completed: {incomplete}")
     unmatched = {k: v for k, v in messages.items() if v != 0}

@@ -54,6 +54,24 @@ static void proc_null(void) {
   expect("absent MPI_IRECV Tag=999");
 }
 
+/* Open MPI hands out one shared, completed request object for eager sends and
+ * PROC_NULL peers: every post must still get its own completion. */
+static void shared_handles(void) {
+  int peers[4] = {MPI_PROC_NULL, left, MPI_PROC_NULL, left};
+  int targets[4] = {MPI_PROC_NULL, right, MPI_PROC_NULL, right};
+  int in[4] = {0}, out[4] = {0};
+  MPI_Request r[8];
+  for (int p = 0; p < 4; ++p) MPI_Irecv(&in[p], 1, MPI_INT, peers[p], 800 + p, MPI_COMM_WORLD, &r[p]);
+  for (int p = 0; p < 4; ++p) MPI_Isend(&out[p], 1, MPI_INT, targets[p], 800 + p, MPI_COMM_WORLD, &r[4 + p]);
+  MPI_Waitall(8, r, MPI_STATUSES_IGNORE);
+  expect("1 MPI_ISEND Receiver=%d Tag=801", right);
+  expect("1 MPI_ISEND Receiver=%d Tag=803", right);
+  for (int p = 0; p < 2; ++p) MPI_Isend(&out[p], 1, MPI_INT, right, 810, MPI_COMM_WORLD, &r[p]);
+  for (int p = 0; p < 2; ++p) MPI_Irecv(&in[p], 1, MPI_INT, left, 810, MPI_COMM_WORLD, &r[2 + p]);
+  for (int p = 3; p >= 0; --p) MPI_Wait(&r[p], MPI_STATUS_IGNORE);
+  expect("2 MPI_IRECV Sender=%d Tag=810", left);
+}
+
 static void sendrecv(void) {
   int out = rank, in = -1;
   MPI_Sendrecv(&out, 1, MPI_INT, right, 300, &in, 1, MPI_INT, left, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -183,6 +201,7 @@ int main(int argc, char** argv) {
   blocking();
   wildcards();
   proc_null();
+  shared_handles();
   sendrecv();
   waits_and_tests();
   persistent();
