@@ -8,6 +8,7 @@ usage: run_case.py --lib LIB --mpirun MPIRUN --np N [options] -- PROGRAM ARGS...
   --compare-plain    also run without measurement: the RESULT lines must be identical
   --refuse-rerun     a second run into the same experiment must refuse and leave it untouched
   --abort R:C        the program calls MPI_Abort on rank R with code C: expect aborted.json
+  --unwritable       the experiment directory cannot be created: the run must go on unmeasured
 """
 import argparse
 import json
@@ -49,6 +50,7 @@ def main():
     parser.add_argument("--compare-plain", action="store_true")
     parser.add_argument("--refuse-rerun", action="store_true")
     parser.add_argument("--abort")
+    parser.add_argument("--unwritable", action="store_true")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = [p for p in args.program if p != "--"]
@@ -59,7 +61,19 @@ def main():
         env = dict(e.split("=", 1) for e in args.env)
         env["ORRERY_EXPERIMENT_DIR"] = str(exp)
         env["ORRERY_TEST_EXPECT"] = str(expect_dir / "expect")
+        if args.unwritable:
+            blocker = Path(tmp) / "not-a-directory"
+            blocker.write_text("")
+            env["ORRERY_EXPERIMENT_DIR"] = str(blocker / "exp")
         proc = run(args, program, env, measured=True)
+        if args.unwritable:
+            sys.stdout.write(proc.stdout)
+            sys.stderr.write(proc.stderr)
+            lines = [l for l in proc.stderr.splitlines() if "not measuring this run" in l]
+            if proc.returncode != 0 or len(lines) != 1 or not results(proc.stdout):
+                sys.exit("run_case: an unusable experiment directory must give one warning and an unmeasured run")
+            print(f"run_case: unmeasured run, warning: {lines[0]}")
+            return
         sys.stdout.write(proc.stdout)
         sys.stderr.write(proc.stderr)
         if args.abort:
