@@ -45,8 +45,11 @@ std::string find_measure_library() {
 }
 
 void print_abort(const nlohmann::json& aborted, const std::string& dir) {
-  const auto rank = aborted.value("rank", nlohmann::json(nullptr));
-  const auto code = aborted.value("error_code", aborted.value("errorcode", nlohmann::json(nullptr)));
+  const auto field = [&](const char* key) {
+    return aborted.is_object() && aborted.contains(key) ? aborted.at(key) : nlohmann::json("?");
+  };
+  const auto rank = field("rank");
+  const auto code = field("error_code");
   std::fprintf(stderr,
                "orrery run: the application called MPI_Abort (rank %s, error code %s); "
                "the experiment %s is incomplete\n",
