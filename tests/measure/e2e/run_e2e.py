@@ -236,6 +236,21 @@ def test_options(tmp):
               f"rank {rank}: exchange_halos entered {trace.enters[rank]['exchange_halos']} times")
 
 
+def test_mode_and_verbose(tmp):
+    """--mode, --sampling-interval and --verbose reach the library."""
+    exp = tmp / "EXP"
+    launch = mpirun(2, EXAMPLES / "master_worker", "--tasks", "6", "--work", "100", "--quiet")
+    done = orrery_run(exp, launch, tmp, ["--mode", "profile", "--sampling-interval", "0", "-v"])
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    record = check_run_record(exp, launch, True, 0)
+    settings = record["measurement"]["settings"]
+    check(settings["mode"] == "profile", f"the library ran in mode {settings['mode']}")
+    check(settings["sampling_interval_ms"] == 0, f"sampling interval {settings['sampling_interval_ms']}")
+    library_lines = [line for line in (done.stdout + done.stderr).splitlines()
+                     if line.startswith("orrery:")]
+    check(library_lines, "--verbose: the library printed nothing")
+
+
 def definition_line(source, function):
     for number, line in enumerate(source.read_text().splitlines(), 1):
         if re.search(rf"\b{function}\([^;]*\)\s*\{{", line):
