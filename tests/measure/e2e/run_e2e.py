@@ -391,27 +391,31 @@ def test_abort(tmp):
 
 
 def test_signal(tmp):
-    """SIGTERM to `orrery run` reaches the application; the record is written."""
-    exp = tmp / "EXP"
-    command = [str(w) for w in (ORRERY, "run", "-o", exp, "--", *mpirun(2, ARGS.probe, "--sleep", "60"))]
-    process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    time.sleep(3)
-    if process.poll() is not None:
-        raise Failure(f"the run ended before the signal: {process.communicate()}")
-    process.send_signal(signal.SIGTERM)
-    try:
-        _, stderr = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise Failure("orrery run did not end after SIGTERM")
-    print(stderr)
-    check(process.returncode != 0, "a terminated run exited with 0")
-    record = load_json(exp / "run.json")
-    check(record.get("end") and record.get("complete") is False,
-          f"run.json not completed after SIGTERM: {record}")
-    check(record.get("interrupted_by_signal") == signal.SIGTERM, "run.json does not record SIGTERM")
-    check("interrupted by signal" in stderr, "no message about the signal")
+    """SIGTERM and SIGINT sent to `orrery run` reach the application; the
+    record is still written."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        exp = tmp / f"EXP{int(number)}"
+        command = [str(w) for w in (ORRERY, "run", "-o", exp, "--",
+                                    *mpirun(2, ARGS.probe, "--sleep", "60"))]
+        process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        if process.poll() is not None:
+            raise Failure(f"the run ended before the signal: {process.communicate()}")
+        process.send_signal(number)
+        try:
+            _, stderr = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise Failure(f"orrery run did not end after {number.name}")
+        print(stderr)
+        check(process.returncode != 0, f"a run stopped by {number.name} exited with 0")
+        record = load_json(exp / "run.json")
+        check(record.get("end") and record.get("complete") is False,
+              f"run.json not completed after {number.name}: {record}")
+        check(record.get("interrupted_by_signal") == number,
+              f"run.json does not record {number.name}")
+        check("interrupted by signal" in stderr, "no message about the signal")
 
 
 def test_demo(tmp):
