@@ -117,7 +117,14 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   progress("collective replay");
   phases.run_or_abort("the collective replay", [&] {
-    replay_collectives(trace, comms, bus, statistics);
+    replay_collectives(trace, definitions, comms, bus, statistics);
+  });
+  phases.run([&] {
+    if (statistics.collective_mismatches > 0) {
+      throw InputError("the traces disagree: rank " + std::to_string(rank) +
+                       " saw a different number of collective operations than other members "
+                       "of its communicators (a truncated or inconsistent trace)");
+    }
   });
   progress("backward replay");
   phases.run_or_abort("the backward replay", [&] { replay_backward(trace, definitions, world, bus); });

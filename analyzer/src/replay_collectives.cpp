@@ -1,11 +1,13 @@
-// Collective replay: every collective instance is re-enacted over its own
-// communicator with one MPI_Iallgather of (start enter, completion exit), so
-// each participant sees everyone's times and the patterns compute their
-// formulas locally. Instances are posted in start order (the order MPI
-// requires on a communicator) and completed in batches; the order argument
-// of the traced run guarantees that no batch waits on an instance that some
-// member has not yet posted.
+// Collective replay: the collective instances of each communicator are
+// re-enacted over that communicator. Every member took part in the same
+// instances in the same order, so one MPI_Allgather per communicator (in
+// chunks, to bound memory) gives each member everyone's (start enter,
+// completion exit) for every instance, and the patterns compute their
+// formulas locally. Communicators are visited in id order on every rank,
+// which is one global order, so the blocking collectives cannot deadlock.
 
+#include <algorithm>
+#include <map>
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
@@ -14,81 +16,88 @@
 namespace orrery::analyzer {
 namespace {
 
-constexpr std::size_t kBatch = 256;
+constexpr std::size_t kChunk = 4096;
 
-/// One posted collective exchange.
-struct Pending {
-  uint32_t op = 0;
-  int size = 1;
-  int my_rank = 0;
-  int64_t local[2] = {0, 0};
-  std::vector<int64_t> gathered;
-  MPI_Request request = MPI_REQUEST_NULL;
-};
+CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) {
+  const Event& call_enter = trace.events[op.complete_call];
+  CollectiveCompleted event;
+  event.kind = op.kind;
+  event.call = CallContext{call_enter.ref, call_enter.time, trace.exit_time(op.complete_call)};
+  event.start_enter = trace.enter_time(op.start_call);
+  event.root = op.root;
+  event.bytes_sent = op.bytes_sent;
+  event.bytes_received = op.bytes_received;
+  event.nonblocking = op.nonblocking;
+  return event;
+}
 
 }  // namespace
 
-void replay_collectives(const LocalTrace& trace, const Communicators& comms, const EventBus& bus,
+void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
+                        const Communicators& comms, const EventBus& bus,
                         ReplayStatistics& statistics) {
-  std::vector<Pending> batch;
-  batch.reserve(kBatch);
-  std::vector<int64_t> enters, exits;
-
-  auto publish_batch = [&] {
-    std::vector<MPI_Request> requests;
-    for (Pending& p : batch) requests.push_back(p.request);
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    for (const Pending& p : batch) {
-      const CollectiveOp& op = trace.collectives[p.op];
-      enters.assign(static_cast<std::size_t>(p.size), 0);
-      exits.assign(static_cast<std::size_t>(p.size), 0);
-      for (int r = 0; r < p.size; ++r) {
-        const auto ru = static_cast<std::size_t>(r);
-        enters[ru] = p.size == 1 ? p.local[0] : p.gathered[2 * ru];
-        exits[ru] = p.size == 1 ? p.local[1] : p.gathered[2 * ru + 1];
-      }
-      const Event& call_enter = trace.events[op.complete_call];
-      CollectiveCompleted event;
-      event.kind = op.kind;
-      event.call = CallContext{call_enter.ref, call_enter.time, trace.exit_time(op.complete_call)};
-      event.start_enter = p.local[0];
-      event.my_rank = static_cast<uint32_t>(p.my_rank);
-      event.root = op.root;
-      event.enters = enters;
-      event.exits = exits;
-      event.bytes_sent = op.bytes_sent;
-      event.bytes_received = op.bytes_received;
-      event.nonblocking = op.nonblocking;
-      bus.publish(event);
-      ++statistics.collectives;
-    }
-    batch.clear();
-  };
-
-  for (std::size_t index = 0; index < trace.collectives.size(); ++index) {
+  // Instances per communicator in start order; the rest are published alone.
+  std::map<uint32_t, std::vector<uint32_t>> by_comm;
+  for (uint32_t index = 0; index < trace.collectives.size(); ++index) {
     const CollectiveOp& op = trace.collectives[index];
     if (op.complete_call == kNone || op.start_call == kNone) continue;
-    Pending p;
-    p.op = static_cast<uint32_t>(index);
-    p.local[0] = trace.enter_time(op.start_call);
-    p.local[1] = trace.exit_time(op.complete_call);
-    const MPI_Comm comm = comms.get(op.comm);
-    // Communicator management and the like carry no wait-state pattern; they
-    // are counted without an exchange (the same decision on every member).
-    if (op.kind != CollectiveKind::kOther && comm != MPI_COMM_NULL) {
-      MPI_Comm_size(comm, &p.size);
-      MPI_Comm_rank(comm, &p.my_rank);
+    // Communicator management and the like carry no wait-state pattern.
+    if (op.kind != CollectiveKind::kOther && comms.size(op.comm) > 1) {
+      by_comm[op.comm].push_back(index);
+      continue;
     }
-    batch.push_back(std::move(p));
-    if (batch.back().size > 1) {
-      Pending& posted = batch.back();
-      posted.gathered.resize(2 * static_cast<std::size_t>(posted.size));
-      MPI_Iallgather(posted.local, 2, MPI_INT64_T, posted.gathered.data(), 2, MPI_INT64_T, comm,
-                     &posted.request);
-    }
-    if (batch.size() == kBatch) publish_batch();
+    CollectiveCompleted event = make_event(trace, op);
+    const int64_t enter = event.start_enter, exit = event.call.exit;
+    event.enters = std::span<const int64_t>(&enter, 1);
+    event.exits = std::span<const int64_t>(&exit, 1);
+    bus.publish(event);
+    ++statistics.collectives;
   }
-  publish_batch();
+
+  std::vector<int64_t> local, gathered, enters, exits;
+  for (const auto& [id, def] : definitions.comms) {
+    const MPI_Comm comm = comms.get(id);
+    if (comm == MPI_COMM_NULL || comms.size(id) < 2) continue;
+    int size = 0, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    const auto n = static_cast<std::size_t>(size);
+    const std::vector<uint32_t>& mine = by_comm[id];
+    // Everyone must have seen the same number of instances.
+    const auto count = static_cast<uint64_t>(mine.size());
+    std::vector<uint64_t> counts(n);
+    MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm);
+    if (std::any_of(counts.begin(), counts.end(), [&](uint64_t c) { return c != count; })) {
+      ++statistics.collective_mismatches;
+      continue;
+    }
+    for (std::size_t first = 0; first < mine.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, mine.size() - first);
+      local.resize(2 * m);
+      for (std::size_t j = 0; j < m; ++j) {
+        const CollectiveOp& op = trace.collectives[mine[first + j]];
+        local[2 * j] = trace.enter_time(op.start_call);
+        local[2 * j + 1] = trace.exit_time(op.complete_call);
+      }
+      gathered.resize(2 * m * n);
+      MPI_Allgather(local.data(), static_cast<int>(2 * m), MPI_INT64_T, gathered.data(),
+                    static_cast<int>(2 * m), MPI_INT64_T, comm);
+      enters.resize(n);
+      exits.resize(n);
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::size_t r = 0; r < n; ++r) {
+          enters[r] = gathered[r * 2 * m + 2 * j];
+          exits[r] = gathered[r * 2 * m + 2 * j + 1];
+        }
+        CollectiveCompleted event = make_event(trace, trace.collectives[mine[first + j]]);
+        event.my_rank = static_cast<uint32_t>(rank);
+        event.enters = enters;
+        event.exits = exits;
+        bus.publish(event);
+        ++statistics.collectives;
+      }
+    }
+  }
 }
 
 }  // namespace orrery::analyzer

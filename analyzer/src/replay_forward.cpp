@@ -33,19 +33,20 @@ int64_t shift_at(const std::vector<ShiftPoint>& points, uint32_t index) {
   return it == points.begin() ? 0 : std::prev(it)->shift;
 }
 
-/// The corrections this rank needs given the send enter times of its receives.
-std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<int64_t>& send_enters) {
+/// The corrections this rank needs given the send enter times of its
+/// receives; `by_completion` lists the receives in completion order.
+std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<uint32_t>& by_completion,
+                                    const std::vector<int64_t>& send_enters) {
   std::vector<ShiftPoint> points;
   int64_t shift = 0;
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    const Event& event = trace.events[i];
-    if (event.kind != EventKind::kRecv && event.kind != EventKind::kIrecv) continue;
-    const int64_t send_enter = send_enters[event.link];
+  for (uint32_t r : by_completion) {
+    const int64_t send_enter = send_enters[r];
     if (send_enter == kNoValue) continue;
-    const int64_t time = event.time + shift;
+    const uint32_t index = trace.recvs[r].complete_event;
+    const int64_t time = trace.events[index].time + shift;
     if (time < send_enter) {
       shift += send_enter - time;
-      points.push_back(ShiftPoint{static_cast<uint32_t>(i), shift});
+      points.push_back(ShiftPoint{index, shift});
     }
   }
   return points;
@@ -132,11 +133,18 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
                     ReplayStatistics& statistics) {
   std::vector<ShiftPoint> points;
   std::vector<int64_t> send_enters;
+  std::vector<uint32_t> by_completion;
+  for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
+    if (trace.recvs[r].complete_event != kNone) by_completion.push_back(r);
+  }
+  std::sort(by_completion.begin(), by_completion.end(), [&](uint32_t a, uint32_t b) {
+    return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
+  });
   for (int round = 0; round < kMaxCorrectionRounds; ++round) {
     send_enters = exchange_along_messages(trace.sends, send_enter_times(trace, points),
                                           trace.recvs, definitions, trace.rank, world);
     if (!options.correct_clock_violations) break;
-    std::vector<ShiftPoint> updated = corrections(trace, send_enters);
+    std::vector<ShiftPoint> updated = corrections(trace, by_completion, send_enters);
     int changed = updated != points ? 1 : 0;
     points = std::move(updated);
     int any_changed = 0;
@@ -144,6 +152,11 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
     if (any_changed == 0) break;
   }
   // Apply the corrections in place.
+  if (points.empty()) {
+    for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
+    walk(trace, send_enters, bus);
+    return;
+  }
   std::size_t next = 0;
   int64_t shift = 0, previous = 0;
   for (std::size_t i = 0; i < trace.events.size(); ++i) {

@@ -96,7 +96,7 @@ void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t t
   op.tag = tag;
   op.bytes = bytes;
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
-  op.post_event = push(time, EventKind::kRecv, kNone, index);
+  op.post_event = op.complete_event = push(time, EventKind::kRecv, kNone, index);
   trace_.recvs.push_back(op);
 }
 
@@ -120,11 +120,12 @@ void TraceBuilder::irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t 
     op.post_call = current_call();
     index = static_cast<uint32_t>(trace_.recvs.size());
     trace_.recvs.push_back(op);
-    trace_.recvs[index].post_event = push(time, EventKind::kIrecv, kNone, index);
+    trace_.recvs[index].post_event = trace_.recvs[index].complete_event =
+        push(time, EventKind::kIrecv, kNone, index);
   } else {
     index = it->second;
     pending_irecvs_.erase(it);
-    push(time, EventKind::kIrecv, kNone, index);
+    trace_.recvs[index].complete_event = push(time, EventKind::kIrecv, kNone, index);
   }
   MessageOp& op = trace_.recvs[index];
   op.complete_call = current_call();

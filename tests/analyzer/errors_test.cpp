@@ -98,6 +98,25 @@ TEST(AnalyzerErrors, UnmatchedReceive) {
   EXPECT_NE(message.find("disagree"), std::string::npos) << message;
 }
 
+TEST(AnalyzerErrors, CollectiveOnlyOneRankSaw) {
+  const std::string dir = shared_temp_dir("collective_mismatch");
+  if (world_rank() == 0) {
+    TestArchive a(dir, static_cast<uint32_t>(world_size()));
+    const Regions r = define_regions(a);
+    for (int k = 0; k < world_size(); ++k) a.rank(static_cast<uint32_t>(k)).enter(1000, r.main);
+    a.rank(0).enter(2000, r.barrier);
+    a.rank(0).collective_begin(2000);
+    a.rank(0).collective_end(3000, Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot,
+                             0, 0);
+    a.rank(0).leave(3000, r.barrier);
+    for (int k = 0; k < world_size(); ++k) a.rank(static_cast<uint32_t>(k)).leave(9000, r.main);
+    a.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string message = analysis_error(dir);
+  EXPECT_NE(message.find("collective"), std::string::npos) << message;
+}
+
 TEST(AnalyzerErrors, ValidTraceStillWorks) {
   const std::string dir = write_trace("valid", world_size());
   EXPECT_EQ(analysis_error(dir), "");

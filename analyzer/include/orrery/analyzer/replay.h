@@ -29,6 +29,7 @@ struct ReplayStatistics {
   uint64_t collectives = 0;       ///< collective instances replayed
   uint64_t unclosed_regions = 0;  ///< regions still open at the end of a trace
   uint64_t unmatched_requests = 0;  ///< request completions without a post
+  uint64_t collective_mismatches = 0;  ///< communicators whose members disagree
 };
 
 /// Options of the replay.
@@ -50,7 +51,8 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
                     ReplayStatistics& statistics);
 
 /// Collective replay over the corrected times; raises CollectiveCompleted.
-void replay_collectives(const LocalTrace& trace, const Communicators& comms, const EventBus& bus,
+void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
+                        const Communicators& comms, const EventBus& bus,
                         ReplayStatistics& statistics);
 
 /// Backward replay over the corrected times; raises SendsCompleted.

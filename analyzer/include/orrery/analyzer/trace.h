@@ -81,11 +81,12 @@ enum class EventKind : uint8_t {
 /// One event, 24 bytes. `ref` is the region (Enter/Leave; the call path once
 /// the call tree is built); `link` is the matching Leave/Enter index for
 /// Enter/Leave and the index into the operation tables for the others.
+/// Trivially constructible on purpose: chunks are allocated uninitialized.
 struct Event {
-  int64_t time = 0;
-  uint32_t ref = kNone;
-  uint32_t link = kNone;
-  EventKind kind = EventKind::kEnter;
+  int64_t time;
+  uint32_t ref;
+  uint32_t link;
+  EventKind kind;
 };
 static_assert(sizeof(Event) == 24, "events must stay compact");
 
@@ -93,7 +94,8 @@ static_assert(sizeof(Event) == 24, "events must stay compact");
 struct MessageOp {
   uint32_t post_call = kNone;       ///< Enter index of the call that posted it
   uint32_t complete_call = kNone;   ///< Enter index of the call that completed it
-  uint32_t post_event = kNone;      ///< event index of the post (where replay posts)
+  uint32_t post_event = kNone;      ///< event index of the post
+  uint32_t complete_event = kNone;  ///< event index of the completion (receives)
   uint32_t peer = kNone;            ///< rank in the communicator
   uint32_t comm = kNone;
   uint32_t tag = 0;
