@@ -29,9 +29,13 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
   for (uint32_t s = 0; s < trace.sends.size(); ++s) {
     if (recv_enters[s] != kNoValue && trace.sends[s].complete_call != kNone) order.push_back(s);
   }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  const auto by_call = [&](uint32_t a, uint32_t b) {
     return trace.sends[a].complete_call < trace.sends[b].complete_call;
-  });
+  };
+  // Blocking sends complete where they were posted: usually already in order.
+  if (!std::is_sorted(order.begin(), order.end(), by_call)) {
+    std::stable_sort(order.begin(), order.end(), by_call);
+  }
   for (std::size_t k = 0; k < order.size();) {
     const uint32_t call = trace.sends[order[k]].complete_call;
     SendsCompleted event;

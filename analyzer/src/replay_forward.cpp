@@ -137,9 +137,12 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
   for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
     if (trace.recvs[r].complete_event != kNone) by_completion.push_back(r);
   }
-  std::sort(by_completion.begin(), by_completion.end(), [&](uint32_t a, uint32_t b) {
+  const auto by_event = [&](uint32_t a, uint32_t b) {
     return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
-  });
+  };
+  if (!std::is_sorted(by_completion.begin(), by_completion.end(), by_event)) {
+    std::sort(by_completion.begin(), by_completion.end(), by_event);
+  }
   for (int round = 0; round < kMaxCorrectionRounds; ++round) {
     send_enters = exchange_along_messages(trace.sends, send_enter_times(trace, points),
                                           trace.recvs, definitions, trace.rank, world);

@@ -3,6 +3,7 @@
 // receiver waited for one message while another was already on its way.
 // Recent instances are kept in a small window, as Scalasca does.
 
+#include <algorithm>
 #include <deque>
 
 #include "all_patterns.h"
@@ -31,8 +32,11 @@ class LateSenderWrongOrderPattern final : public Pattern {
     context.bus.subscribe<LateSenderFound>([this](const LateSenderFound& e) {
       window_.push_back(e);
       if (window_.size() > kWindow) window_.pop_front();
+      latest_send_ = std::max(latest_send_, e.send_enter);
     });
     context.bus.subscribe<MessageReceived>([this, ctx](const MessageReceived& m) {
+      // Most messages were sent after every buffered late send: nothing to do.
+      if (window_.empty() || m.send_enter >= latest_send_) return;
       for (auto it = window_.begin(); it != window_.end();) {
         if (m.send_enter < it->send_enter && m.call_enter > it->call.enter) {
           const double seconds = static_cast<double>(it->waiting) * ctx->seconds_per_tick;
@@ -49,6 +53,7 @@ class LateSenderWrongOrderPattern final : public Pattern {
  private:
   static constexpr std::size_t kWindow = 100;
   std::deque<LateSenderFound> window_;
+  int64_t latest_send_ = INT64_MIN;  ///< upper bound of the window's send enters
   std::size_t late_sender_row_ = 0;
 };
 
