@@ -92,12 +92,14 @@ bool decode_chunk(const Pipeline& pipeline, const RawChunk& chunk, std::size_t c
     return false;
   }
   if (unshuffle) {
-    // Shuffle stored byte b of element i at b * n + i.
-    for (std::size_t b = 0; b < sizeof(double); ++b) {
-      const unsigned char* lane = plain + b * chunk_elements;
-      for (std::size_t i = 0; i < chunk_elements; ++i) {
-        target[i * sizeof(double) + b] = lane[i];
+    // Shuffle stored byte b of element i at b * n + i; gather the 8 lanes in one pass.
+    const std::size_t n = chunk_elements;
+    for (std::size_t i = 0; i < n; ++i) {
+      uint64_t word = 0;
+      for (std::size_t b = 0; b < sizeof(double); ++b) {
+        word |= static_cast<uint64_t>(plain[b * n + i]) << (8 * b);
       }
+      std::memcpy(target + i * sizeof(double), &word, sizeof word);
     }
   } else if (plain != target) {
     std::memcpy(target, plain, size);
@@ -108,7 +110,8 @@ bool decode_chunk(const Pipeline& pipeline, const RawChunk& chunk, std::size_t c
 }  // namespace
 
 bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::string& what,
-                             std::size_t rows, std::size_t columns, double* out) {
+                             std::size_t rows, std::size_t columns, ChunkSink sink,
+                             double* out) {
   if constexpr (std::endian::native != std::endian::little) {
     return false;
   }
@@ -172,6 +175,9 @@ bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::
       for (std::size_t k = next++; k < count; k = next++) {
         const RawChunk& chunk = chunks[k];
         const bool empty = chunk.bytes.empty();
+        if (empty && sink == ChunkSink::kAdd) {
+          continue;  // adding zeros
+        }
         if (empty) {
           std::fill(values.begin(), values.end(), 0.0);
         } else if (!decode_chunk(*pipeline, chunk, chunk_elements, scratch[thread], values.data())) {
@@ -182,8 +188,15 @@ bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::
         const std::size_t valid_columns =
             std::min<std::size_t>(chunk_columns, columns - chunk.column);
         for (std::size_t r = 0; r < valid_rows; ++r) {
-          std::memcpy(out + (chunk.row + r) * columns + chunk.column,
-                      values.data() + r * chunk_columns, valid_columns * sizeof(double));
+          double* target = out + (chunk.row + r) * columns + chunk.column;
+          const double* source = values.data() + r * chunk_columns;
+          if (sink == ChunkSink::kStore) {
+            std::memcpy(target, source, valid_columns * sizeof(double));
+          } else {
+            for (std::size_t c = 0; c < valid_columns; ++c) {
+              target[c] += source[c];
+            }
+          }
         }
       }
     };

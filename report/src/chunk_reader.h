@@ -13,10 +13,13 @@
 
 namespace orrery::report {
 
-/// Fills `out` (rows x columns doubles) from `dataset`; false if the dataset's
-/// layout or filters are not ones this reader handles (then nothing is read).
-/// Throws InputError (naming `file`) if a chunk is corrupt.
+/// How decoded values reach the caller's buffer.
+enum class ChunkSink { kStore, kAdd };
+
+/// Stores (or adds) `dataset` into `out` (rows x columns doubles); false if the
+/// dataset's layout or filters are not ones this reader handles (then `out` is
+/// untouched). Throws InputError (naming `file`) if a chunk is corrupt.
 bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::string& what,
-                             std::size_t rows, std::size_t columns, double* out);
+                             std::size_t rows, std::size_t columns, ChunkSink sink, double* out);
 
 }  // namespace orrery::report

@@ -308,11 +308,36 @@ MetricValues CubeReader::read_metric(std::size_t metric_row) const {
   const std::string what = "cannot read /" +
                            values_path(impl_->header.metrics[metric_row].name) +
                            " (corrupt or truncated?)";
-  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, values.data())) {
+  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, ChunkSink::kStore,
+                               values.data())) {
     h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
               impl_->path, what);
   }
   return values;
+}
+
+void CubeReader::add_metric(std::size_t metric_row, MetricValues& sum) const {
+  h5::silence_errors();
+  const hid_t dataset = impl_->dataset(metric_row);
+  const std::size_t rows = impl_->header.callpaths.size();
+  const std::size_t columns = impl_->header.locations.size();
+  if (sum.size() != rows * columns) {
+    h5::fail(impl_->path, "add_metric: the sum has " + std::to_string(sum.size()) +
+                              " elements, the metric " + std::to_string(rows * columns));
+  }
+  if (sum.empty()) {
+    return;
+  }
+  const std::string what = "cannot read /" +
+                           values_path(impl_->header.metrics[metric_row].name) +
+                           " (corrupt or truncated?)";
+  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, ChunkSink::kAdd,
+                               sum.data())) {
+    const MetricValues values = read_metric(metric_row);
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      sum[i] += values[i];
+    }
+  }
 }
 
 std::vector<double> CubeReader::read_callpath(std::size_t metric_row,

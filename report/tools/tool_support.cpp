@@ -68,7 +68,7 @@ MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool 
   }
   const auto rows = metric_subtree(reader.header(), metric_row);
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    add_values(sum, reader.read_metric(rows[i]));
+    reader.add_metric(rows[i], sum);
   }
   return sum;
 }

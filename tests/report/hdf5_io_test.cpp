@@ -127,6 +127,33 @@ TEST_F(ReportFile, ReaderReadsOneCallpathRow) {
   }
 }
 
+TEST_F(ReportFile, AddMetricSumsChunkedAndContiguousDatasets) {
+  const Cube cube = sample_cube();
+  write_cube(path("a.h5"), cube);
+  // Replace /values/mpi by a contiguous, uncompressed dataset (what other writers may do).
+  hid_t id = H5Fopen(path("a.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(id, "/values/mpi", H5P_DEFAULT);
+  const hsize_t dims[2] = {4, 3};
+  hid_t space = H5Screate_simple(2, dims, nullptr);
+  hid_t dataset = H5Dcreate2(id, "/values/mpi", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT);
+  H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, cube.values[1].data());
+  H5Dclose(dataset);
+  H5Sclose(space);
+  H5Fclose(id);
+
+  const CubeReader reader(path("a.h5"));
+  EXPECT_EQ(reader.read_metric(1), cube.values[1]);
+  MetricValues sum = reader.read_metric(0);
+  reader.add_metric(1, sum);  // contiguous: through H5Dread
+  reader.add_metric(2, sum);  // chunked: through the parallel inflate
+  for (std::size_t i = 0; i < sum.size(); ++i) {
+    EXPECT_DOUBLE_EQ(sum[i], cube.values[0][i] + cube.values[1][i] + cube.values[2][i]) << i;
+  }
+  MetricValues wrong(5);
+  expect_input_error([&] { reader.add_metric(0, wrong); }, {"add_metric"});
+}
+
 TEST_F(ReportFile, MetricsNeverWrittenAreZeros) {
   const Cube cube = sample_cube();
   {
@@ -179,6 +206,11 @@ TEST_F(ReportFile, LargeCubeIsChunkedAndCompressed) {
   EXPECT_LT(fs::file_size(path("big.h5")), size * sizeof(double) / 4);
   const CubeReader reader(path("big.h5"));
   EXPECT_EQ(reader.read_metric(0), cube.values[0]);
+  MetricValues twice = reader.read_metric(0);
+  reader.add_metric(0, twice);
+  for (std::size_t i = 0; i < size; i += 97) {
+    EXPECT_EQ(twice[i], 2 * cube.values[0][i]);
+  }
   const auto row = reader.read_callpath(0, 1234);
   for (std::size_t l = 0; l < 300; ++l) {
     EXPECT_EQ(row[l], cube.values[0][1234 * 300 + l]);

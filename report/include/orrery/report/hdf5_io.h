@@ -27,6 +27,9 @@ class CubeReader {
   [[nodiscard]] std::size_t metric_row(std::string_view name) const;
   /// All values of one metric, [callpath][location].
   [[nodiscard]] MetricValues read_metric(std::size_t metric_row) const;
+  /// Adds one metric's values into `sum` ([callpath][location], already sized), without
+  /// a second whole-metric buffer: how sub-metrics are summed on large cubes.
+  void add_metric(std::size_t metric_row, MetricValues& sum) const;
   /// The values of one metric at one call path, one per location.
   [[nodiscard]] std::vector<double> read_callpath(std::size_t metric_row,
                                                   std::size_t callpath_row) const;
