@@ -12,6 +12,8 @@
 namespace orrery::report {
 
 /// Reads a report lazily: the header when opened, values one metric at a time.
+/// One thread at a time per reader (whole-metric reads inflate chunks on
+/// several threads internally).
 class CubeReader {
  public:
   /// Opens and validates the file (format, version, tables). Throws InputError.
