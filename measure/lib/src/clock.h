@@ -59,20 +59,22 @@ class TimeConverter {
   TimeConverter() = default;
   TimeConverter(ClockPair first, ClockPair last) noexcept : first_(first) {
     if (g_tsc_clock && last.ticks > first.ticks && last.ns > first.ns) {
-      ns_per_tick_ = static_cast<long double>(last.ns - first.ns) / static_cast<long double>(last.ticks - first.ticks);
+      ns_per_tick_ = static_cast<double>(last.ns - first.ns) / static_cast<double>(last.ticks - first.ticks);
     }
     identity_ = !g_tsc_clock;
   }
   [[nodiscard]] uint64_t to_ns(uint64_t ticks) const noexcept {
     if (identity_) return ticks;
-    const long double delta = (static_cast<long double>(ticks) - static_cast<long double>(first_.ticks)) * ns_per_tick_;
-    const long double ns = static_cast<long double>(first_.ns) + delta;
-    return ns > 0 ? static_cast<uint64_t>(ns) : 0;
+    // Offsets from the first pair stay far below 2^53 ticks, so double keeps
+    // nanosecond precision for runs of days.
+    const auto delta = static_cast<double>(static_cast<int64_t>(ticks - first_.ticks)) * ns_per_tick_;
+    const double ns = static_cast<double>(first_.ns) + delta;
+    return ns > 0 ? static_cast<uint64_t>(ns + 0.5) : 0;
   }
 
  private:
   ClockPair first_;
-  long double ns_per_tick_ = 1.0L;
+  double ns_per_tick_ = 1.0;
   bool identity_ = true;
 };
 
