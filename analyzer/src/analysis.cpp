@@ -1,5 +1,7 @@
 #include "orrery/analyzer/analysis.h"
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <ostream>
 
@@ -18,16 +20,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Progress lines on rank 0.
+/// Progress lines on rank 0, with the time since the start.
 class Progress {
  public:
-  explicit Progress(std::ostream* out) : out_(out) {}
+  explicit Progress(std::ostream* out) : out_(out), start_(std::chrono::steady_clock::now()) {}
   void operator()(const std::string& line) const {
-    if (out_ != nullptr) *out_ << "orrery-analyze: " << line << std::endl;
+    if (out_ == nullptr) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "[%7.2f s] ", elapsed);
+    *out_ << "orrery-analyze: " << stamp << line << std::endl;
   }
 
  private:
   std::ostream* out_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 std::string iso8601_now() {
@@ -92,6 +100,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   progress("read " + std::to_string(total_events) + " events");
 
   apply_clock_offsets(trace);
+  progress("building call trees");
   CallTree tree = build_call_tree(trace);
   Communicators comms(definitions, static_cast<uint32_t>(rank), world);
   phases.run([&] {
@@ -99,6 +108,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     if (!error.empty()) throw InputError(error);
   });
 
+  progress("checked " + std::to_string(trace.sends.size()) + " sends of rank 0");
   patterns::PatternRegistry registry;
   patterns::SeverityMap severities(registry.size(), tree.size());
   EventBus bus;

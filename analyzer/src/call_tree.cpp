@@ -3,10 +3,16 @@
 namespace orrery::analyzer {
 
 uint32_t CallTree::child(uint32_t parent, uint32_t region) {
-  const uint64_t key = (static_cast<uint64_t>(parent) << 32) | region;
-  auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
-  if (inserted) nodes_.push_back(CallPathNode{parent, region});
-  return it->second;
+  auto& children = parent == kNone ? roots_ : children_[parent];
+  for (const auto& [child_region, child] : children) {
+    if (child_region == region) return child;
+  }
+  const auto id = static_cast<uint32_t>(nodes_.size());
+  nodes_.push_back(CallPathNode{parent, region});
+  children_.emplace_back();
+  // children_ may have moved: look the parent's list up again.
+  (parent == kNone ? roots_ : children_[parent]).emplace_back(region, id);
+  return id;
 }
 
 CallTree build_call_tree(LocalTrace& trace) {

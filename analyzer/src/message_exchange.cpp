@@ -62,24 +62,43 @@ std::vector<int64_t> exchange_along_messages(const std::vector<MessageOp>& outgo
   MPI_Type_free(&entry_type);
 
   // Per source and channel, the values in the order the source posted them.
-  std::vector<std::unordered_map<uint64_t, std::vector<int64_t>>> queues(n);
+  // Most traffic uses few channels: remember the last one looked up.
+  struct Queue {
+    std::vector<int64_t> values;
+    std::size_t next = 0;
+  };
+  std::vector<std::unordered_map<uint64_t, Queue>> queues(n);
   for (std::size_t p = 0; p < n; ++p) {
+    uint64_t last_key = ~uint64_t{0};
+    Queue* last = nullptr;
     for (int k = 0; k < recv_counts[p]; ++k) {
       const Entry& e = recv_buffer[static_cast<std::size_t>(recv_displs[p] + k)];
-      queues[p][channel(e.comm, e.tag)].push_back(e.value);
+      const uint64_t key = channel(e.comm, e.tag);
+      if (key != last_key) {
+        last = &queues[p][key];
+        last_key = key;
+      }
+      last->values.push_back(e.value);
     }
   }
-  std::vector<std::unordered_map<uint64_t, std::size_t>> next(n);
   std::vector<int64_t> result(incoming.size(), kNoValue);
+  uint64_t last_key = ~uint64_t{0};
+  uint32_t last_peer = kNone;
+  Queue* last = nullptr;
   for (std::size_t j = 0; j < incoming.size(); ++j) {
     if (!usable(incoming[j])) continue;
     const uint32_t peer = definitions.world_rank(incoming[j].comm, incoming[j].peer, self);
     if (peer >= n) continue;
     const uint64_t key = channel(incoming[j].comm, incoming[j].tag);
-    auto queue = queues[peer].find(key);
-    if (queue == queues[peer].end()) continue;
-    std::size_t& position = next[peer][key];
-    if (position < queue->second.size()) result[j] = queue->second[position++];
+    if (key != last_key || peer != last_peer) {
+      auto it = queues[peer].find(key);
+      last = it == queues[peer].end() ? nullptr : &it->second;
+      last_key = key;
+      last_peer = peer;
+    }
+    if (last != nullptr && last->next < last->values.size()) {
+      result[j] = last->values[last->next++];
+    }
   }
   return result;
 }

@@ -4,7 +4,7 @@
 // chain of region names.
 
 #include <cstdint>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "orrery/analyzer/trace.h"
@@ -28,7 +28,10 @@ class CallTree {
 
  private:
   std::vector<CallPathNode> nodes_;
-  std::unordered_map<uint64_t, uint32_t> index_;
+  /// Children per node (index kNone's slot is the roots): usually a handful,
+  /// so a linear scan beats hashing.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> children_;  // (region, child)
+  std::vector<std::pair<uint32_t, uint32_t>> roots_;
 };
 
 /// Builds the call tree and rewrites Enter/Leave `ref` from region to call path.
