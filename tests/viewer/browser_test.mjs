@@ -31,6 +31,7 @@ function checkCallTree(values, statAnswer, what, field = 'mine', pathOfRow = nul
   const byPath = new Map(statAnswer.callpaths.map((c) => [c.callpath, c]));
   let compared = 0;
   for (const [id, v] of Object.entries(values)) {
+    if (v.label === 'All call paths') continue;  // the viewer's virtual root over several roots
     const expected = pathOfRow ? byPath.get(pathOfRow.get(id)) : byRow.get(id);
     check(expected !== undefined, `${what}: stat lists call path ${id}`);
     if (!expected) continue;
@@ -87,21 +88,25 @@ async function single(page, url) {
     for (let p = parents[id]; p >= 0; p = parents[p]) chain.unshift(p);
     return chain;
   };
+  const callAncestors = (id) => [...(virtualRoot === null ? [] : [virtualRoot]), ...ancestors(h.callpaths.parent, id)];
   const late = metricRow('late_sender');
   const visits = metricRow('visits');
   check(late >= 0 && visits >= 0, 'report has late_sender and visits');
   const time = stat(args.orrery, reportA, 'time');
-  const singleRoot = h.callpaths.parent.filter((p) => p < 0).length === 1;
+  const virtualRoot = h.callpaths.parent.filter((p) => p < 0).length > 1 ? h.callpaths.parent.length : null;
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await shot(page, '01-loaded');
   const metrics = await treeValues(page, '#metric-tree');
   near(metrics[0].mine, time.total, 'Time (collapsed) over the whole run');
-  checkCallTree(await treeValues(page, '#call-tree'), time, 'time');
   await expandAllProcesses(page);
-  const processes = await treeValues(page, '#process-tree');
-  checkSpread(processes, stat(args.orrery, reportA, 'time', ['--inclusive']), 0, 'time at the first root');
-  if (singleRoot) checkProcesses(processes, time, 'time per process');
+  // The root (or the virtual root over several) is selected: whole-program values per process.
+  checkProcesses(await treeValues(page, '#process-tree'), time, 'time per process');
+  if (virtualRoot !== null) {
+    near((await treeValues(page, '#call-tree'))[virtualRoot].mine, time.total, 'All call paths (collapsed)');
+    await expand(page, '#call-tree', [virtualRoot]);
+  }
+  checkCallTree(await treeValues(page, '#call-tree'), time, 'time');
 
   // Expanding a metric shows its exclusive value.
   await act(page, () => page.click(`${row('#metric-tree', 0)} .toggle`));
@@ -112,7 +117,7 @@ async function single(page, url) {
   const lateStat = stat(args.orrery, reportA, 'late_sender', ['--inclusive']);
   // Open the call tree down to the call path with the most Late Sender.
   const hottest = [...lateStat.callpaths].sort((a, b) => b.exclusive - a.exclusive)[0];
-  await expand(page, '#call-tree', ancestors(h.callpaths.parent, hottest.row));
+  await expand(page, '#call-tree', callAncestors(hottest.row));
   const calls = await treeValues(page, '#call-tree');
   checkCallTree(calls, lateStat, 'late_sender');
   await shot(page, '02-expanded');
@@ -191,19 +196,15 @@ async function single(page, url) {
 async function diff(page, url) {
   const a = stat(args.orrery, reportA, 'time');
   const b = stat(args.orrery, reportB, 'time');
-  const h = await header(url);
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await act(page, () => page.click('#modes button[data-mode="diff"]'));
   await expandAllProcesses(page);
   const processes = await treeValues(page, '#process-tree');
-  checkSpread(processes, stat(args.orrery, reportA, 'time', ['--inclusive']), 0, 'this run at the first root');
-  if (h.callpaths.parent.filter((p) => p < 0).length === 1) {
-    checkProcesses(processes, a, 'this run per process');
-    checkProcesses(processes, b, 'other run per process', 'theirs');
-  }
+  checkProcesses(processes, a, 'this run per process');
+  checkProcesses(processes, b, 'other run per process', 'theirs');
   for (const v of Object.values(processes)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
-  await expand(page, '#call-tree', [0]);
+  await expand(page, '#call-tree', [await page.$eval('#call-tree .row', (r) => r.dataset.id)]);
   const inner = await page.$('#call-tree .row[data-leaf="0"][data-expanded="0"]');
   if (inner) await expand(page, '#call-tree', [await inner.getAttribute('data-id')]);
   const calls = await treeValues(page, '#call-tree');

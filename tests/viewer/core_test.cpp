@@ -170,6 +170,23 @@ TEST(ViewerApi, BadParametersAreUsageErrors) {
   EXPECT_THROW((void)api.handle("callpaths", {{"metric", "0"}, {"metric_incl", "yes"}}), UsageError);
 }
 
+TEST(ViewerApi, AllCallPathsSumsTheRoots) {
+  auto cube = make_fixture_cube({.callpaths = 20, .locations = 3, .seed = 6, .scale = 1.0});
+  // A second root, as in reports of programs without compiler hooks.
+  cube.header.callpaths.push_back({-1, 1});
+  for (auto& values : cube.values) values.insert(values.end(), {1.0, 2.0, 3.0});
+  ViewerApi api(data_of(cube), data_of(cube));
+  const auto all = api.handle("locations", {{"metric", "6"}, {"callpath", "all"}});
+  const auto main = api.handle("locations", {{"metric", "6"}, {"callpath", "0"}});
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_DOUBLE_EQ(all["values"][l].get<double>(),
+                     main["values"][l].get<double>() + static_cast<double>(l + 1));
+    EXPECT_DOUBLE_EQ(all["other"][l].get<double>(), all["values"][l].get<double>());
+  }
+  const auto nothing = api.handle("locations", {{"metric", "6"}, {"callpath", "all"}, {"callpath_incl", "0"}});
+  for (const double v : nothing["values"]) EXPECT_EQ(v, 0.0);
+}
+
 TEST(ViewerApi, HeatmapRowsAreTheHottestCallPaths) {
   const auto a = make_fixture_cube({.callpaths = 60, .locations = 3, .seed = 9, .scale = 1.0});
   ViewerApi api(data_of(a));

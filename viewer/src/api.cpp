@@ -124,12 +124,16 @@ TreeSelection ViewerApi::metric_selection(const Params& params) const {
 }
 
 TreeSelection ViewerApi::callpath_selection(const Params& params) const {
+  if (const auto it = params.find("callpath"); it != params.end() && it->second == "all") {
+    return {kAllCallpaths, flag_param(params, "callpath_incl", true)};
+  }
   return {size_param(params, "callpath", report_->callpath_count()),
           flag_param(params, "callpath_incl", true)};
 }
 
 std::optional<TreeSelection> ViewerApi::in_other(TreeSelection selection,
                                                  const std::vector<std::size_t>& map) const {
+  if (selection.row == kAllCallpaths) return selection;  // the other run's whole program
   if (map[selection.row] == Comparison::kNoMatch) return std::nullopt;
   return TreeSelection{map[selection.row], selection.inclusive};
 }

@@ -107,6 +107,16 @@ ReportData::CallpathValues ReportData::callpath_values(TreeSelection metric_sele
 
 std::vector<double> ReportData::location_values(TreeSelection metric_selection,
                                                 TreeSelection callpath) {
+  if (callpath.row == kAllCallpaths) {
+    std::vector<double> values(location_count(), 0.0);
+    if (!callpath.inclusive) return values;
+    for (std::size_t c = 0; c < callpath_count(); ++c) {
+      if (header_.callpaths[c].parent >= 0) continue;
+      const auto root = location_values(metric_selection, {c, true});
+      for (std::size_t l = 0; l < values.size(); ++l) values[l] += root[l];
+    }
+    return values;
+  }
   if (callpath.row >= callpath_count()) {
     throw UsageError("no call path row " + std::to_string(callpath.row));
   }

@@ -31,6 +31,10 @@ struct TreeSelection {
   bool inclusive = true;
 };
 
+/// A call-path row that stands for all roots together (the whole program):
+/// its inclusive value sums the roots, its exclusive value is zero.
+inline constexpr std::size_t kAllCallpaths = static_cast<std::size_t>(-1);
+
 /// A report held by the viewer: header plus lazily computed, cached metric sums.
 class ReportData {
  public:
@@ -57,7 +61,7 @@ class ReportData {
     std::vector<double> inclusive;
   };
   [[nodiscard]] CallpathValues callpath_values(TreeSelection metric);
-  /// Per location: the selected metric(s) at the selected call path(s).
+  /// Per location: the selected metric(s) at the selected call path(s) (or kAllCallpaths).
   [[nodiscard]] std::vector<double> location_values(TreeSelection metric, TreeSelection callpath);
   /// Row-major [k][location] values of the selected metric(s) at the given call paths (exclusive).
   [[nodiscard]] std::vector<std::vector<double>> callpath_rows(TreeSelection metric,

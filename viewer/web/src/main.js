@@ -50,12 +50,23 @@ function rootTotal() {
 async function fetchSelection() {
   const metricIncl = !metricShownExpanded(state.metric);
   const callpathIncl = !callpathShownExpanded(state.callpath);
-  const [calls, locations] = await Promise.all([
+  const callpath = state.callpath === model.allId ? 'all' : state.callpath;
+  const [answer, locations] = await Promise.all([
     api.callpaths(state.metric, metricIncl),
-    api.locations(state.metric, metricIncl, state.callpath, callpathIncl),
+    api.locations(state.metric, metricIncl, callpath, callpathIncl),
   ]);
   const heat = state.chart === 'heat' ? await api.heatmap(state.metric, metricIncl, 20) : null;
-  return { calls, locations, heat };
+  return { calls: withVirtualRoot(answer), locations, heat };
+}
+
+/** Appends the virtual root's values (the roots' sum; nothing of its own). */
+function withVirtualRoot(calls) {
+  if (model.allId === null) return calls;
+  const extend = ({ exclusive, inclusive }) => ({
+    exclusive: [...exclusive, 0],
+    inclusive: [...inclusive, sum(model.callTree.children[model.allId].map((r) => inclusive[r]))],
+  });
+  return { ...extend(calls), other: calls.other ? extend(calls.other) : undefined };
 }
 
 function renderMetricTree() {
@@ -272,7 +283,8 @@ function wireControls() {
 
 function loadStateFromHash() {
   state = fromHash(window.location.hash, model.metrics,
-    { callpaths: model.callpathCount, processNodes: model.processNodeCount }, MODES
+    { callpaths: model.callNodeCount, defaultCallpath: model.callTree.roots[0], processNodes: model.processNodeCount },
+    MODES
       .filter((m) => !m.needsOther || hasOther()).map((m) => m.id));
   $('#search').value = state.query;
   filter = filterCallpaths(model, state.query);

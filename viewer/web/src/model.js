@@ -11,7 +11,16 @@ function childrenOf(parents) {
 export function buildModel(header) {
   const metricTree = childrenOf(header.metrics.map((m) => m.parent));
   const callTree = childrenOf(header.callpaths.parent);
-  const regionOf = (c) => header.regions[header.callpaths.region[c]] ?? { name: '?', file: '', line: 0 };
+  const callpathCount = header.callpaths.parent.length;
+  // Several roots (e.g. MPI calls of a program without compiler hooks) get a
+  // virtual root above them, so the whole program can be selected at once.
+  const allId = callTree.roots.length > 1 ? callpathCount : null;
+  if (allId !== null) {
+    callTree.children.push(callTree.roots);
+    callTree.roots = [allId];
+  }
+  const regionOf = (c) => (c === allId ? { name: 'All call paths', file: '', line: 0, paradigm: 'all' }
+    : header.regions[header.callpaths.region[c]] ?? { name: '?', file: '', line: 0 });
 
   // The root metric of each metric row, for "% of root".
   const metricRoot = header.metrics.map((m, i) => i);
@@ -39,6 +48,7 @@ export function buildModel(header) {
     ? `rank ${locations[i].rank}, thread ${locations[i].thread}` : `rank ${locations[i].rank}`);
 
   const pathOf = (c) => {
+    if (c === allId) return regionOf(c).name;
     const names = [];
     for (let p = c; p >= 0; p = header.callpaths.parent[p]) names.push(regionOf(p).name);
     return names.reverse().join(' › ');
@@ -55,7 +65,11 @@ export function buildModel(header) {
       return rows;
     },
     callTree,
-    callpathCount: header.callpaths.parent.length,
+    callpathCount,
+    /** The virtual root's id (callpathCount) or null; the API calls it "all". */
+    allId,
+    /** Rows of the call tree including the virtual root. */
+    callNodeCount: callpathCount + (allId === null ? 0 : 1),
     callpathLabel: (c) => regionOf(c).name,
     callpathTitle(c) {
       const r = regionOf(c);
@@ -65,7 +79,9 @@ export function buildModel(header) {
     callpathPath: pathOf,
     callpathAncestors(c) {
       const out = [];
+      if (c === allId) return out;
       for (let p = header.callpaths.parent[c]; p >= 0; p = header.callpaths.parent[p]) out.push(p);
+      if (allId !== null) out.push(allId);
       return out;
     },
     processTree: { roots: processRoots, children: processChildren },

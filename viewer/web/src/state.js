@@ -46,7 +46,7 @@ export function fromHash(hash, metrics, counts, modes) {
     const v = Number(p.get(key));
     return p.has(key) && Number.isInteger(v) && v >= 0 && v < limit ? v : null;
   };
-  state.callpath = row('cp', counts.callpaths) ?? 0;
+  state.callpath = row('cp', counts.callpaths) ?? counts.defaultCallpath;
   state.callpathExpanded = new Set([...parseIds(p.get('cx'))].filter((c) => c < counts.callpaths));
   state.location = row('loc', counts.processNodes);
   state.locationExpanded = new Set([...parseIds(p.get('lx'))].filter((l) => l < counts.processNodes));
