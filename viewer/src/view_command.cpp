@@ -32,8 +32,12 @@ std::shared_ptr<ReportData> open_report(const std::string& path) {
   auto reader = std::make_shared<report::CubeReader>(path);
   report::CubeHeader header = reader->header();
   auto loader = [reader](std::size_t metric_row) { return reader->read_metric(metric_row); };
-  return std::make_shared<ReportData>(std::filesystem::path(path).filename().string(),
-                                      std::move(header), std::move(loader));
+  // Reports are usually EXP/report.h5, so the experiment directory names them.
+  const std::filesystem::path file(path);
+  const std::string directory = std::filesystem::absolute(file).parent_path().filename().string();
+  std::string label = directory.empty() ? file.filename().string()
+                                        : directory + "/" + file.filename().string();
+  return std::make_shared<ReportData>(std::move(label), std::move(header), std::move(loader));
 }
 
 // Best effort: a desktop session gets the page opened; anywhere else the
