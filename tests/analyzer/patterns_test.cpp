@@ -1,0 +1,100 @@
+// The pattern registry and the classification of regions into time
+// metrics: plain unit tests, no MPI.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "orrery/patterns/region_class.h"
+#include "orrery/patterns/registry.h"
+
+namespace orrery::patterns {
+namespace {
+
+using analyzer::Paradigm;
+using analyzer::RegionDef;
+using analyzer::RegionRole;
+
+TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
+  const PatternRegistry registry;
+  const std::set<std::string> design = {
+      "time", "visits", "execution", "mpi", "mpi_management", "mpi_init_exit",
+      "mpi_synchronization", "mpi_sync_collective", "wait_at_barrier", "barrier_completion",
+      "mpi_rma_synchronization", "mpi_communication", "mpi_point2point", "late_sender",
+      "late_sender_wrong_order", "late_receiver", "mpi_collective", "early_reduce", "early_scan",
+      "late_broadcast", "wait_at_nxn", "nxn_completion", "mpi_rma_communication", "mpi_io",
+      "overhead", "bytes_sent", "bytes_received", "bytes_coll_out", "bytes_coll_in", "sends",
+      "receives", "collectives", "late_sender_count", "late_receiver_count"};
+  std::set<std::string> names;
+  const auto table = registry.metric_table();
+  for (std::size_t row = 0; row < table.size(); ++row) {
+    const MetricInfo& info = table[row];
+    names.insert(info.name);
+    EXPECT_LT(registry.parent_row(row), static_cast<int>(row)) << info.name;
+    EXPECT_FALSE(info.display_name.empty()) << info.name;
+    EXPECT_FALSE(info.description.empty()) << info.name;
+    EXPECT_FALSE(info.diagnosis.empty()) << info.name;
+    EXPECT_TRUE(info.unit == "sec" || info.unit == "occ" || info.unit == "bytes") << info.name;
+    EXPECT_EQ(registry.row(info.name), row);
+  }
+  EXPECT_EQ(names, design);
+  EXPECT_EQ(table.size(), design.size());
+  EXPECT_EQ(table[registry.row("late_sender_wrong_order")].parent, "late_sender");
+  EXPECT_EQ(table[registry.row("wait_at_barrier")].parent, "mpi_sync_collective");
+  EXPECT_EQ(table[registry.row("bytes_sent")].parent, "");
+}
+
+RegionDef mpi(const std::string& name, RegionRole role = RegionRole::kFunction) {
+  return RegionDef{name, "", 0, Paradigm::kMpi, role};
+}
+
+TEST(RegionClassification, MpiCallsByName) {
+  EXPECT_EQ(time_category(mpi("MPI_Init"), false, false), "mpi_init_exit");
+  EXPECT_EQ(time_category(mpi("MPI_Finalize"), false, false), "mpi_init_exit");
+  EXPECT_EQ(time_category(mpi("MPI_Comm_split"), false, false), "mpi_management");
+  EXPECT_EQ(time_category(mpi("MPI_Type_commit"), false, false), "mpi_management");
+  EXPECT_EQ(time_category(mpi("MPI_File_open"), false, false), "mpi_management");
+  EXPECT_EQ(time_category(mpi("MPI_Win_create"), false, false), "mpi_management");
+  EXPECT_EQ(time_category(mpi("MPI_Barrier"), false, false), "mpi_sync_collective");
+  EXPECT_EQ(time_category(mpi("MPI_Ibarrier"), false, false), "mpi_sync_collective");
+  EXPECT_EQ(time_category(mpi("MPI_Win_fence"), false, false), "mpi_rma_synchronization");
+  EXPECT_EQ(time_category(mpi("MPI_Win_unlock_all"), false, false), "mpi_rma_synchronization");
+  EXPECT_EQ(time_category(mpi("MPI_Put"), false, false), "mpi_rma_communication");
+  EXPECT_EQ(time_category(mpi("MPI_Get_accumulate"), false, false), "mpi_rma_communication");
+  EXPECT_EQ(time_category(mpi("MPI_File_write_all"), false, false), "mpi_io");
+  EXPECT_EQ(time_category(mpi("MPI_File_iread_at"), false, false), "mpi_io");
+  EXPECT_EQ(time_category(mpi("MPI_Send"), true, true), "mpi_point2point");
+  EXPECT_EQ(time_category(mpi("MPI_Waitall"), false, false), "mpi_point2point");
+  EXPECT_EQ(time_category(mpi("MPI_Allreduce"), false, false), "mpi_collective");
+  EXPECT_EQ(time_category(mpi("MPI_Reduce_scatter_block"), false, false), "mpi_collective");
+  EXPECT_EQ(time_category(mpi("MPI_Ialltoallv"), false, false), "mpi_collective");
+}
+
+TEST(RegionClassification, PointToPointWithoutDataIsSynchronization) {
+  EXPECT_EQ(time_category(mpi("MPI_Send"), true, false), "mpi_synchronization");
+  EXPECT_EQ(time_category(mpi("MPI_Recv"), true, false), "mpi_synchronization");
+}
+
+TEST(RegionClassification, UnknownCallsAreStillAnalyzed) {
+  EXPECT_EQ(time_category(mpi("MPI_Pcontrol"), false, false), "mpi");
+  EXPECT_EQ(time_category(mpi("MPIX_Something", RegionRole::kPointToPoint), false, false),
+            "mpi_point2point");
+  EXPECT_EQ(time_category(mpi("MPI_Neighbor_alltoall"), false, false), "mpi_collective");
+}
+
+TEST(RegionClassification, NonMpiRegions) {
+  EXPECT_EQ(time_category(RegionDef{"main", "a.c", 3, Paradigm::kCompiler, RegionRole::kFunction},
+                          false, false),
+            "execution");
+  EXPECT_EQ(time_category(RegionDef{"phase", "", 0, Paradigm::kUser, RegionRole::kFunction},
+                          false, false),
+            "execution");
+  EXPECT_EQ(time_category(RegionDef{"ORRERY_FLUSH", "", 0, Paradigm::kMeasurement,
+                                    RegionRole::kArtificial},
+                          false, false),
+            "overhead");
+}
+
+}  // namespace
+}  // namespace orrery::patterns
