@@ -96,5 +96,5 @@ export async function act(page, action) {
   const before = await page.evaluate(() => document.body.dataset.ready);
   await action();
   await page.waitForFunction((b) => document.body.dataset.ready !== b && !document.body.dataset.busy, before,
-    { timeout: 10000 });
+    { timeout: 30000 });
 }
