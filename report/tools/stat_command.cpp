@@ -125,7 +125,8 @@ void print_table(const StatOptions& options, const StatResult& result) {
                    format_value(c.spread.mean, unit), format_value(c.spread.max, unit),
                    format_fixed(c.spread.cv, 3), result.labels[row]});
   }
-  std::cout << table.render() << "\nProcesses with the most " << result.metric->name << "\n\n";
+  std::cout << table.render() << "\nProcesses with the most " << result.metric->name
+            << (options.callpath.empty() ? "" : " in these call paths") << "\n\n";
   TextTable processes({{"rank"}, {"thread"}, {"node", Align::kLeft}, {"value"}, {"share"}});
   for (const std::size_t l : result.location_rows) {
     const Location& location = result.header->locations[l];
@@ -145,11 +146,6 @@ void run_stat(const StatOptions& options) {
   result.metric = &header.metrics[metric_row];
   result.metric_names =
       loaded_metric_names(header, metric_row, options.metric.exclusive_metric);
-  {
-    MetricValues values = load_metric(reader, metric_row, options.metric.exclusive_metric);
-    result.summary = summarize(header, values, options.inclusive);
-  }  // the values are freed before printing
-  result.labels = callpath_labels(header);
   std::vector<bool> chosen(header.callpaths.size(), true);
   if (!options.callpath.empty()) {
     chosen = CallpathMatcher(options.callpath).matches(header);
@@ -157,6 +153,11 @@ void run_stat(const StatOptions& options) {
       throw InputError(options.report + ": no call path matches '" + options.callpath + "'");
     }
   }
+  {
+    MetricValues values = load_metric(reader, metric_row, options.metric.exclusive_metric);
+    result.summary = summarize(header, values, options.inclusive, &chosen);
+  }  // the values are freed before printing
+  result.labels = callpath_labels(header);
   std::vector<double> keys;
   for (const CallpathSummary& c : result.summary.callpaths) {
     keys.push_back(options.inclusive ? c.inclusive : c.exclusive);

@@ -29,26 +29,47 @@ Spread spread_of(const double* values, std::size_t n) {
   return spread;
 }
 
-MetricSummary summarize(const CubeHeader& header, MetricValues& values, bool spread_of_inclusive) {
+MetricSummary summarize(const CubeHeader& header, MetricValues& values, bool spread_of_inclusive,
+                        const std::vector<bool>* chosen) {
   const std::size_t width = header.locations.size();
+  const std::size_t rows = header.callpaths.size();
+  // With inclusive values, a chosen call path inside another chosen one is already counted.
+  std::vector<bool> counted(rows, false);
+  std::vector<bool> below_chosen(rows, false);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const bool is_chosen = chosen == nullptr || (*chosen)[row];
+    const int32_t parent = header.callpaths[row].parent;
+    if (parent >= 0) {
+      const auto p = static_cast<std::size_t>(parent);
+      below_chosen[row] = below_chosen[p] || chosen == nullptr || (*chosen)[p];
+    }
+    counted[row] = is_chosen && (!spread_of_inclusive || !below_chosen[row]);
+  }
   MetricSummary summary;
-  summary.callpaths.resize(header.callpaths.size());
+  summary.callpaths.resize(rows);
   summary.per_location.assign(width, 0.0);
-  for (std::size_t row = 0; row < header.callpaths.size(); ++row) {
+  auto count_row = [&](const double* data) {
+    for (std::size_t l = 0; l < width; ++l) {
+      summary.per_location[l] += data[l];
+    }
+  };
+  for (std::size_t row = 0; row < rows; ++row) {
     const double* data = values.data() + row * width;
     double sum = 0;
     for (std::size_t l = 0; l < width; ++l) {
       sum += data[l];
-      summary.per_location[l] += data[l];
     }
     summary.callpaths[row].exclusive = sum;
     summary.total += sum;
     if (!spread_of_inclusive) {
       summary.callpaths[row].spread = spread_of(data, width);
+      if (counted[row]) {
+        count_row(data);
+      }
     }
   }
   make_callpath_inclusive(header, values);
-  for (std::size_t row = 0; row < header.callpaths.size(); ++row) {
+  for (std::size_t row = 0; row < rows; ++row) {
     const double* data = values.data() + row * width;
     double sum = 0;
     for (std::size_t l = 0; l < width; ++l) {
@@ -57,6 +78,9 @@ MetricSummary summarize(const CubeHeader& header, MetricValues& values, bool spr
     summary.callpaths[row].inclusive = sum;
     if (spread_of_inclusive) {
       summary.callpaths[row].spread = spread_of(data, width);
+      if (counted[row]) {
+        count_row(data);
+      }
     }
   }
   return summary;

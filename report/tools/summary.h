@@ -30,13 +30,16 @@ struct CallpathSummary {
 /// A metric summarised over the call tree and the locations.
 struct MetricSummary {
   std::vector<CallpathSummary> callpaths;  ///< one per call path row
-  std::vector<double> per_location;        ///< sum over all call paths, per location
+  std::vector<double> per_location;        ///< per location, over the chosen call paths
   double total = 0;                        ///< sum of everything
 };
 
 /// Summarises exclusive [callpath][location] values; `values` is turned inclusive in place
 /// (so a large metric is held once). `spread_of_inclusive` picks what the spread describes.
+/// per_location adds up the chosen call paths (all if `chosen` is null): their exclusive
+/// values, or with `spread_of_inclusive` the inclusive values of the outermost chosen ones.
 [[nodiscard]] MetricSummary summarize(const CubeHeader& header, MetricValues& values,
-                                      bool spread_of_inclusive);
+                                      bool spread_of_inclusive,
+                                      const std::vector<bool>* chosen = nullptr);
 
 }  // namespace orrery::report::tools

@@ -109,6 +109,26 @@ def check_stat_csv_and_table(path):
                                                "MPI_.*", "--format", "csv").stdout)))
     expected = [r for r, name in enumerate(ref.names) if name.startswith("MPI_")]
     check(sorted(int(r["row"]) for r in rows) == expected, "stat --callpath regex")
+    # With --callpath, the processes table adds up the chosen call paths only (and with
+    # --inclusive, the outermost chosen ones, so nothing counts twice).
+    exclusive = ref.exclusive("time")
+    inclusive = ref.inclusive(exclusive)
+    chosen = [name in ("solve", "exchange") for name in ref.names]
+    outermost = []
+    for row, parent in enumerate(ref.parents):
+        inside = False
+        while parent >= 0:
+            inside = inside or chosen[parent]
+            parent = ref.parents[parent]
+        outermost.append(chosen[row] and not inside)
+    for flag, matrix, mask in (([], exclusive, chosen), (["-i"], inclusive, outermost)):
+        out = json.loads(run("stat", path, "-c", "solve|exchange", "-k", 0, "--format", "json",
+                             *flag).stdout or "{}")
+        per_rank = matrix[np.array(mask, dtype=bool)].sum(axis=0)
+        check(len(out.get("processes", [])) == len(ref.ranks), "stat -c lists the processes")
+        for entry in out.get("processes", []):
+            check_close(entry["value"], per_rank[ref.ranks.index(entry["rank"])],
+                        "stat -c %s process value" % flag)
 
 
 def check_tree(path):
