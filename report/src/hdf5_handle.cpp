@@ -12,16 +12,45 @@ void fail(const std::string& file, const std::string& what) {
   throw InputError(file + ": " + what);
 }
 
+namespace {
+
+/// HDF5's own account of the failure just reported (the innermost error on the
+/// stack, e.g. "unable to lock file"), in one line; "" if there is none.
+std::string hdf5_reason() {
+  std::string reason;
+  auto first = [](unsigned index, const H5E_error2_t* error, void* data) -> herr_t {
+    if (index == 0 && error->desc != nullptr) {
+      *static_cast<std::string*>(data) = error->desc;
+    }
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first, &reason);  // upward: innermost first
+  H5Eclear2(H5E_DEFAULT);
+  for (char& c : reason) {
+    if (c == '\n' || c == '\r') {
+      c = ' ';
+    }
+  }
+  return reason;
+}
+
+[[noreturn]] void fail_with_reason(const std::string& file, const std::string& what) {
+  const std::string reason = hdf5_reason();
+  fail(file, reason.empty() ? what : what + " (HDF5: " + reason + ")");
+}
+
+}  // namespace
+
 Handle checked(hid_t id, Handle::Closer closer, const std::string& file, const std::string& what) {
   if (id < 0) {
-    fail(file, what);
+    fail_with_reason(file, what);
   }
   return Handle(id, closer);
 }
 
 void check(herr_t status, const std::string& file, const std::string& what) {
   if (status < 0) {
-    fail(file, what);
+    fail_with_reason(file, what);
   }
 }
 

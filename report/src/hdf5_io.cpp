@@ -27,6 +27,14 @@ constexpr std::size_t kMaxChunkColumns = 64 * 1024;
 // Room for a few chunks, so consecutive rows of one chunk decompress once.
 constexpr std::size_t kChunkCacheBytes = 8u << 20;
 
+/// File access: keep HDF5's file locks where the file system has them, but do
+/// not fail where it does not (Lustre, some NFS) — a common cause of "cannot open".
+h5::Handle file_access(const std::string& file) {
+  h5::Handle access = h5::checked_plist(H5Pcreate(H5P_FILE_ACCESS), file, "cannot open");
+  H5Pset_file_locking(access.get(), true, true);
+  return access;
+}
+
 std::string values_path(const std::string& metric) {
   return std::string(kValuesGroup) + "/" + metric;
 }
@@ -262,7 +270,8 @@ CubeReader::CubeReader(const std::string& path) : impl_(std::make_unique<Impl>()
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     h5::fail(path, "not an HDF5 file (or truncated)");
   }
-  impl_->file = h5::checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, path,
+  impl_->file = h5::checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access(path).get()),
+                            H5Fclose, path,
                             "cannot open as HDF5 (corrupt or truncated?)");
   const hid_t root = impl_->file.get();
   check_format(root, path);
@@ -385,8 +394,9 @@ CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header)
   if (const auto problem = header_problem(header); !problem.empty()) {
     h5::fail(path, "cannot write report: " + problem);
   }
-  impl_->file = h5::checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
-                            H5Fclose, path, "cannot create file");
+  impl_->file = h5::checked(
+      H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access(path).get()), H5Fclose,
+      path, "cannot create file");
   const hid_t root = impl_->file.get();
   h5::write_string_attribute(root, path, "format", kFormat);
   h5::write_int_attribute(root, path, "format_version", kFormatVersion);
