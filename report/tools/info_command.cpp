@@ -18,7 +18,49 @@ struct InfoOptions {
   std::string report;
   OutputFormat format = OutputFormat::kTable;
   bool totals = false;
+  std::string metric;  ///< explain this metric instead of listing the report
 };
+
+/// What one metric means and what to do about it (the patterns' description and diagnosis).
+void explain_metric(const CubeReader& reader, const std::string& name, OutputFormat format) {
+  const CubeHeader& header = reader.header();
+  const Metric& metric = header.metrics[reader.metric_row(name)];
+  const std::string parent =
+      metric.parent < 0 ? "" : header.metrics[static_cast<std::size_t>(metric.parent)].name;
+  std::vector<std::string> children;
+  for (const Metric& other : header.metrics) {
+    if (other.parent >= 0 && &header.metrics[static_cast<std::size_t>(other.parent)] == &metric) {
+      children.push_back(other.name);
+    }
+  }
+  if (format == OutputFormat::kJson) {
+    std::cout << nlohmann::json{{"name", metric.name},
+                                {"display_name", metric.display_name},
+                                {"unit", metric.unit},
+                                {"parent", parent},
+                                {"children", children},
+                                {"description", metric.description},
+                                {"diagnosis", metric.diagnosis}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << metric.name << " — " << metric.display_name << " (" << metric.unit << ")\n";
+  if (!parent.empty()) {
+    std::cout << "part of:     " << parent << "\n";
+  }
+  if (!children.empty()) {
+    std::cout << "consists of:";
+    for (const auto& child : children) {
+      std::cout << " " << child;
+    }
+    std::cout << "\n";
+  }
+  std::cout << "\n" << metric.description << "\n";
+  if (!metric.diagnosis.empty()) {
+    std::cout << "\nDiagnosis: " << metric.diagnosis << "\n";
+  }
+}
 
 /// Totals of every metric (exclusive along the metric tree), read one metric at a time.
 std::vector<double> metric_totals(const CubeReader& reader) {
@@ -133,8 +175,14 @@ int info_command(int argc, char** argv) {
   add_format_option(app, options.format, {"table", "json"});
   app.add_flag("--totals", options.totals,
                "also read every metric and print its total (own value, without sub-metrics)");
+  app.add_option("-m,--metric", options.metric,
+                 "explain one metric: what it measures and what to do about it");
   return run_tool(app, argc, argv, [&] {
     const CubeReader reader(options.report);
+    if (!options.metric.empty()) {
+      explain_metric(reader, options.metric, options.format);
+      return;
+    }
     const auto totals = options.totals ? metric_totals(reader) : std::vector<double>{};
     if (options.format == OutputFormat::kJson) {
       print_json(options, reader.header(), totals);

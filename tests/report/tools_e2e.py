@@ -174,6 +174,10 @@ def section_stat_tree(directory):
     check(len(info.get("locations", [])) == len(ref.ranks), "info locations")
     for entry in info.get("metrics", []):
         check_close(entry["total"], ref.values[entry["name"]].sum(), "info total " + entry["name"])
+    explained = json.loads(run("info", path, "-m", "mpi", "--format", "json").stdout or "{}")
+    check(explained.get("description") == "about mpi" and explained.get("parent") == "execution"
+          and explained.get("children") == ["late_sender"] and explained.get("diagnosis") == "",
+          "info --metric explains the metric: %r" % explained)
 
 
 # ---- algebra, compare, export ---------------------------------------------------------
