@@ -312,7 +312,8 @@ def main():
         row["roles"] = resolved
         fid = f"om::fn::{row['name']}"
         c_parts.append(c_wrapper(row, proto, fid))
-        if "nof" not in row["flags"]:
+        # Fortran has no binding returning a value (MPI_Wtime, MPI_Aint_add, ...) through ierr.
+        if "nof" not in row["flags"] and proto["ret"] == "int":
             f_parts.append(fortran_wrapper(row, proto, fid))
     (out / "mpi_wrappers_c.cpp").write_text("\n\n".join(c_parts) + "\n")
     (out / "mpi_wrappers_fortran.cpp").write_text("\n\n".join(f_parts) + "\n")

@@ -187,7 +187,14 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   PMPI_Comm_size(in.comm, &size);
   OTF2_Archive* archive = OTF2_Archive_Open(in.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                             4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  if (archive == nullptr) return false;
+  // The rest is collective: either every rank writes or none does (no hang).
+  int opened = archive != nullptr ? 1 : 0;
+  int all_opened = 0;
+  PMPI_Allreduce(&opened, &all_opened, 1, MPI_INT, MPI_MIN, in.comm);
+  if (all_opened == 0) {
+    if (archive != nullptr) OTF2_Archive_Close(archive);
+    return false;
+  }
   check(OTF2_Archive_SetFlushCallbacks(archive, &g_flush_callbacks, nullptr));
   check(OTF2_MPI_Archive_SetCollectiveCallbacks(archive, in.comm, MPI_COMM_NULL));
   check(OTF2_Archive_SetCreator(archive, "Orrery liborrery-measure"));
