@@ -72,6 +72,29 @@ static void shared_handles(void) {
   expect("2 MPI_IRECV Sender=%d Tag=810", left);
 }
 
+/* The other send modes, and MPI_Pcontrol (a traced no-op region). */
+static void send_modes(void) {
+  char attached[1024];
+  void* detached = NULL;
+  int size_detached = 0, in = 0, out = rank;
+  MPI_Buffer_attach(attached, sizeof attached);
+  MPI_Request request;
+  MPI_Irecv(&in, 1, MPI_INT, left, 900, MPI_COMM_WORLD, &request);
+  MPI_Barrier(MPI_COMM_WORLD); /* every receive is posted: a ready send is legal */
+  MPI_Rsend(&out, 1, MPI_INT, right, 900, MPI_COMM_WORLD);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  MPI_Bsend(&out, 1, MPI_INT, right, 901, MPI_COMM_WORLD);
+  MPI_Recv(&in, 1, MPI_INT, left, 901, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Buffer_detach(&detached, &size_detached);
+  MPI_Pcontrol(1);
+  expect("1 MPI_SEND Receiver=%d Tag=900", right);
+  expect("1 MPI_SEND Receiver=%d Tag=901 Length=4", right);
+  expect("1 ENTER Region=MPI_Rsend");
+  expect("1 ENTER Region=MPI_Bsend");
+  expect("1 ENTER Region=MPI_Pcontrol");
+  expect("counted MPI_Buffer_attach 1");
+}
+
 static void sendrecv(void) {
   int out = rank, in = -1;
   MPI_Sendrecv(&out, 1, MPI_INT, right, 300, &in, 1, MPI_INT, left, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -202,6 +225,7 @@ int main(int argc, char** argv) {
   wildcards();
   proc_null();
   shared_handles();
+  send_modes();
   sendrecv();
   waits_and_tests();
   persistent();
