@@ -71,6 +71,23 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&cart);
   MPI_Comm_free(&dup);
   use(MPI_COMM_WORLD, 15, "MPI_COMM_WORLD");
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  use(node, 16, "MPI_Comm_split_type");
+  MPI_Comm_free(&node);
+  /* Only the even ranks take part in creating this one. */
+  if (rank % 2 == 0) {
+    MPI_Group world_group, evens;
+    int range[1][3] = {{0, size - 1, 2}};
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_range_incl(world_group, 1, range, &evens);
+    MPI_Comm even_comm;
+    MPI_Comm_create_group(MPI_COMM_WORLD, evens, 17, &even_comm);
+    use(even_comm, 18, "MPI_Comm_create_group");
+    MPI_Comm_free(&even_comm);
+    MPI_Group_free(&evens);
+    MPI_Group_free(&world_group);
+  }
   int value = rank;
   MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_SELF);
   expect("1 MPI_COLLECTIVE_END Operation=ALLREDUCE CommName=MPI_COMM_SELF");
