@@ -4,6 +4,7 @@
 // (after the forward replay's corrections).
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "orrery/analyzer/message_exchange.h"
@@ -23,6 +24,16 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
   const std::vector<int64_t> recv_enters = exchange_along_messages(
       trace.recvs, post_enters, trace.sends, definitions, trace.rank, world);
 
+  // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
+  // Isends) waited for its late senders first; Late Receiver starts after.
+  std::unordered_map<uint32_t, int64_t> latest_send_of_call;
+  for (std::size_t r = 0; r < trace.recvs.size() && r < trace.send_enters.size(); ++r) {
+    const uint32_t call = trace.recvs[r].complete_call;
+    if (call == kNone || trace.send_enters[r] == kNoValue) continue;
+    auto [it, inserted] = latest_send_of_call.try_emplace(call, trace.send_enters[r]);
+    if (!inserted) it->second = std::max(it->second, trace.send_enters[r]);
+  }
+
   // Group the sends by the call that completed them: for a Waitall over
   // several sends the latest receiver counts.
   std::vector<uint32_t> order;
@@ -41,6 +52,9 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
     SendsCompleted event;
     event.call = CallContext{events[call].ref, events[call].time, trace.exit_time(call)};
     event.latest_recv_enter = INT64_MIN;
+    if (auto it = latest_send_of_call.find(call); it != latest_send_of_call.end()) {
+      event.latest_send_enter = it->second;
+    }
     for (; k < order.size() && trace.sends[order[k]].complete_call == call; ++k) {
       event.latest_recv_enter = std::max(event.latest_recv_enter, recv_enters[order[k]]);
       ++event.messages;

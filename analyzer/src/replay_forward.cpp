@@ -155,9 +155,10 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
     if (any_changed == 0) break;
   }
   // Apply the corrections in place.
+  for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
   if (points.empty()) {
-    for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
     walk(trace, send_enters, bus);
+    trace.send_enters = std::move(send_enters);
     return;
   }
   std::size_t next = 0;
@@ -172,8 +173,8 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
     trace.events[i].time += shift;
   }
   statistics.clock_violations += points.size();
-  for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
   walk(trace, send_enters, bus);
+  trace.send_enters = std::move(send_enters);
 }
 
 }  // namespace orrery::analyzer

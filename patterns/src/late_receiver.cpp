@@ -19,7 +19,8 @@ class LateReceiverPattern final : public Pattern {
     return {"late_receiver", "Late Receiver", "sec", "mpi_point2point",
             "Time a sender was blocked (in a blocking send or the wait that completes it) "
             "because the matching receive was posted later: min(enter(recv), exit(send)) - "
-            "enter(send).",
+            "enter(send); in a call that also completed receives, counted only after its "
+            "late senders arrived.",
             "The receiver is behind: post the receive earlier (MPI_Irecv before the work), "
             "avoid synchronous sends (MPI_Ssend) or send with MPI_Isend and wait later.",
             MetricKind::kWaitState};
@@ -28,7 +29,9 @@ class LateReceiverPattern final : public Pattern {
     const auto* ctx = &context;
     context.bus.subscribe<SendsCompleted>([this, ctx](const SendsCompleted& e) {
       if (e.latest_recv_enter == INT64_MIN) return;
-      const int64_t waiting = std::min(e.latest_recv_enter, e.call.exit) - e.call.enter;
+      // Time the call spent waiting for its own late senders is Late Sender.
+      const int64_t start = std::max(e.call.enter, std::min(e.latest_send_enter, e.call.exit));
+      const int64_t waiting = std::min(e.latest_recv_enter, e.call.exit) - start;
       if (waiting <= 0) return;
       ctx->severities.add(row(), e.call.callpath,
                           static_cast<double>(waiting) * ctx->seconds_per_tick);

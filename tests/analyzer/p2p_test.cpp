@@ -133,6 +133,44 @@ TEST(AnalyzerP2P, WaitallOverSeveralLateSendersCountsTheLatest) {
   EXPECT_EQ(value(cube, "late_receiver", "main/MPI_Wait", 2), 0.0);
 }
 
+TEST(AnalyzerP2P, WaitallOverReceivesAndSendsCountsEachWaitOnce) {
+  auto result = analyze_scenario("waitall_both", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      // Rank 0 waits for rank 1's message (sent at 40) and then for rank 1
+      // to post the receive of its own message (at 60).
+      auto& r0 = a2.rank(0);
+      r0.enter(at(5), r2.irecv);
+      r0.irecv_request(at(5), 1);
+      r0.leave(at(6), r2.irecv);
+      r0.enter(at(7), r2.isend);
+      r0.isend(at(7), 1, TestArchive::kWorld, 0, 8, 2);
+      r0.leave(at(8), r2.isend);
+      r0.enter(at(10), r2.waitall);
+      r0.irecv(at(79), 1, TestArchive::kWorld, 0, 8, 1);
+      r0.isend_complete(at(80), 2);
+      r0.leave(at(80), r2.waitall);
+      auto& r1 = a2.rank(1);
+      r1.enter(at(40), r2.isend);
+      r1.isend(at(40), 0, TestArchive::kWorld, 0, 8, 3);
+      r1.leave(at(41), r2.isend);
+      r1.enter(at(60), r2.irecv);
+      r1.irecv_request(at(60), 4);
+      r1.leave(at(61), r2.irecv);
+      r1.enter(at(62), r2.waitall);
+      r1.isend_complete(at(63), 3);
+      r1.irecv(at(64), 0, TestArchive::kWorld, 0, 8, 4);
+      r1.leave(at(64), r2.waitall);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Waitall", 0), us(30), kTol);
+  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Waitall", 0), us(20), kTol);
+  EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Waitall", 0), us(20), kTol);
+  EXPECT_EQ(value(cube, "late_sender", "main/MPI_Waitall", 1), 0.0);
+  EXPECT_EQ(value(cube, "late_receiver", "main/MPI_Waitall", 1), 0.0);
+}
+
 TEST(AnalyzerP2P, WrongOrderIsCarvedOutOfLateSender) {
   if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
   auto result = analyze_scenario("wrong_order", [](TestArchive& a, const Regions& r) {

@@ -55,6 +55,9 @@ struct SendsCompleted {
   CallContext call;
   int64_t latest_recv_enter = 0;
   uint32_t messages = 0;
+  /// If the same call also completed receives: their latest send enter
+  /// (INT64_MIN otherwise), so that waiting is not counted twice.
+  int64_t latest_send_enter = INT64_MIN;
 };
 
 /// One collective instance with the enter/exit times of all participants

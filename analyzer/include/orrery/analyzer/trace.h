@@ -151,6 +151,8 @@ struct LocalTrace {
   std::vector<MessageOp> recvs;
   std::vector<CollectiveOp> collectives;
   std::vector<ClockOffsetPoint> clock_offsets;
+  /// Per receive: enter time of the matching send call (the forward replay's result).
+  std::vector<int64_t> send_enters;
   uint64_t unclosed_regions = 0;   ///< Enters without Leave at the end (closed by us)
   uint64_t unmatched_requests = 0; ///< completions without a post, and the like
 
