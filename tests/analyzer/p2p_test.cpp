@@ -61,6 +61,23 @@ TEST(AnalyzerP2P, LateSenderBlocking) {
   EXPECT_EQ(result.statistics.clock_violations, 0u);
 }
 
+TEST(AnalyzerP2P, ProducerWithOtherLocationIds) {
+  // Another OTF2 producer may number locations differently: ranks come from
+  // the MPI locations group, not from the location ids.
+  auto result = analyze_scenario(
+      "location_ids",
+      [](TestArchive& a, const Regions& r) {
+        with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+          blocking_recv(a2.rank(0), r2, at(10), at(50), 1);
+          blocking_send(a2.rank(1), r2.send, at(40), at(42), 0);
+        });
+      },
+      true, uint64_t{1} << 32);
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_EQ(result.cube.header.locations.size(), static_cast<std::size_t>(world_size()));
+}
+
 TEST(AnalyzerP2P, ZeroWaitingWhenSenderIsEarly) {
   auto result = analyze_scenario("zero_wait", [](TestArchive& a, const Regions& r) {
     with_main(a, r, [](TestArchive& a2, const Regions& r2) {

@@ -58,10 +58,10 @@ Regions define_regions(TestArchive& a) {
 
 analyzer::AnalysisResult analyze_scenario(
     const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
-    bool correct_clocks) {
+    bool correct_clocks, uint64_t location_base) {
   const std::string dir = shared_temp_dir(name);
   if (world_rank() == 0) {
-    TestArchive archive(dir, static_cast<uint32_t>(world_size()));
+    TestArchive archive(dir, static_cast<uint32_t>(world_size()), location_base);
     const Regions regions = define_regions(archive);
     build(archive, regions);
     archive.close();

@@ -33,7 +33,7 @@ Regions define_regions(TestArchive& archive);
 /// then every rank analyzes it. Returns the cube on rank 0.
 analyzer::AnalysisResult analyze_scenario(
     const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
-    bool correct_clocks = true);
+    bool correct_clocks = true, uint64_t location_base = 0);
 
 /// Value of a metric at a call path ("main/MPI_Recv") and rank; 0 if the
 /// call path does not exist. Exclusive along both trees, as stored.

@@ -39,7 +39,8 @@ uint8_t role_of(const std::string& name, OTF2_Paradigm paradigm) {
 
 }  // namespace
 
-TestArchive::TestArchive(const std::string& directory, uint32_t ranks) : ranks_(ranks) {
+TestArchive::TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base)
+    : ranks_(ranks), location_base_(location_base) {
   std::filesystem::create_directories(directory);
   archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -49,7 +50,7 @@ TestArchive::TestArchive(const std::string& directory, uint32_t ranks) : ranks_(
   check(OTF2_Archive_OpenEvtFiles(A(archive_)), "open event files");
   rank_writers_.resize(ranks);
   for (uint32_t r = 0; r < ranks; ++r) {
-    rank_writers_[r].writer_ = OTF2_Archive_GetEvtWriter(A(archive_), r);
+    rank_writers_[r].writer_ = OTF2_Archive_GetEvtWriter(A(archive_), location_base_ + r);
   }
   string("");
   comms_.push_back(CommDef{string("MPI_COMM_WORLD"), {}});
@@ -152,7 +153,7 @@ void TestArchive::close() {
   check(OTF2_Archive_CloseEvtFiles(A(archive_)), "close event files");
   check(OTF2_Archive_OpenDefFiles(A(archive_)), "open def files");
   for (uint32_t r = 0; r < ranks_; ++r) {
-    OTF2_DefWriter* def_writer = OTF2_Archive_GetDefWriter(A(archive_), r);
+    OTF2_DefWriter* def_writer = OTF2_Archive_GetDefWriter(A(archive_), location_base_ + r);
     for (const auto& [time, offset] : offsets_[r]) {
       check(OTF2_DefWriter_WriteClockOffset(def_writer, time, offset, 0.0), "clock offset");
     }
@@ -181,7 +182,8 @@ void TestArchive::close() {
           "location group");
   }
   for (uint32_t r = 0; r < ranks_; ++r) {
-    check(OTF2_GlobalDefWriter_WriteLocation(g, r, master, OTF2_LOCATION_TYPE_CPU_THREAD,
+    check(OTF2_GlobalDefWriter_WriteLocation(g, location_base_ + r, master,
+                                             OTF2_LOCATION_TYPE_CPU_THREAD,
                                              rank_writers_[r].events_, r),
           "location");
   }
@@ -194,7 +196,7 @@ void TestArchive::close() {
           "region");
   }
   std::vector<uint64_t> locations;
-  for (uint32_t r = 0; r < ranks_; ++r) locations.push_back(r);
+  for (uint32_t r = 0; r < ranks_; ++r) locations.push_back(location_base_ + r);
   check(OTF2_GlobalDefWriter_WriteGroup(g, 0, comm_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, ranks_,
                                         locations.data()),

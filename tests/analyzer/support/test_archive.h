@@ -25,7 +25,9 @@ class TestArchive {
   static constexpr uint32_t kWorld = 0;  ///< id of MPI_COMM_WORLD
 
   /// Creates `directory`/traces.otf2 for `ranks` ranks (one location each).
-  TestArchive(const std::string& directory, uint32_t ranks);
+  /// Location ids are `location_base + rank` (Orrery writes 0-based ids;
+  /// other producers may not), and the location groups get ids 0..ranks-1.
+  TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base = 0);
   ~TestArchive();
   TestArchive(const TestArchive&) = delete;
   TestArchive& operator=(const TestArchive&) = delete;
@@ -78,6 +80,7 @@ class TestArchive {
   struct CommDef { uint32_t name; std::vector<uint32_t> members; };
   void* archive_ = nullptr;  // OTF2_Archive*
   uint32_t ranks_;
+  uint64_t location_base_;
   std::vector<Rank> rank_writers_;
   std::map<std::string, uint32_t> strings_;
   std::vector<std::string> string_list_;
