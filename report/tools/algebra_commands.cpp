@@ -36,7 +36,7 @@ void write_combination(const std::string& command, const std::vector<std::string
   std::vector<const CubeHeader*> headers;
   readers.reserve(inputs.size());
   for (const auto& input : inputs) {
-    readers.emplace_back(input);
+    readers.push_back(open_report(input));
   }
   for (const auto& reader : readers) {
     headers.push_back(&reader.header());
@@ -87,7 +87,7 @@ void run_cut(const CutOptions& options) {
   if (options.root.empty() && options.prune.empty()) {
     throw UsageError("give --root or --prune (or both)");
   }
-  const CubeReader reader(options.input);
+  const CubeReader reader = open_report(options.input);
   std::vector<CallpathCut> cuts;
   cuts.reserve(2);  // `current` points into it
   const CubeHeader* current = &reader.header();

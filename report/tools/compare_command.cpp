@@ -248,7 +248,7 @@ void run_compare(const CompareOptions& options) {
   std::vector<CubeReader> readers;
   readers.reserve(options.reports.size());
   for (const auto& report : options.reports) {
-    readers.emplace_back(report);
+    readers.push_back(open_report(report));
   }
   std::vector<const CubeHeader*> headers;
   for (const auto& reader : readers) {

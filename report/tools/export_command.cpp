@@ -115,7 +115,7 @@ void export_json(const std::string& report, const CubeReader& reader,
 }
 
 void run_export(const ExportOptions& options) {
-  const CubeReader reader(options.report);
+  const CubeReader reader = open_report(options.report);
   const auto metrics = chosen_metrics(reader, options.metrics);
   std::ofstream file;
   if (!options.output.empty()) {

@@ -178,7 +178,7 @@ int info_command(int argc, char** argv) {
   app.add_option("-m,--metric", options.metric,
                  "explain one metric: what it measures and what to do about it");
   return run_tool(app, argc, argv, [&] {
-    const CubeReader reader(options.report);
+    const CubeReader reader = open_report(options.report);
     if (!options.metric.empty()) {
       explain_metric(reader, options.metric, options.format);
       return;

@@ -138,7 +138,7 @@ void print_table(const StatOptions& options, const StatResult& result) {
 }
 
 void run_stat(const StatOptions& options) {
-  const CubeReader reader(options.report);
+  const CubeReader reader = open_report(options.report);
   const CubeHeader& header = reader.header();
   const std::size_t metric_row = reader.metric_row(options.metric.metric);
   StatResult result;

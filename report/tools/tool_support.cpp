@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "crash_guard.h"
 #include "orrery/error.h"
 #include "orrery/report/trees.h"
 
@@ -22,6 +23,7 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
     std::cerr << name << ": " << error.what() << " (see '" << name << " --help')\n";
     return kExitBadUsage;
   }
+  install_crash_guard(name);
   try {
     body();
     std::cout.flush();
@@ -31,12 +33,19 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
     std::cerr << name << ": " << error.what() << "\n";
     return error.exit_status();
   } catch (const std::bad_alloc&) {
-    std::cerr << name << ": out of memory\n";
+    const std::string reports = noted_reports();
+    std::cerr << name << ": " << (reports.empty() ? "" : reports + ": ")
+              << "out of memory (is a size in the report corrupt?)\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
     std::cerr << name << ": " << error.what() << "\n";
     return kExitBadInput;
   }
+}
+
+CubeReader open_report(const std::string& path) {
+  note_report(path);
+  return CubeReader(path);
 }
 
 void add_format_option(CLI::App& app, OutputFormat& format,

@@ -20,6 +20,9 @@ namespace orrery::report::tools {
 
 enum class OutputFormat { kTable, kCsv, kJson };
 
+/// Opens a report for reading (see crash_guard.h for why the name is noted first).
+CubeReader open_report(const std::string& path);
+
 /// Parses argv into `app` and runs `body`: 0 on success, 2 on bad usage, 1 on bad input;
 /// every failure is one line "orrery <cmd>: ..." on stderr.
 int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& body);

@@ -37,7 +37,7 @@ std::vector<bool> shown_rows(const CubeHeader& header, const MetricSummary& summ
 }
 
 void run_tree(const TreeOptions& options) {
-  const CubeReader reader(options.report);
+  const CubeReader reader = open_report(options.report);
   const CubeHeader& header = reader.header();
   const std::size_t metric_row = reader.metric_row(options.metric.metric);
   const Metric& metric = header.metrics[metric_row];
