@@ -18,6 +18,7 @@
 
 namespace orrery::report::tools {
 
+/// What --format asked for.
 enum class OutputFormat { kTable, kCsv, kJson };
 
 /// Opens a report for reading (see crash_guard.h for why the name is noted first).
@@ -31,11 +32,12 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
 void add_format_option(CLI::App& app, OutputFormat& format,
                        const std::vector<std::string>& choices = {"table", "csv", "json"});
 
-/// Adds the --metric and --exclusive-metric options shared by stat, tree and compare.
+/// The --metric and --exclusive-metric options shared by stat and tree.
 struct MetricOptions {
   std::string metric = "time";
   bool exclusive_metric = false;  ///< only the metric itself, not its sub-metrics
 };
+/// Adds --metric and --exclusive-metric to `app`.
 void add_metric_options(CLI::App& app, MetricOptions& options);
 
 /// A metric's values as the tools show them: the metric plus, unless

@@ -16,6 +16,7 @@
 
 namespace orrery::report::testing {
 
+/// A cube written as nested lists; literal_cube() turns it into a Cube.
 struct LiteralCube {
   std::vector<std::pair<std::string, std::string>> metrics{};  ///< name, parent name ("" = root)
   std::vector<std::string> callpaths{};                      ///< "main/solve/MPI_Recv"
@@ -23,6 +24,7 @@ struct LiteralCube {
   std::map<std::string, std::vector<std::vector<double>>> values{};  ///< [callpath][rank]
 };
 
+/// The cube `literal` describes (regions named after the path elements, one thread per rank).
 Cube literal_cube(const LiteralCube& literal);
 
 /// The value of `metric` at the call path named by its chain and the location of `rank`.
