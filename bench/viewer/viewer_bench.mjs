@@ -108,6 +108,13 @@ try {
   for (const id of visible.slice(1, 6)) selectTimes.push(await clickToRepaint(`#call-tree .row[data-id="${id}"] .label`));
   console.log(`browser, select a metric or call path, click to repaint: ${summary(selectTimes)}`);
   await page.screenshot({ path: path.join(out, 'bench_expanded.png') });
+  await clickToRepaint('#metric-tree .row[data-id="1"] .label');  // Execution: nonzero everywhere
+  const chartTimes = [];
+  for (const chart of ['heat', 'radar', 'bars']) {
+    chartTimes.push(await clickToRepaint(`#chart-tabs button[data-chart="${chart}"]`));
+    await page.screenshot({ path: path.join(out, `bench_chart_${chart}.png`) });
+  }
+  console.log(`browser, switch chart (heat map, Kiviat, bars), click to repaint: ${summary(chartTimes)}`);
   const status = readFileSync(`/proc/${viewer.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
   if (status) console.log(`server resident memory: ${(Number(status[1]) / 1024).toFixed(0)} MiB`);
 } finally {

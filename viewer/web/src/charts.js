@@ -16,11 +16,23 @@ echarts.use([BarChart, HeatmapChart, RadarChart, DataZoomComponent, GridComponen
 
 const RADAR_AXES = 24;
 const TEXT = '#334155';
+const NOTHING = 'Nothing to show: the selection is zero everywhere.';
+
+function titleOf(text, empty) {
+  return { text, subtext: empty ? NOTHING : '', left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT },
+    subtextStyle: { color: '#94a3b8' } };
+}
 
 export class Charts {
   constructor(element) {
+    this.element = element;
     this.chart = echarts.init(element, null, { renderer: 'canvas' });
     new ResizeObserver(() => this.chart.resize()).observe(element);
+  }
+
+  /** How many heat-map rows fit with readable labels (about 14 px each). */
+  heatmapRows() {
+    return Math.max(5, Math.min(20, Math.floor((this.element.clientHeight - 90) / 14)));
   }
 
   /** Per-process values of the selection, in the current mode (null where undefined). */
@@ -39,7 +51,7 @@ export class Charts {
     if (otherValues) series.push({ name: reports[1], type: 'bar', data: otherValues, itemStyle: { color: '#94a3b8' } });
     this.chart.setOption({
       animation: false,
-      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      title: titleOf(title, shownValues.every((v) => !v)),
       tooltip: { trigger: 'axis', valueFormatter: (v) => format(mode, v, unit) },
       legend: otherValues ? { top: 4, right: 8 } : undefined,
       grid: { left: 70, right: 24, top: 40, bottom: many ? 60 : 40 },
@@ -59,7 +71,7 @@ export class Charts {
     rows.forEach((row, y) => row.forEach((v, x) => { data.push([x, y, v]); max = Math.max(max, v); }));
     this.chart.setOption({
       animation: false,
-      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      title: titleOf(title, rows.length === 0),
       tooltip: {
         position: 'top',
         formatter: (p) => `${callpathNames[p.value[1]]}<br>${names[p.value[0]]}: ${format('abs', p.value[2], unit)}`,
@@ -67,11 +79,11 @@ export class Charts {
       grid: { left: 180, right: 90, top: 40, bottom: names.length > 64 ? 60 : 40 },
       xAxis: { type: 'category', data: names, axisLabel: { color: TEXT, hideOverlap: names.length <= 64 } },
       yAxis: { type: 'category', data: callpathNames, inverse: true,
-        axisLabel: { color: TEXT, width: 170, overflow: 'truncate' } },
+        axisLabel: { color: TEXT, fontSize: 11, width: 170, overflow: 'truncate' } },
       visualMap: { min: 0, max: max || 1, calculable: true, orient: 'vertical', right: 8, top: 40,
         inRange: { color: legendColours('abs') }, formatter: (v) => format('abs', v, unit) },
       dataZoom: names.length > 64 ? [{ type: 'slider', xAxisIndex: 0, bottom: 8, showDataShadow: false }] : [],
-      series: [{ type: 'heatmap', data, progressive: 5000, emphasis: { itemStyle: { borderColor: '#000' } } }],
+      series: [{ type: 'heatmap', data, progressive: 0, emphasis: { itemStyle: { borderColor: '#000' } } }],
     }, { notMerge: true });
   }
 
@@ -103,7 +115,7 @@ export class Charts {
     if (theirs) data.push({ name: reports[1], value: theirs, areaStyle: { opacity: 0.1 } });
     this.chart.setOption({
       animation: false,
-      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, color: TEXT } },
+      title: titleOf(title, values.every((v) => !v)),
       tooltip: { valueFormatter: (v) => `${v.toFixed(2)} %` },
       legend: { top: 4, right: 8 },
       radar: { indicator: axisNames.map((name) => ({ name, max })), radius: '65%', center: ['50%', '56%'],

@@ -55,7 +55,7 @@ async function fetchSelection() {
     api.callpaths(state.metric, metricIncl),
     api.locations(state.metric, metricIncl, callpath, callpathIncl),
   ]);
-  const heat = state.chart === 'heat' ? await api.heatmap(state.metric, metricIncl, 20) : null;
+  const heat = state.chart === 'heat' ? await api.heatmap(state.metric, metricIncl, charts.heatmapRows()) : null;
   return { calls: withVirtualRoot(answer), locations, heat };
 }
 
