@@ -2,6 +2,9 @@
 // Maps MPI communicators to local communicator definitions. A communicator made
 // by a collective call gets a key that all its members agree on: its rank 0
 // broadcasts (own world rank, own sequence number) inside the new communicator.
+// An intercommunicator's members are both groups, the one holding the lowest
+// world rank first; peers on it are recorded as indices into that list.
+// MPI_Comm_idup derives its key from the parent's without communicating.
 
 #include <mpi.h>
 
@@ -31,12 +34,20 @@ class CommRegistry {
   }
   /// `created` was just made from `parent` by `function`; collective over `created`.
   void on_created(MPI_Comm parent, MPI_Comm created, const char* function) noexcept;
+  /// MPI_Comm_idup returned `created` (not usable for communication yet).
+  void on_idup(MPI_Comm parent, MPI_Comm created) noexcept;
+  /// What to add to a rank of communicator `id` to get its index in the
+  /// communicator's member list (non-zero only on intercommunicators).
+  [[nodiscard]] uint32_t peer_offset(uint32_t id) const noexcept {
+    return id < peer_offsets_.size() ? peer_offsets_[id] : 0;
+  }
   void on_freed(MPI_Comm comm) noexcept;
 
  private:
   uint32_t lookup(MPI_Comm comm) noexcept;
-  uint32_t define(MPI_Comm comm, MPI_Comm parent, int32_t key_root, uint32_t key_seq,
-                  const char* name) noexcept;
+  uint32_t define(MPI_Comm comm, MPI_Comm parent, CommDef def) noexcept;
+  void define_intercomm(MPI_Comm created, const char* function);
+  std::vector<int> world_members(MPI_Group group) const;
   std::vector<int> world_members(MPI_Comm comm) const;
 
   LocalDefinitions* definitions_ = nullptr;
@@ -46,6 +57,8 @@ class CommRegistry {
   MPI_Comm last_comm_ = MPI_COMM_NULL;
   uint32_t last_id_ = 0;
   uint32_t next_seq_ = 0;
+  std::vector<uint32_t> peer_offsets_;  ///< by local id
+  std::vector<uint32_t> idups_;         ///< by local id: MPI_Comm_idup calls on it so far
 };
 
 }  // namespace orrery::measure

@@ -35,6 +35,9 @@ struct CommDef {
   enum class Kind : uint8_t { kWorld, kSelf, kGroup };
   int32_t key_root = 0;   ///< world rank of the creator's rank 0 (-1 world, -2 self)
   uint32_t key_seq = 0;   ///< sequence number at that creator
+  /// Derived communicators made without communication (MPI_Comm_idup): the
+  /// parent's key plus "/i<n>" for the parent's n-th idup; "" otherwise.
+  std::string key_path;
   std::string name;
   Kind kind = Kind::kGroup;
   std::vector<int> members;  ///< world ranks in communicator rank order

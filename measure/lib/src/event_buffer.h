@@ -50,6 +50,18 @@ class EventBuffer {
   /// Hot path: Enter/Leave of a region.
   void enter(uint64_t time, uint32_t region) noexcept { region_record(RecordKind::kEnter, time, region); }
   void leave(uint64_t time, uint32_t region) noexcept { region_record(RecordKind::kLeave, time, region); }
+  /// Hot path: MpiSend/MpiRecv (same bytes as encode_record writes).
+  void message(RecordKind kind, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes) noexcept {
+    *pos_ = static_cast<uint8_t>(kind);
+    std::memcpy(pos_ + 1, &time, sizeof time);
+    std::memcpy(pos_ + 9, &peer, sizeof peer);
+    std::memcpy(pos_ + 13, &comm, sizeof comm);
+    std::memcpy(pos_ + 17, &tag, sizeof tag);
+    std::memcpy(pos_ + 21, &bytes, sizeof bytes);
+    pos_ += 29;
+    ++records_;
+    if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
+  }
   /// Any other record.
   void append(const Record& record) noexcept;
 

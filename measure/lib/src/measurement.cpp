@@ -27,6 +27,7 @@ struct Session {
   bool started = false;
   bool same_host_as_root = true;
   ClockPair clock_start;  ///< event clock vs CLOCK_MONOTONIC at init (and at finalize: the converter)
+  std::string host;       ///< this rank's processor name (the emergency path may not call MPI)
 };
 
 Session g_session;
@@ -88,10 +89,10 @@ std::string processor_name() {
   return std::string(name, static_cast<std::size_t>(length > 0 ? length : 0));
 }
 
-json rank_statistics(const TraceOutput& trace, bool trace_ok) {
+json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string& archive) {
   const Settings& s = g_state.settings;
   struct stat info {};
-  const std::string evt = s.experiment_dir + "/traces/" + std::to_string(g_state.world_rank) + ".evt";
+  const std::string evt = s.experiment_dir + "/" + archive + "/traces/" + std::to_string(g_state.world_rank) + ".evt";
   const uint64_t bytes = ::stat(evt.c_str(), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
   json counted = json::object();
   uint64_t counted_total = g_state.counted_user_calls;
@@ -154,7 +155,8 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
                             {"end_time", iso_time(end)},
                             {"settings", settings_json(g_state.settings)},
                             {"statistics", {{"total", totals}, {"per_rank", ranks}}},
-                            {"trace", "traces.otf2"}};
+                            {"trace", g_state.profile ? json(nullptr) : json("traces.otf2")},
+                            {"profile", g_state.profile ? json("profile") : json(nullptr)}};
   const std::string& dir = g_state.settings.experiment_dir;
   write_json(dir + "/measurement.json", measurement);
   if (!g_state.settings.launcher) {
@@ -169,6 +171,90 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
     std::fprintf(stderr, "orrery: wrote %s (%llu events on %d ranks)\n", dir.c_str(),
                  static_cast<unsigned long long>(totals["events"].get<uint64_t>()), g_state.world_size);
   }
+}
+
+const char* paradigm_name(Paradigm p) noexcept {
+  switch (p) {
+    case Paradigm::kMpi: return "mpi";
+    case Paradigm::kCompiler: return "compiler";
+    case Paradigm::kUser: return "user";
+    case Paradigm::kMeasurement: return "measurement";
+  }
+  return "unknown";
+}
+
+// ORRERY_MODE=profile: EXP/profile/rank-<r>.json (format in docs/measure.md).
+bool write_profile(const TimeConverter& converter) noexcept {
+  try {
+    const CallTree& tree = g_state.tree;
+    const double ns_per_tick =
+        static_cast<double>(converter.to_ns(g_session.clock_start.ticks + 1000000000ULL) -
+                            converter.to_ns(g_session.clock_start.ticks)) / 1e9;
+    auto ns = [&](uint64_t ticks) { return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick + 0.5); };
+    json regions = json::array();
+    for (const RegionDef& r : g_state.definitions.regions()) {
+      regions.push_back({{"name", r.name}, {"paradigm", paradigm_name(r.paradigm)}, {"file", r.file}, {"line", r.line}});
+    }
+    json paths = json::array();
+    for (uint32_t i = 0; i < tree.nodes().size(); ++i) {
+      const CallTree::Node& n = tree.nodes()[i];
+      paths.push_back({{"id", i},
+                       {"parent", n.parent == CallTree::kNone ? json(nullptr) : json(n.parent)},
+                       {"region", n.region},
+                       {"visits", n.visits},
+                       {"inclusive_ns", ns(n.inclusive)},
+                       {"exclusive_ns", ns(tree.exclusive(i))}});
+    }
+    const std::string dir = g_state.settings.experiment_dir + "/profile";
+    ::mkdir(dir.c_str(), 0755);
+    return write_json(dir + "/rank-" + std::to_string(g_state.world_rank) + ".json",
+                      {{"format", "orrery-profile"},
+                       {"version", 1},
+                       {"rank", g_state.world_rank},
+                       {"ranks", g_state.world_size},
+                       {"host", g_session.host},
+                       {"regions", regions},
+                       {"call_paths", paths}});
+  } catch (...) {
+    return false;
+  }
+}
+
+void release_session() noexcept {
+  g_state.buffer->discard_spill();
+  g_state.buffer.reset();
+  g_state.tree.clear();
+  finish_handlers();
+  reset_region_caches();
+  reset_user_regions();
+  PMPI_Comm_free(&g_session.comm);
+}
+
+// Profile mode at MPI_Finalize: no unification, no trace; measurement.json
+// and run.json as in trace mode (with "profile" instead of "trace").
+void finish_profile(const std::string& host, bool profile_ok) noexcept {
+  try {
+    TraceOutput none;
+    json mine = rank_statistics(none, false, ".");
+    mine["trace_written"] = false;
+    mine["profile_written"] = profile_ok;
+    mine["call_paths"] = g_state.tree.nodes().size();
+    mine["host"] = host;
+    const auto all = gather_blobs(g_session.comm, json::to_cbor(mine));
+    if (g_state.world_rank == 0) {
+      std::vector<json> ranks;
+      std::vector<std::string> hosts;
+      for (const auto& blob : all) {
+        ranks.push_back(json::from_cbor(blob));
+        hosts.push_back(ranks.back().value("host", std::string()));
+        ranks.back().erase("host");
+      }
+      write_reports(ranks, hosts);
+    }
+  } catch (...) {
+    if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: could not write measurement.json\n");
+  }
+  release_session();
 }
 
 void close_open_regions() noexcept {
@@ -220,15 +306,17 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
         if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: filter ignored: %s\n", error.c_str());
       }
     }
+    g_state.profile = g_state.settings.mode == "profile";
     init_handlers();
-    const std::string host = processor_name();
-    g_session.same_host_as_root = broadcast_string(g_session.comm, host) == host;
+    g_session.host = processor_name();
+    g_session.same_host_as_root = broadcast_string(g_session.comm, g_session.host) == g_session.host;
     g_session.monotonic_anchor = monotonic_ns();
     g_session.clock_start = ClockPair::sample();
     g_session.realtime_anchor = realtime_now();
     g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
     t_is_recorder = true;
     g_state.active = true;
+    install_exit_guard();
     const uint32_t region = mpi_region(init_fn);
     record_enter(region, enter_time);
     record_leave(region, now());
@@ -242,6 +330,7 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
 
 void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   if (!g_state.active) return;
+  remove_exit_guard();
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
   g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
@@ -257,6 +346,11 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   try {
     host = processor_name();
   } catch (...) {
+  }
+  if (g_state.profile) {
+    const bool profile_ok = write_profile(converter);
+    finish_profile(host, profile_ok);
+    return;
   }
   const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
   TraceOutput trace;
@@ -277,7 +371,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
     std::fprintf(stderr, "orrery: definition unification failed; no trace written\n");
   }
   try {
-    const std::vector<uint8_t> mine = json::to_cbor(rank_statistics(trace, trace_ok));
+    const std::vector<uint8_t> mine = json::to_cbor(rank_statistics(trace, trace_ok, "."));
     const auto all = gather_blobs(g_session.comm, mine);
     if (g_state.world_rank == 0) {
       std::vector<json> ranks;
@@ -287,18 +381,82 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   } catch (...) {
     if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: could not write measurement.json\n");
   }
-  g_state.buffer->discard_spill();
-  g_state.buffer.reset();
-  finish_handlers();
-  reset_region_caches();
-  reset_user_regions();
-  PMPI_Comm_free(&g_session.comm);
+  release_session();
+}
+
+void emergency_stop(const char* reason, int signal_number) noexcept {
+  if (!g_state.active) return;
+  g_state.active = false;  // from here on wrappers and hooks pass straight through
+  try {
+    close_open_regions();
+    const TimeConverter converter(g_session.clock_start, ClockPair::sample());
+    resolve_source_locations();
+    // No unification (other ranks may be gone): local ids are written as the
+    // archive's global ids; communicator members are still world ranks.
+    GlobalDefinitions global;
+    global.regions = g_state.definitions.regions();
+    global.comms = g_state.definitions.comms();
+    global.hosts.assign(static_cast<std::size_t>(g_state.world_size), g_session.host);
+    IdMapping mapping;
+    for (uint32_t i = 0; i < global.regions.size(); ++i) mapping.regions.push_back(i);
+    for (uint32_t i = 0; i < global.comms.size(); ++i) mapping.comms.push_back(i);
+    const std::string& dir = g_state.settings.experiment_dir;
+    const std::string archive = "incomplete/rank-" + std::to_string(g_state.world_rank);
+    ::mkdir((dir + "/incomplete").c_str(), 0755);
+    ::mkdir((dir + "/" + archive).c_str(), 0755);
+    TraceInput input;
+    input.directory = dir + "/" + archive;
+    input.comm = MPI_COMM_NULL;
+    input.location = g_state.world_rank;
+    input.buffer = g_state.buffer.get();
+    input.mapping = &mapping;
+    input.global = &global;
+    input.offsets = g_session.offsets;
+    input.clock = converter;
+    input.monotonic_anchor = g_session.monotonic_anchor;
+    input.realtime_anchor = g_session.realtime_anchor;
+    TraceOutput trace;
+    const bool trace_ok = g_state.profile ? write_profile(converter) : write_trace(input, trace);
+    json statistics = rank_statistics(trace, trace_ok, archive);
+    const json marker = {{"format", "orrery-incomplete"},
+                         {"version", 1},
+                         {"rank", g_state.world_rank},
+                         {"ranks", g_state.world_size},
+                         {"host", g_session.host},
+                         {"reason", reason},
+                         {"signal", signal_number},
+                         {"time", iso_time(realtime_now())},
+                         {"start_time", iso_time(g_session.realtime_anchor)},
+                         {"trace", g_state.profile ? json(nullptr) : json(archive + "/traces.otf2")},
+                         {"profile", g_state.profile ? json("profile/rank-" + std::to_string(g_state.world_rank) + ".json")
+                                                     : json(nullptr)},
+                         {"ids", "local"},
+                         {"settings", settings_json(g_state.settings)},
+                         {"statistics", statistics}};
+    write_json(dir + "/" + archive + ".json", marker);
+    if (g_state.world_rank == 0 && !g_state.settings.launcher) {
+      write_json(dir + "/run.json", {{"command", command_line()},
+                                     {"ranks", g_state.world_size},
+                                     {"start_time", iso_time(g_session.realtime_anchor)},
+                                     {"end_time", iso_time(realtime_now())},
+                                     {"complete", false},
+                                     {"incomplete", marker}});
+    }
+    g_state.buffer->discard_spill();
+    if (g_state.settings.verbose || g_state.world_rank == 0) {
+      std::fprintf(stderr, "orrery: rank %d ended without MPI_Finalize (%s); local trace of %llu events in %s/%s\n",
+                   g_state.world_rank, reason, static_cast<unsigned long long>(trace.events), dir.c_str(),
+                   archive.c_str());
+    }
+  } catch (...) {
+  }
 }
 
 void abort_measurement(int error_code) noexcept {
   if (g_state.settings.experiment_dir.empty()) return;
   const bool was_active = g_state.active;
   g_state.active = false;
+  remove_exit_guard();
   if (was_active || g_session.started) write_abort_marker(g_state.settings, g_state.world_rank, error_code);
   if (g_state.buffer) g_state.buffer->discard_spill();
 }

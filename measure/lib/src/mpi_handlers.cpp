@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "comm_registry.h"
+#include "mpi_function_ids.h"
 #include "request_table.h"
 
 #if defined(OPEN_MPI)
@@ -31,11 +32,29 @@ RequestTable g_requests;
 std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
 uint64_t g_next_request_id = 1;
 
+/// Sizes of predefined (named) datatypes, which are never freed, so a cached
+/// size stays right; derived types are asked every time (a freed handle may
+/// come back as another type).
+struct TypeSizeSlot {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  uint64_t size = 0;
+  bool named = false;
+};
+TypeSizeSlot g_type_sizes[64];
+
 uint64_t type_size(MPI_Datatype type) noexcept {
   if (type == MPI_DATATYPE_NULL) return 0;
+  TypeSizeSlot& slot = g_type_sizes[(reinterpret_cast<uintptr_t>(type) >> 4) & 63];
+  if (slot.type == type && slot.named) return slot.size;
   int size = 0;
   PMPI_Type_size(type, &size);
-  return size > 0 ? static_cast<uint64_t>(size) : 0;
+  const uint64_t bytes = size > 0 ? static_cast<uint64_t>(size) : 0;
+  if (slot.type != type) {
+    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED + 1;
+    PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+    slot = {type, bytes, combiner == MPI_COMBINER_NAMED};
+  }
+  return bytes;
 }
 
 uint64_t bytes_of(int count, MPI_Datatype type) noexcept {
@@ -43,6 +62,9 @@ uint64_t bytes_of(int count, MPI_Datatype type) noexcept {
 }
 
 uint64_t received_bytes(const MPI_Status& status) noexcept {
+#if defined(OPEN_MPI) && OPEN_MPI
+  return static_cast<uint64_t>(status._ucount);  // what MPI_Get_count(MPI_BYTE) divides, without the call
+#endif
   int count = 0;
   PMPI_Get_count(&status, MPI_BYTE, &count);
   return count > 0 ? static_cast<uint64_t>(count) : 0;
@@ -200,33 +222,37 @@ CollectiveBytes collective_bytes(CollOp op, const MpiArgs& a) noexcept {
   return c;
 }
 
-Record p2p(RecordKind kind, int peer, uint32_t comm, int tag, uint64_t bytes) noexcept {
+Record p2p(RecordKind kind, uint64_t time, int peer, uint32_t comm, int tag, uint64_t bytes) noexcept {
   Record r;
   r.kind = kind;
-  r.time = now();
-  r.peer = static_cast<uint32_t>(peer);
+  r.time = time;
+  r.peer = static_cast<uint32_t>(peer) + g_comms.peer_offset(comm);
   r.comm = comm;
   r.tag = static_cast<uint32_t>(tag);
   r.bytes = bytes;
   return r;
 }
 
-Record request_event(RecordKind kind, uint64_t id) noexcept {
+Record request_event(RecordKind kind, uint64_t time, uint64_t id) noexcept {
   Record r;
   r.kind = kind;
-  r.time = now();
+  r.time = time;
   r.request = id;
   return r;
 }
 
 void record_recv(const Call& call, uint32_t comm, const MPI_Status* status) noexcept {
   if (!call.recording() || status == nullptr || status->MPI_SOURCE == MPI_PROC_NULL) return;
-  record(p2p(RecordKind::kMpiRecv, status->MPI_SOURCE, comm, status->MPI_TAG, received_bytes(*status)));
+  record_message(RecordKind::kMpiRecv, call.stamp(),
+                          static_cast<uint32_t>(status->MPI_SOURCE) + g_comms.peer_offset(comm), comm,
+                          static_cast<uint32_t>(status->MPI_TAG), received_bytes(*status));
 }
 
 void record_send(const Call& call, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type) noexcept {
   if (!call.recording() || dest == MPI_PROC_NULL) return;
-  record(p2p(RecordKind::kMpiSend, dest, g_comms.id(comm), tag, bytes_of(count, type)));
+  const uint32_t id = g_comms.id(comm);
+  record_message(RecordKind::kMpiSend, call.enter_time(), static_cast<uint32_t>(dest) + g_comms.peer_offset(id),
+                          id, static_cast<uint32_t>(tag), bytes_of(count, type));
 }
 
 // Records the post of a (possibly persistent) point-to-point request.
@@ -236,13 +262,13 @@ void post(const Call& call, RequestInfo& info) noexcept {
   info.id = g_next_request_id++;
   if (!call.recording()) return;
   if (info.kind == RequestInfo::Kind::kIsend) {
-    Record r = p2p(RecordKind::kMpiIsend, info.peer, info.comm, info.tag, info.bytes);
+    Record r = p2p(RecordKind::kMpiIsend, call.stamp(), info.peer, info.comm, info.tag, info.bytes);
     r.request = info.id;
     record(r);
   } else if (info.kind == RequestInfo::Kind::kIrecv) {
-    record(request_event(RecordKind::kMpiIrecvRequest, info.id));
+    record(request_event(RecordKind::kMpiIrecvRequest, call.stamp(), info.id));
   } else {
-    record(request_event(RecordKind::kNbcRequest, info.id));
+    record(request_event(RecordKind::kNbcRequest, call.stamp(), info.id));
   }
 }
 
@@ -281,12 +307,12 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
     int cancelled = 0;
     if (info.cancelled && status != nullptr) PMPI_Test_cancelled(status, &cancelled);
     if (cancelled != 0) {
-      record(request_event(RecordKind::kMpiRequestCancelled, info.id));
+      record(request_event(RecordKind::kMpiRequestCancelled, call.stamp(), info.id));
     } else if (info.kind == RequestInfo::Kind::kIsend) {
-      record(request_event(RecordKind::kMpiIsendComplete, info.id));
+      record(request_event(RecordKind::kMpiIsendComplete, call.stamp(), info.id));
     } else if (info.kind == RequestInfo::Kind::kIrecv) {
       if (status != nullptr && status->MPI_SOURCE != MPI_PROC_NULL) {
-        Record r = p2p(RecordKind::kMpiIrecv, status->MPI_SOURCE, info.comm, status->MPI_TAG,
+        Record r = p2p(RecordKind::kMpiIrecv, call.stamp(), status->MPI_SOURCE, info.comm, status->MPI_TAG,
                        received_bytes(*status));
         r.request = info.id;
         record(r);
@@ -294,7 +320,7 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
     } else {
       Record r;
       r.kind = RecordKind::kNbcComplete;
-      r.time = now();
+      r.time = call.stamp();
       r.op = info.op;
       r.comm = info.comm;
       r.root = info.root;
@@ -318,7 +344,7 @@ void tested(const Call& call, const MPI_Request* requests, int count) noexcept {
   for (int i = 0; i < count; ++i) {
     const RequestInfo* info = g_requests.find(requests[i]);
     if (info != nullptr && info->active && info->kind != RequestInfo::Kind::kIgnored) {
-      record(request_event(RecordKind::kMpiRequestTest, info->id));
+      record(request_event(RecordKind::kMpiRequestTest, call.stamp(), info->id));
     }
   }
 }
@@ -328,7 +354,7 @@ void collective_end(const Call& call, const MpiArgs& a) noexcept {
   const CollectiveBytes c = collective_bytes(kFunctions[call.function()].op, a);
   Record r;
   r.kind = RecordKind::kCollEnd;
-  r.time = now();
+  r.time = call.stamp();
   r.op = c.op;
   r.comm = g_comms.id(a.comm);
   r.root = c.root;
@@ -421,7 +447,7 @@ void before_call(Call& call, MpiArgs& a) noexcept {
       record_send(call, a.dest, a.comm, a.stag >= 0 ? a.stag : a.tag, a.scount, a.stype);
       break;
     case Category::kColl:
-      if (call.recording()) record(Record{RecordKind::kCollBegin, now()});
+      if (call.recording()) record(Record{RecordKind::kCollBegin, call.enter_time()});
       break;
     case Category::kRequestFree:
       if (a.request_before != MPI_REQUEST_NULL) g_requests.remove(a.request_before);
@@ -500,7 +526,12 @@ void after_call(Call& call, MpiArgs& a, int rc) noexcept {
     case Category::kColl: collective_end(call, a); break;
     case Category::kIcoll: start_collective(call, a); break;
     case Category::kCommNew:
-      if (a.newcomm != nullptr) g_comms.on_created(a.comm, *a.newcomm, kFunctions[call.function()].name);
+      if (a.newcomm == nullptr) break;
+      if (call.function() == fn::MPI_Comm_idup) {
+        g_comms.on_idup(a.comm, *a.newcomm);
+      } else {
+        g_comms.on_created(a.comm, *a.newcomm, kFunctions[call.function()].name);
+      }
       break;
     default: break;
   }

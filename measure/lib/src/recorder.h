@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "call_tree.h"
 #include "clock.h"
 #include "definitions.h"
 #include "event_buffer.h"
@@ -41,6 +42,8 @@ struct Anomalies {
 /// Everything the recording thread writes.
 struct RecorderState {
   bool active = false;  ///< between MPI_Init and MPI_Finalize on an enabled rank
+  bool profile = false;  ///< ORRERY_MODE=profile: call-path aggregates, no events
+  CallTree tree;         ///< profile mode only
   Settings settings;
   int world_rank = 0;
   int world_size = 1;
@@ -65,7 +68,11 @@ extern thread_local bool t_is_recorder __attribute__((tls_model("initial-exec"))
 inline bool recording_here() noexcept { return g_state.active && t_is_recorder; }
 
 inline void record_enter(uint32_t region, uint64_t time) noexcept {
-  g_state.buffer->enter(time, region);
+  if (g_state.profile) {
+    g_state.tree.enter(region, time);
+  } else {
+    g_state.buffer->enter(time, region);
+  }
   g_state.stack.push_back(region);
 }
 
@@ -76,10 +83,22 @@ inline void record_leave(uint32_t region, uint64_t time) noexcept {
     return;
   }
   g_state.stack.pop_back();
-  g_state.buffer->leave(time, region);
+  if (g_state.profile) {
+    g_state.tree.leave(time);
+  } else {
+    g_state.buffer->leave(time, region);
+  }
 }
 
-inline void record(const Record& record) noexcept { g_state.buffer->append(record); }
+/// Any non-region event (none in profile mode).
+inline void record(const Record& record) noexcept {
+  if (!g_state.profile) g_state.buffer->append(record);
+}
+/// MpiSend/MpiRecv (none in profile mode).
+inline void record_message(RecordKind kind, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag,
+                           uint64_t bytes) noexcept {
+  if (!g_state.profile) g_state.buffer->message(kind, time, peer, comm, tag, bytes);
+}
 
 /// Defines the region of an MPI function (first use).
 uint32_t define_mpi_region(FunctionId fn) noexcept;
@@ -121,7 +140,7 @@ class Call {
     if (!guarded_) return;
     --t_depth;
     if (mode_ == Mode::kTraced && g_state.active) {
-      record_leave(mpi_region(fn_), now());
+      record_leave(mpi_region(fn_), leave_time_ != 0 ? leave_time_ : now());
     } else if (mode_ == Mode::kDeferred) {
       ++g_state.counted_calls[fn_];
     }
@@ -140,6 +159,14 @@ class Call {
     record_enter(mpi_region(fn_), enter_time_);
   }
   [[nodiscard]] FunctionId function() const noexcept { return fn_; }
+  /// When the call was entered (events right after Enter share it).
+  [[nodiscard]] uint64_t enter_time() const noexcept { return enter_time_; }
+  /// One clock reading after the PMPI call, shared by the events recorded
+  /// then and the Leave: one clock read per call saved. Only after the PMPI call.
+  [[nodiscard]] uint64_t stamp() const noexcept {
+    if (leave_time_ == 0) leave_time_ = now();
+    return leave_time_;
+  }
 
  private:
   enum class Mode : uint8_t { kPassive, kDeferred, kTraced };
@@ -147,6 +174,7 @@ class Call {
   bool guarded_ = false;
   FunctionId fn_ = 0;
   uint64_t enter_time_ = 0;
+  mutable uint64_t leave_time_ = 0;
 };
 
 }  // namespace orrery::measure

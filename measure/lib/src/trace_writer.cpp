@@ -123,12 +123,15 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
     auto [it, added] = nodes.emplace(host, static_cast<OTF2_SystemTreeNodeRef>(nodes.size() + 1));
     if (added) check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, it->second, str(host), str("node"), 0));
   }
+  const bool local = in.comm == MPI_COMM_NULL;  // a one-location archive
   for (std::size_t r = 0; r < g.hosts.size(); ++r) {
+    if (local && r != static_cast<std::size_t>(in.location)) continue;
     const std::string name = "MPI Rank " + std::to_string(r);
     check(OTF2_GlobalDefWriter_WriteLocationGroup(w, r, str(name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
                                                   nodes[g.hosts[r]], OTF2_UNDEFINED_LOCATION_GROUP));
   }
   for (std::size_t r = 0; r < g.hosts.size(); ++r) {
+    if (local && r != static_cast<std::size_t>(in.location)) continue;
     check(OTF2_GlobalDefWriter_WriteLocation(w, r, str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD,
                                              r < events.size() ? events[r] : 0, r));
   }
@@ -181,22 +184,29 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
 
 bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   Checked check;
-  int rank = 0;
+  const bool local = in.comm == MPI_COMM_NULL;
+  int rank = in.location;
   int size = 1;
-  PMPI_Comm_rank(in.comm, &rank);
-  PMPI_Comm_size(in.comm, &size);
+  if (!local) {
+    PMPI_Comm_rank(in.comm, &rank);
+    PMPI_Comm_size(in.comm, &size);
+  }
   OTF2_Archive* archive = OTF2_Archive_Open(in.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                             4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   // The rest is collective: either every rank writes or none does (no hang).
   int opened = archive != nullptr ? 1 : 0;
-  int all_opened = 0;
-  PMPI_Allreduce(&opened, &all_opened, 1, MPI_INT, MPI_MIN, in.comm);
+  int all_opened = opened;
+  if (!local) PMPI_Allreduce(&opened, &all_opened, 1, MPI_INT, MPI_MIN, in.comm);
   if (all_opened == 0) {
     if (archive != nullptr) OTF2_Archive_Close(archive);
     return false;
   }
   check(OTF2_Archive_SetFlushCallbacks(archive, &g_flush_callbacks, nullptr));
-  check(OTF2_MPI_Archive_SetCollectiveCallbacks(archive, in.comm, MPI_COMM_NULL));
+  if (local) {
+    check(OTF2_Archive_SetSerialCollectiveCallbacks(archive));
+  } else {
+    check(OTF2_MPI_Archive_SetCollectiveCallbacks(archive, in.comm, MPI_COMM_NULL));
+  }
   check(OTF2_Archive_SetCreator(archive, "Orrery liborrery-measure"));
   check(OTF2_Archive_OpenEvtFiles(archive));
   OTF2_EvtWriter* evt = OTF2_Archive_GetEvtWriter(archive, static_cast<OTF2_LocationRef>(rank));
@@ -231,7 +241,11 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   // Rank 0 needs everyone's event count and time range for the global definitions.
   uint64_t mine[3] = {out.events, first, last};
   std::vector<uint64_t> all(static_cast<std::size_t>(3 * size));
-  PMPI_Gather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, 0, in.comm);
+  if (local) {
+    std::copy(mine, mine + 3, all.begin());
+  } else {
+    PMPI_Gather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, 0, in.comm);
+  }
 
   check(OTF2_Archive_OpenDefFiles(archive));
   OTF2_DefWriter* def = OTF2_Archive_GetDefWriter(archive, static_cast<OTF2_LocationRef>(rank));
@@ -242,15 +256,15 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
     check(OTF2_Archive_CloseDefWriter(archive, def));
   }
   check(OTF2_Archive_CloseDefFiles(archive));
-  if (rank == 0) {
+  if (rank == 0 || local) {
     OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(archive);
     if (global != nullptr) {
-      std::vector<uint64_t> events(static_cast<std::size_t>(size));
+      std::vector<uint64_t> events(local ? in.global->hosts.size() : static_cast<std::size_t>(size));
       uint64_t global_first = UINT64_MAX;
       uint64_t global_last = 0;
       for (int r = 0; r < size; ++r) {
         const auto i = static_cast<std::size_t>(3 * r);
-        events[static_cast<std::size_t>(r)] = all[i];
+        events[static_cast<std::size_t>(local ? in.location : r)] = all[i];
         if (all[i] > 0) {
           global_first = std::min(global_first, all[i + 1]);
           global_last = std::max(global_last, all[i + 2]);

@@ -25,7 +25,10 @@ struct ClockOffset {
 /// What the writer needs.
 struct TraceInput {
   std::string directory;
-  MPI_Comm comm = MPI_COMM_NULL;  ///< over all ranks (the measurement's own)
+  /// Over all ranks (the measurement's own). MPI_COMM_NULL: a rank-local
+  /// archive written without any MPI call (emergency path, see local_trace.cpp).
+  MPI_Comm comm = MPI_COMM_NULL;
+  int location = 0;  ///< world rank (used when comm is MPI_COMM_NULL)
   const EventBuffer* buffer = nullptr;
   const IdMapping* mapping = nullptr;
   const GlobalDefinitions* global = nullptr;  ///< rank 0
@@ -42,7 +45,7 @@ struct TraceOutput {
   uint64_t clamped_timestamps = 0;  ///< events written at the previous event's time
 };
 
-/// Collective over `in.comm`. False if anything went wrong on this rank.
+/// Collective over `in.comm` (none if it is MPI_COMM_NULL). False if anything went wrong on this rank.
 bool write_trace(const TraceInput& in, TraceOutput& out) noexcept;
 
 }  // namespace orrery::measure

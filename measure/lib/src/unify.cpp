@@ -17,7 +17,7 @@ json local_json(const LocalDefinitions& local, const std::string& host) {
   json comms = json::array();
   for (const CommDef& c : local.comms()) {
     comms.push_back({c.key_root, c.key_seq, c.name, static_cast<int>(c.kind), c.members,
-                     c.parent == UINT32_MAX ? -1 : static_cast<int64_t>(c.parent)});
+                     c.parent == UINT32_MAX ? -1 : static_cast<int64_t>(c.parent), c.key_path});
   }
   return {{"host", host}, {"regions", regions}, {"comms", comms}};
 }
@@ -42,12 +42,13 @@ class Unifier {
     }
     std::vector<uint32_t> local_to_global;
     for (const json& c : rank.at("comms")) {
-      auto key = std::make_pair(c.at(0).get<int32_t>(), c.at(1).get<uint32_t>());
+      auto key = std::make_tuple(c.at(0).get<int32_t>(), c.at(1).get<uint32_t>(), c.at(6).get<std::string>());
       auto [it, added] = comms_.emplace(key, static_cast<uint32_t>(global.comms.size()));
       if (added) {
         CommDef def;
-        def.key_root = key.first;
-        def.key_seq = key.second;
+        def.key_root = std::get<0>(key);
+        def.key_seq = std::get<1>(key);
+        def.key_path = std::get<2>(key);
         def.name = c.at(2).get<std::string>();
         def.kind = static_cast<CommDef::Kind>(c.at(3).get<int>());
         def.members = c.at(4).get<std::vector<int>>();
@@ -65,7 +66,7 @@ class Unifier {
 
  private:
   std::map<std::tuple<std::string, std::string, uint32_t, int>, uint32_t> regions_;
-  std::map<std::pair<int32_t, uint32_t>, uint32_t> comms_;
+  std::map<std::tuple<int32_t, uint32_t, std::string>, uint32_t> comms_;
 };
 
 std::vector<uint8_t> scatter_blobs(MPI_Comm comm, const std::vector<std::vector<uint8_t>>& blobs) {

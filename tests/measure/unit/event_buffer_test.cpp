@@ -57,6 +57,27 @@ TEST(EventBuffer, EnterLeaveIsThirteenBytes) {
   EXPECT_EQ(encode_record(r, bytes), 13u);
 }
 
+TEST(EventBuffer, HotPathMessageEqualsGenericEncoding) {
+  EventBuffer buffer(4096, spill_path(), 1);
+  buffer.message(RecordKind::kMpiSend, 1234, 5, 6, 7, (1ULL << 33) + 1);
+  buffer.message(RecordKind::kMpiRecv, 1240, 8, 9, 10, 11);
+  std::vector<Record> seen;
+  ASSERT_TRUE(buffer.for_each([&](const Record& r) { seen.push_back(r); }));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].kind, RecordKind::kMpiSend);
+  EXPECT_EQ(seen[0].time, 1234u);
+  EXPECT_EQ(seen[0].peer, 5u);
+  EXPECT_EQ(seen[0].comm, 6u);
+  EXPECT_EQ(seen[0].tag, 7u);
+  EXPECT_EQ(seen[0].bytes, (1ULL << 33) + 1);
+  EXPECT_EQ(seen[1].kind, RecordKind::kMpiRecv);
+  EXPECT_EQ(seen[1].peer, 8u);
+  EXPECT_EQ(seen[1].bytes, 11u);
+  uint8_t generic[EventBuffer::kMaxRecord];
+  EXPECT_EQ(encode_record(seen[0], generic), 29u);  // the hot path writes exactly this many bytes
+  buffer.discard_spill();
+}
+
 TEST(EventBuffer, TinyBufferFlushesAndLosesNothing) {
   const std::size_t n = 5000;
   std::vector<Record> seen;
