@@ -140,6 +140,29 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   outcome.traced = fs::exists(dir / "traces.otf2");
   outcome.complete = outcome.measured && child.exit_status == 0;
 
+  // Ranks that ended without MPI_Finalize leave EXP/incomplete/rank-<r>.json
+  // next to a rank-local trace; listed in rank order.
+  std::vector<fs::path> incomplete_files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir / "incomplete", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("rank-") && name.ends_with(".json")) incomplete_files.push_back(entry.path());
+  }
+  std::sort(incomplete_files.begin(), incomplete_files.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string().size() != b.filename().string().size()
+               ? a.filename().string().size() < b.filename().string().size()
+               : a.filename() < b.filename();
+  });
+  nlohmann::json incomplete = nlohmann::json::array();
+  for (const auto& file : incomplete_files) {
+    if (auto rank_record = read_json(file, record)) incomplete.push_back(*rank_record);
+  }
+  outcome.incomplete_ranks = static_cast<int>(incomplete.size());
+  if (!incomplete.empty() && incomplete[0].is_object()) {
+    outcome.incomplete_reason = incomplete[0].value("reason", std::string("unknown"));
+  }
+  record["incomplete"] = incomplete.empty() ? nlohmann::json(nullptr) : incomplete;
+
   record["measurement"] = measurement ? *measurement : nlohmann::json(nullptr);
   record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);
   if (measurement) {

@@ -25,6 +25,8 @@ struct RunOutcome {
   bool measured = false;  ///< the library wrote measurement.json (reached MPI_Finalize)
   bool traced = false;    ///< an OTF2 anchor file traces.otf2 exists
   bool aborted = false;   ///< the library recorded an MPI_Abort
+  int incomplete_ranks = 0;  ///< ranks that ended without MPI_Finalize (rank-local traces)
+  std::string incomplete_reason;  ///< the first such rank's reason (exit, SIGTERM, ...)
   bool complete = false;  ///< measured and the application exited with 0
 };
 

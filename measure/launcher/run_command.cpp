@@ -76,6 +76,15 @@ void print_statistics(const nlohmann::json& measurement) {
   }
 }
 
+/// Points at the rank-local traces of ranks that never reached MPI_Finalize.
+void print_incomplete(const RunOutcome& outcome, const std::string& dir) {
+  if (outcome.incomplete_ranks == 0) return;
+  std::fprintf(stderr,
+               "orrery run: %d rank(s) left rank-local traces in %s/incomplete/ "
+               "(otf2-print reads them; orrery-analyze needs a finalized run)\n",
+               outcome.incomplete_ranks, dir.c_str());
+}
+
 /// Tells the user how the run ended and returns the launcher's exit status.
 int report_outcome(const RunOptions& options, const LaunchLine& line, const std::string& dir,
                    const ChildExit& child, const RunOutcome& outcome, const nlohmann::json& record) {
@@ -86,7 +95,14 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
   if (child.interrupted_by != 0 && !outcome.complete) {
     std::fprintf(stderr, "orrery run: interrupted by signal %d; the experiment %s is incomplete\n",
                  child.interrupted_by, dir.c_str());
+    print_incomplete(outcome, dir);
     return child.exit_status != 0 ? child.exit_status : 128 + child.interrupted_by;
+  }
+  if (!outcome.measured && outcome.incomplete_ranks > 0) {
+    std::fprintf(stderr, "orrery run: the run ended before MPI_Finalize (%s)\n",
+                 outcome.incomplete_reason.c_str());
+    print_incomplete(outcome, dir);
+    return child.exit_status != 0 ? child.exit_status : kExitBadInput;
   }
   const bool trace_expected = options.mode == "trace";
   if (!outcome.measured || (trace_expected && !outcome.traced)) {

@@ -390,6 +390,20 @@ def test_abort(tmp):
     check("MPI_Abort" in done.stderr, "no message about MPI_Abort")
 
 
+def test_exit_early(tmp):
+    """Ranks exiting without MPI_Finalize: status passed through, run.json
+    incomplete and listing each rank's rank-local trace."""
+    launch = mpirun(2, ARGS.probe, "--exit-early", "4")
+    done = orrery_run(tmp / "EXP", launch, tmp)
+    check(done.returncode == 4, f"exit status {done.returncode}, the ranks exited with 4")
+    record = check_run_record(tmp / "EXP", launch, False, 4)
+    incomplete = record.get("incomplete")
+    check(isinstance(incomplete, list) and [entry.get("rank") for entry in incomplete] == [0, 1],
+          f"run.json 'incomplete' is {incomplete!r}")
+    check("before MPI_Finalize" in done.stderr and "incomplete/" in done.stderr,
+          "no message about the unfinalized ranks")
+
+
 def test_signal(tmp):
     """SIGTERM and SIGINT sent to `orrery run` reach the application; the
     record is still written."""
