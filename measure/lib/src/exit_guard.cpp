@@ -24,18 +24,23 @@ SavedHandler g_saved[sizeof kSignals / sizeof kSignals[0]];
 std::atomic<bool> g_stopping{false};
 bool g_atexit_registered = false;
 
-void at_exit() { emergency_stop("exit without MPI_Finalize", 0); }
+void at_exit() {
+  // mpirun sends SIGTERM to the other ranks once one exits without finalizing;
+  // a signal arriving while this writes must not cut it short (see on_signal).
+  if (!g_stopping.exchange(true)) emergency_stop("exit without MPI_Finalize", 0);
+}
 
 // Writing the trace is not async-signal-safe (it allocates and does file I/O);
 // if the signal interrupted the allocator and that deadlocks, the SIGALRM
 // watchdog ends the process the way the signal would have.
 void on_signal(int signal_number) {
-  if (!g_stopping.exchange(true)) {
-    ::signal(SIGALRM, SIG_DFL);
-    ::alarm(kWatchdogSeconds);
-    emergency_stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM", signal_number);
-    ::alarm(0);
-  }
+  // Already writing (exit path, or this handler on another thread): the
+  // process ends when that is done; dying now would cut the trace short.
+  if (g_stopping.exchange(true)) return;
+  ::signal(SIGALRM, SIG_DFL);
+  ::alarm(kWatchdogSeconds);
+  emergency_stop(signal_number == SIGINT ? "SIGINT" : "SIGTERM", signal_number);
+  ::alarm(0);
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);  // die of the signal, as without the library
 }
