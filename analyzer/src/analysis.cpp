@@ -10,6 +10,7 @@
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/merge.h"
 #include "orrery/analyzer/phases.h"
+#include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
@@ -99,6 +100,14 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   MPI_Reduce(&result.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world);
   progress("read " + std::to_string(total_events) + " events");
 
+  // One root per process: when any rank's events are not enclosed by one
+  // region, all ranks define the same synthetic root (same run.json, so the
+  // same name and id) and the ranks that need it get it.
+  int any_needs_root = needs_root(trace) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any_needs_root, 1, MPI_INT, MPI_LOR, world);
+  if (any_needs_root != 0) {
+    enclose_in_root(trace, add_root_region(definitions, program_name(options.experiment)));
+  }
   apply_clock_offsets(trace);
   progress("building call trees");
   CallTree tree = build_call_tree(trace);

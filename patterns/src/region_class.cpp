@@ -1,5 +1,8 @@
 #include "orrery/patterns/region_class.h"
 
+#include <cctype>
+#include <string>
+
 
 namespace orrery::patterns {
 namespace {
@@ -75,11 +78,22 @@ std::string_view mpi_category(std::string_view op, RegionRole role) {
   }
 }
 
+bool is_flush_region(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("flush") != std::string::npos;
+}
+
 }  // namespace
 
 std::string_view time_category(const analyzer::RegionDef& region, bool has_messages,
                                bool moves_data) {
-  if (region.paradigm == Paradigm::kMeasurement) return "overhead";
+  // The measurement's own regions: the program root (named after the
+  // executable) is the program's computing time; only buffer flushes
+  // (ORRERY_FLUSH, Score-P's "TRACE BUFFER FLUSH", OTF2 BufferFlush) are overhead.
+  if (region.paradigm == Paradigm::kMeasurement) {
+    return is_flush_region(region.name) ? "overhead" : "execution";
+  }
   const bool mpi_name = region.name.starts_with("MPI_");
   if (region.paradigm != Paradigm::kMpi && !mpi_name) return "execution";
   const std::string_view op = mpi_name ? std::string_view(region.name).substr(4) : region.name;

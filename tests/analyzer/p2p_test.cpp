@@ -346,5 +346,42 @@ TEST(AnalyzerP2P, TimeIsExclusiveAlongBothTrees) {
   EXPECT_EQ(value(cube, "mpi", "main/MPI_Recv", 0), 0.0);
 }
 
+TEST(AnalyzerP2P, SeveralTopLevelRegionsGetOneProgramRoot) {
+  // No main: each rank has several top-level regions with gaps between them,
+  // as an uninstrumented program's trace has (MPI calls only).
+  auto result = analyze_scenario("program_root", [](TestArchive& a, const Regions& r) {
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      const uint64_t shift = static_cast<uint64_t>(k) * 3;
+      region(rank, r.work, at(5 + shift), at(20));
+      region(rank, r.barrier, at(30), at(40 + shift));
+      region(rank, r.flush, at(70), at(75));
+      region(rank, r.work, at(100), at(200 + shift));
+    }
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  int roots = 0;
+  for (const auto& path : cube.header.callpaths) roots += path.parent < 0 ? 1 : 0;
+  EXPECT_EQ(roots, 1);
+  for (int k = 0; k < world_size(); ++k) {
+    const double shift = 3.0 * k;
+    const double wall = us(200 + shift - (5 + shift));
+    double sum = 0;
+    for (const char* m : {"execution", "mpi", "mpi_synchronization", "mpi_sync_collective",
+                          "wait_at_barrier", "barrier_completion", "overhead"}) {
+      sum += rank_total(cube, m, k);
+    }
+    EXPECT_NEAR(sum, wall, 1e-9) << "rank " << k;
+    // Gaps between the top-level regions: [20,30], [40+s,70], [75,100].
+    EXPECT_NEAR(value(cube, "execution", "program", k), us(10 + (30 - shift) + 25), 1e-9)
+        << "rank " << k;
+    EXPECT_NEAR(value(cube, "execution", "program/work", k), us(15 - shift + 100 + shift),
+                1e-9);
+    EXPECT_NEAR(value(cube, "overhead", "program/ORRERY_FLUSH", k), us(5), 1e-9);
+    EXPECT_EQ(value(cube, "overhead", "program", k), 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace orrery::testing

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "orrery/analyzer/program_root.h"
+#include "orrery/analyzer/trace_builder.h"
 #include "orrery/patterns/region_class.h"
 #include "orrery/patterns/registry.h"
 
@@ -94,6 +96,57 @@ TEST(RegionClassification, NonMpiRegions) {
                                     RegionRole::kArtificial},
                           false, false),
             "overhead");
+  EXPECT_EQ(time_category(RegionDef{"TRACE BUFFER FLUSH", "", 0, Paradigm::kMeasurement,
+                                    RegionRole::kArtificial},
+                          false, false),
+            "overhead");
+  // The program root (synthetic or written by the measurement) is computing time.
+  EXPECT_EQ(time_category(RegionDef{"stencil2d", "", 0, Paradigm::kMeasurement,
+                                    RegionRole::kArtificial},
+                          false, false),
+            "execution");
+}
+
+TEST(ProgramRoot, NameFromTheLaunchedCommand) {
+  using analyzer::program_from_command;
+  EXPECT_EQ(program_from_command({"mpirun", "-np", "4", "/work/build/examples/stencil2d",
+                                  "--size", "64"}),
+            "stencil2d");
+  EXPECT_EQ(program_from_command({"/usr/bin/mpiexec", "--mca", "btl", "self", "-x", "A=1",
+                                  "--oversubscribe", "-n", "2", "./a.out"}),
+            "a.out");
+  EXPECT_EQ(program_from_command({"/opt/app/solver", "-i", "in.txt"}), "solver");
+  EXPECT_EQ(program_from_command({"mpirun", "-np", "2"}), "");
+  EXPECT_EQ(program_from_command({}), "");
+}
+
+TEST(ProgramRoot, SyntheticRootEnclosesAllEventsAndShiftsLinks) {
+  using analyzer::EventKind;
+  analyzer::LocalTrace trace;
+  analyzer::TraceBuilder builder(trace);
+  builder.enter(10, 1);
+  builder.send(11, 1, 0, 0, 8);
+  builder.leave(12, 1);
+  builder.enter(20, 2);
+  builder.leave(30, 2);
+  builder.finish();
+  ASSERT_TRUE(analyzer::needs_root(trace));
+  ASSERT_TRUE(analyzer::enclose_in_root(trace, 7));
+  ASSERT_EQ(trace.events.size(), 7u);
+  EXPECT_EQ(trace.events[0].kind, EventKind::kEnter);
+  EXPECT_EQ(trace.events[0].ref, 7u);
+  EXPECT_EQ(trace.events[0].time, 10);
+  EXPECT_EQ(trace.events[0].link, 6u);
+  EXPECT_EQ(trace.events[6].kind, EventKind::kLeave);
+  EXPECT_EQ(trace.events[6].time, 30);
+  EXPECT_EQ(trace.events[1].link, 3u);  // the first region's Enter → its Leave
+  EXPECT_EQ(trace.events[3].link, 1u);
+  EXPECT_EQ(trace.sends[0].post_call, 1u);
+  EXPECT_EQ(trace.sends[0].post_event, 2u);
+  EXPECT_EQ(trace.events[2].link, 0u);  // the send still points at its table entry
+  // Already one root: nothing to do.
+  EXPECT_FALSE(analyzer::needs_root(trace));
+  EXPECT_FALSE(analyzer::enclose_in_root(trace, 7));
 }
 
 }  // namespace

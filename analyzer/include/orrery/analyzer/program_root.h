@@ -1,0 +1,36 @@
+#pragma once
+// One root per process: Scalasca-style call trees have the program at the top.
+// A trace whose events are not all enclosed by one top-level region gets a
+// synthetic root region around them, so that the time between recorded
+// regions (the program computing) lands in a call path too.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer {
+
+/// The program's name for the root region: the basename of the executable in
+/// `EXP/run.json` (`measurement.program`, else the launched command), else "program".
+[[nodiscard]] std::string program_name(const std::string& experiment);
+
+/// The program name from a command line as run.json records it (launcher
+/// options skipped): "mpirun -np 4 ./a.out x" gives "a.out"; "" if none.
+[[nodiscard]] std::string program_from_command(const std::vector<std::string>& command);
+
+/// Appends the synthetic root region (paradigm measurement, role artificial)
+/// to the definitions and returns its id; same id and name on every rank.
+uint32_t add_root_region(Definitions& definitions, const std::string& name);
+
+/// True if the trace needs a synthetic root: its events are not all enclosed
+/// by a single top-level Enter…Leave pair.
+[[nodiscard]] bool needs_root(const LocalTrace& trace);
+
+/// Encloses all events of `trace` in an Enter/Leave of `root_region` at its
+/// first and last timestamp (when `needs_root`); the existing top-level
+/// regions become its children. Returns true if a root was added.
+bool enclose_in_root(LocalTrace& trace, uint32_t root_region);
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,157 @@
+#include "orrery/analyzer/program_root.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace orrery::analyzer {
+namespace {
+
+std::string basename(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_launcher(const std::string& word) {
+  const std::string name = basename(word);
+  return name == "mpirun" || name == "mpiexec" || name == "orterun" || name == "srun" ||
+         name == "mpiexec.hydra" || name == "prun";
+}
+
+/// Launcher options that take one argument (OpenMPI, MPICH, Slurm spellings).
+/// `--mca`/`-mca`/`--gmca` take two.
+int option_arguments(std::string_view option) {
+  if (option.find('=') != std::string_view::npos) return 0;
+  static constexpr std::array<std::string_view, 4> kTwo = {"--mca", "-mca", "--gmca", "-gmca"};
+  for (auto two : kTwo) {
+    if (option == two) return 2;
+  }
+  static constexpr std::array<std::string_view, 38> kOne = {
+      "-np", "-n", "--np", "-c", "--n", "-N", "--host", "-host", "-H", "-x", "--map-by",
+      "-map-by", "--bind-to", "-bind-to", "--rank-by", "-rank-by", "--hostfile", "-hostfile",
+      "--machinefile", "-machinefile", "-f", "--npernode", "-npernode", "--npersocket",
+      "--wdir", "-wdir", "--prefix", "-prefix", "--preload-files", "--output-filename",
+      "--tag-output-filename", "-ppn", "--ntasks", "--cpus-per-task", "-genv", "-env",
+      "--path", "--report-bindings-file"};
+  for (auto one : kOne) {
+    if (option == one) return option == "-genv" || option == "-env" ? 2 : 1;
+  }
+  return 0;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+std::vector<std::string> command_words(const nlohmann::json& value) {
+  if (value.is_string()) return split_words(value.get<std::string>());
+  std::vector<std::string> words;
+  if (!value.is_array()) return words;
+  for (const auto& word : value) {
+    if (word.is_string()) words.push_back(word.get<std::string>());
+  }
+  return words;
+}
+
+}  // namespace
+
+std::string program_from_command(const std::vector<std::string>& command) {
+  if (command.empty()) return "";
+  if (!is_launcher(command.front())) return basename(command.front());
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    const std::string& word = command[i];
+    if (word.empty()) continue;
+    if (word.front() == '-') {
+      i += static_cast<std::size_t>(option_arguments(word));
+      continue;
+    }
+    return basename(word);
+  }
+  return "";
+}
+
+std::string program_name(const std::string& experiment) {
+  std::string dir = experiment;
+  if (dir.ends_with(".otf2")) {
+    const auto slash = dir.rfind('/');
+    dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+  }
+  std::ifstream in(dir + "/run.json");
+  if (!in) return "program";
+  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!run.is_object()) return "program";
+  if (run.contains("measurement") && run["measurement"].is_object()) {
+    const auto& program = run["measurement"].value("program", nlohmann::json());
+    if (program.is_string() && !program.get<std::string>().empty()) {
+      return basename(program.get<std::string>());
+    }
+  }
+  for (const char* key : {"command", "command_line"}) {
+    if (!run.contains(key)) continue;
+    std::string name = program_from_command(command_words(run[key]));
+    if (!name.empty()) return name;
+  }
+  return "program";
+}
+
+uint32_t add_root_region(Definitions& definitions, const std::string& name) {
+  RegionDef root;
+  root.name = name;
+  root.paradigm = Paradigm::kMeasurement;
+  root.role = RegionRole::kArtificial;
+  definitions.regions.push_back(root);
+  return static_cast<uint32_t>(definitions.regions.size() - 1);
+}
+
+bool needs_root(const LocalTrace& trace) {
+  const EventStore& events = trace.events;
+  if (events.size() == 0) return false;
+  const Event& first = events[0];
+  // One top-level region encloses everything iff the first event is an Enter
+  // whose Leave is the last event.
+  return !(first.kind == EventKind::kEnter && first.link == events.size() - 1);
+}
+
+bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
+  if (!needs_root(trace)) return false;
+  EventStore& events = trace.events;
+  const std::size_t n = events.size();
+  const int64_t first_time = events[0].time;
+  const int64_t last_time = events[n - 1].time;
+  // Shift every event up by one (from the back, in place), then put the root
+  // Enter in front and its Leave at the end. Enter/Leave links are event
+  // indices and move along; the other kinds link into the op tables.
+  events.push(events[n - 1]);
+  for (std::size_t i = n; i-- > 0;) {
+    Event event = events[i];
+    if (event.kind == EventKind::kEnter || event.kind == EventKind::kLeave) ++event.link;
+    events[i + 1] = event;
+  }
+  const auto leave_index = static_cast<uint32_t>(n + 1);
+  events[0] = Event{first_time, root_region, leave_index, EventKind::kEnter};
+  events.push(Event{last_time, root_region, 0, EventKind::kLeave});
+  const auto shift = [](uint32_t& index) {
+    if (index != kNone) ++index;
+  };
+  for (auto* table : {&trace.sends, &trace.recvs}) {
+    for (MessageOp& op : *table) {
+      shift(op.post_call);
+      shift(op.complete_call);
+      shift(op.post_event);
+      shift(op.complete_event);
+    }
+  }
+  for (CollectiveOp& op : trace.collectives) {
+    shift(op.start_call);
+    shift(op.complete_call);
+  }
+  return true;
+}
+
+}  // namespace orrery::analyzer
