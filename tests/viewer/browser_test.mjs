@@ -14,7 +14,8 @@ const out = artifactsDir(path.join(args.out, args.scenario));
 const reportA = args.report ?? writeFixture(args.fixture, path.join(out, 'a.h5'),
   ['--callpaths', '80', '--locations', '16', '--seed', '3']);
 const reportB = args.other ?? writeFixture(args.fixture, path.join(out, 'b.h5'),
-  ['--callpaths', '80', '--locations', '16', '--seed', '3', '--scale', '1.5']);
+  // More call paths than A: the two call trees differ (each has paths the other lacks).
+  ['--callpaths', '90', '--locations', '16', '--seed', '3', '--scale', '1.5']);
 const shot = (page, name) => page.screenshot({ path: path.join(out, `${name}.png`) });
 const row = (panel, id) => `${panel} .row[data-id="${id}"]`;
 
@@ -193,6 +194,44 @@ async function single(page, url) {
   await shot(page, '08-error');
 }
 
+async function expandAllCallpaths(page) {
+  for (;;) {
+    const id = await page.$eval('#call-tree', (t) => t.querySelector('.row[data-expanded="0"][data-leaf="0"]')?.dataset.id ?? null);
+    if (id === null) return;
+    await act(page, () => page.click(`${row('#call-tree', id)} .toggle`));
+  }
+}
+
+/**
+ * The fully expanded union call tree against both runs' `orrery stat`: each
+ * row matched by its region-name path; a run without that path counts as 0.
+ */
+function checkUnionCallTree(values, union, statA, statB) {
+  const { parent, region } = union.callpaths;
+  const name = (c) => union.regions[region[c]].name;
+  const pathOf = (c) => (parent[c] >= 0 ? `${pathOf(parent[c])}/${name(c)}` : name(c));
+  const aPaths = new Set(statA.callpaths.map((c) => c.callpath));
+  const bPaths = new Set(statB.callpaths.map((c) => c.callpath));
+  const shownPaths = new Set();
+  for (const [id, v] of Object.entries(values)) {
+    if (v.label === 'All call paths') continue;
+    shownPaths.add(pathOf(Number(id)));
+  }
+  const onlyA = [...aPaths].filter((p) => !bPaths.has(p));
+  const onlyB = [...bPaths].filter((p) => !aPaths.has(p));
+  check(onlyA.length > 0 && onlyB.length > 0, `the two call trees differ (${onlyA.length} / ${onlyB.length} own paths)`);
+  for (const p of [...aPaths, ...bPaths]) check(shownPaths.has(p), `union call tree shows ${p}`);
+  for (const [stats, field, what] of [[statA, 'mine', 'this run'], [statB, 'theirs', 'other run']]) {
+    const byPath = new Map(stats.callpaths.map((c) => [c.callpath, c]));
+    for (const [id, v] of Object.entries(values)) {
+      if (v.label === 'All call paths') continue;
+      const expected = byPath.get(pathOf(Number(id)));
+      const want = expected ? (v.expanded ? expected.exclusive : expected.inclusive) : 0;
+      near(v[field], want, `${what}: ${pathOf(Number(id))} (${v.expanded ? 'exclusive' : 'inclusive'})`);
+    }
+  }
+}
+
 async function diff(page, url) {
   const a = stat(args.orrery, reportA, 'time');
   const b = stat(args.orrery, reportB, 'time');
@@ -204,12 +243,9 @@ async function diff(page, url) {
   checkProcesses(processes, a, 'this run per process');
   checkProcesses(processes, b, 'other run per process', 'theirs');
   for (const v of Object.values(processes)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
-  await expand(page, '#call-tree', [await page.$eval('#call-tree .row', (r) => r.dataset.id)]);
-  const inner = await page.$('#call-tree .row[data-leaf="0"][data-expanded="0"]');
-  if (inner) await expand(page, '#call-tree', [await inner.getAttribute('data-id')]);
+  await expandAllCallpaths(page);
   const calls = await treeValues(page, '#call-tree');
-  checkCallTree(calls, a, 'this run');
-  checkCallTree(calls, b, 'other run', 'theirs', new Map(a.callpaths.map((c) => [String(c.row), c.callpath])));
+  checkUnionCallTree(calls, await header(url), a, b);
   for (const v of Object.values(calls)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
   await shot(page, '01-difference');
   await act(page, () => page.click('#modes button[data-mode="other"]'));

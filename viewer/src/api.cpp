@@ -1,6 +1,7 @@
 #include "api.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -90,8 +91,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
 
 void ViewerApi::preload(const std::atomic<bool>& cancel) {
   for (ReportData* data : {report_.get(), other_.get()}) {
-    if (data == nullptr) continue;
-    for (std::size_t m = 0; m < data->header().metrics.size() && !cancel; ++m) (void)data->metric(m);
+    if (data != nullptr) data->preload(cancel);
   }
 }
 
@@ -105,16 +105,53 @@ json ViewerApi::info() const {
     };
     unmatched = {{"metrics", count(comparison_.metrics)},
                  {"callpaths", count(comparison_.callpaths)},
+                 {"other_callpaths", comparison_.b_only_parents.size()},
                  {"locations", count(comparison_.locations)}};
   }
   return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}};
 }
 
-json ViewerApi::header() const { return header_json(report_->header()); }
+// Comparing, the call tree is the union of both runs': the other run's own
+// call paths follow the first report's, with their regions appended.
+json ViewerApi::header() const {
+  json result = header_json(report_->header());
+  if (!other_) return result;
+  const auto& b = other_->header();
+  const std::size_t n_a = report_->callpath_count();
+  std::map<int32_t, int32_t> region_rows;  // b's region row -> row in the answer
+  for (std::size_t i = 0; i < comparison_.b_only_parents.size(); ++i) {
+    const auto& b_callpath = b.callpaths[comparison_.union_to_b[n_a + i]];
+    auto [it, added] = region_rows.emplace(b_callpath.region, static_cast<int32_t>(result["regions"].size()));
+    if (added) {
+      const auto row = static_cast<std::size_t>(b_callpath.region);
+      const report::Region unknown{"?", "", 0, ""};
+      const auto& r = row < b.regions.size() ? b.regions[row] : unknown;
+      result["regions"].push_back(
+          {{"name", r.name}, {"file", r.file}, {"line", r.line}, {"paradigm", r.paradigm}});
+    }
+    result["callpaths"]["parent"].push_back(comparison_.b_only_parents[i]);
+    result["callpaths"]["region"].push_back(it->second);
+  }
+  result["callpaths"]["other_only_from"] = n_a;
+  return result;
+}
 
+std::size_t ViewerApi::callpath_rows() const {
+  return other_ ? comparison_.union_to_b.size() : report_->callpath_count();
+}
+
+// Never waits for a load: totals not computed yet are null, and `complete`
+// tells the page whether to ask again. The page paints at once with what is ready.
 json ViewerApi::metric_totals() {
-  json result = {{"values", report_->metric_totals()}};
-  if (other_) result["other"] = project(other_->metric_totals(), comparison_.metrics);
+  auto mine = report_->metric_totals_so_far();
+  bool complete = std::none_of(mine.begin(), mine.end(), [](double v) { return std::isnan(v); });
+  json result = {{"values", std::move(mine)}};
+  if (other_) {
+    auto theirs = other_->metric_totals_so_far();
+    complete = complete && std::none_of(theirs.begin(), theirs.end(), [](double v) { return std::isnan(v); });
+    result["other"] = project(theirs, comparison_.metrics);
+  }
+  result["complete"] = complete;
   return result;
 }
 
@@ -127,7 +164,7 @@ TreeSelection ViewerApi::callpath_selection(const Params& params) const {
   if (const auto it = params.find("callpath"); it != params.end() && it->second == "all") {
     return {kAllCallpaths, flag_param(params, "callpath_incl", true)};
   }
-  return {size_param(params, "callpath", report_->callpath_count()),
+  return {size_param(params, "callpath", callpath_rows()),
           flag_param(params, "callpath_incl", true)};
 }
 
@@ -141,15 +178,18 @@ std::optional<TreeSelection> ViewerApi::in_other(TreeSelection selection,
 json ViewerApi::callpaths(const Params& params) {
   const TreeSelection metric = metric_selection(params);
   auto values = report_->callpath_values(metric);
+  // Call paths only the other run has are 0 in this one.
+  values.exclusive.resize(callpath_rows(), 0.0);
+  values.inclusive.resize(callpath_rows(), 0.0);
   json result = {{"exclusive", std::move(values.exclusive)},
                  {"inclusive", std::move(values.inclusive)}};
   if (other_) {
-    const std::size_t n = report_->callpath_count();
+    const std::size_t n = callpath_rows();
     ReportData::CallpathValues theirs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
     if (const auto m = in_other(metric, comparison_.metrics)) {
       const auto raw = other_->callpath_values(*m);
-      theirs = {project(raw.exclusive, comparison_.callpaths),
-                project(raw.inclusive, comparison_.callpaths)};
+      theirs = {project(raw.exclusive, comparison_.union_to_b),
+                project(raw.inclusive, comparison_.union_to_b)};
     }
     result["other"] = {{"exclusive", std::move(theirs.exclusive)},
                        {"inclusive", std::move(theirs.inclusive)}};
@@ -160,11 +200,13 @@ json ViewerApi::callpaths(const Params& params) {
 json ViewerApi::locations(const Params& params) {
   const TreeSelection metric = metric_selection(params);
   const TreeSelection callpath = callpath_selection(params);
-  json result = {{"values", report_->location_values(metric, callpath)}};
+  const bool only_other = callpath.row != kAllCallpaths && callpath.row >= report_->callpath_count();
+  json result = {{"values", only_other ? std::vector<double>(report_->location_count(), 0.0)
+                                       : report_->location_values(metric, callpath)}};
   if (other_) {
     std::vector<double> theirs(report_->location_count(), 0.0);
     const auto m = in_other(metric, comparison_.metrics);
-    const auto c = in_other(callpath, comparison_.callpaths);
+    const auto c = in_other(callpath, comparison_.union_to_b);
     if (m && c) theirs = project(other_->location_values(*m, *c), comparison_.locations);
     result["other"] = std::move(theirs);
   }

@@ -39,6 +39,8 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json locations(const Params& params);
   [[nodiscard]] nlohmann::json heatmap(const Params& params);
 
+  /// Call-path rows the page sees: the first report's, then (comparing) those only the other has.
+  [[nodiscard]] std::size_t callpath_rows() const;
   [[nodiscard]] TreeSelection metric_selection(const Params& params) const;
   [[nodiscard]] TreeSelection callpath_selection(const Params& params) const;
   /// The selection in the other report's rows, or nullopt if it has no match.

@@ -62,8 +62,32 @@ std::vector<std::size_t> match_locations(const report::CubeHeader& a, const repo
 
 }  // namespace
 
+// b's call paths that no call path of a matched go after a's, as in `orrery diff`.
+void add_b_only_callpaths(const report::CubeHeader& b, Comparison& comparison) {
+  std::vector<int64_t> b_to_union(b.callpaths.size(), -1);
+  comparison.union_to_b = comparison.callpaths;
+  for (std::size_t c = 0; c < comparison.callpaths.size(); ++c) {
+    if (comparison.callpaths[c] < b_to_union.size()) {
+      b_to_union[comparison.callpaths[c]] = static_cast<int64_t>(c);
+    }
+  }
+  for (std::size_t c = 0; c < b.callpaths.size(); ++c) {
+    if (b_to_union[c] >= 0) continue;
+    const int32_t parent = b.callpaths[c].parent;
+    int32_t union_parent = -1;
+    if (parent >= 0 && static_cast<std::size_t>(parent) < c) {
+      union_parent = static_cast<int32_t>(b_to_union[static_cast<std::size_t>(parent)]);
+    }
+    b_to_union[c] = static_cast<int64_t>(comparison.union_to_b.size());
+    comparison.union_to_b.push_back(c);
+    comparison.b_only_parents.push_back(union_parent);
+  }
+}
+
 Comparison match_reports(const report::CubeHeader& a, const report::CubeHeader& b) {
-  return {match_metrics(a, b), match_callpaths(a, b), match_locations(a, b)};
+  Comparison comparison{match_metrics(a, b), match_callpaths(a, b), match_locations(a, b), {}, {}};
+  add_b_only_callpaths(b, comparison);
+  return comparison;
 }
 
 std::vector<double> project(const std::vector<double>& b_values,

@@ -4,6 +4,7 @@
 // region names from the root (DESIGN §5), locations by (rank, thread).
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct Comparison {
   std::vector<std::size_t> metrics;
   std::vector<std::size_t> callpaths;
   std::vector<std::size_t> locations;
+  /// The union call tree: a's call paths, then b's unmatched ones (in b's
+  /// pre-order, so parents come first). For each union row, b's row or kNoMatch.
+  std::vector<std::size_t> union_to_b;
+  /// For each union row past a's call paths: its parent as a union row (-1 for a root).
+  std::vector<int32_t> b_only_parents;
 };
 
 /// Matches the rows of `b` to those of `a`.

@@ -1,7 +1,10 @@
 #include "report_data.h"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "orrery/error.h"
@@ -19,18 +22,64 @@ ReportData::ReportData(std::string label, report::CubeHeader header, Loader load
       metric_children_[static_cast<std::size_t>(parent)].push_back(m);
     }
   }
+  for (std::size_t m = 0; m < header_.metrics.size(); ++m) {
+    const int32_t parent = header_.metrics[m].parent;
+    if (parent >= 0 && static_cast<std::size_t>(parent) < m) continue;
+    std::vector<std::size_t> stack{m};
+    while (!stack.empty()) {
+      const std::size_t row = stack.back();
+      stack.pop_back();
+      tree_order_.push_back(row);
+      const auto& children = metric_children_[row];
+      stack.insert(stack.end(), children.rbegin(), children.rend());
+    }
+  }
 }
 
 std::shared_ptr<const MetricSums> ReportData::metric(std::size_t metric_row) {
+  if (auto ready = metric_if_ready(metric_row)) return ready;
+  // Tell the background preload to step aside after its current metric.
+  waiting_requests_.fetch_add(1);
+  struct Done {
+    std::atomic<int>& count;
+    ~Done() { count.fetch_sub(1); }
+  } done{waiting_requests_};
+  return load(metric_row);
+}
+
+std::shared_ptr<const MetricSums> ReportData::metric_if_ready(std::size_t metric_row) {
   if (metric_row >= slots_.size()) {
     throw UsageError("no metric row " + std::to_string(metric_row));
   }
   Slot& slot = *slots_[metric_row];
-  const std::lock_guard lock(slot.mutex);
-  if (!slot.sums) {
-    slot.sums = compute(metric_row);
-  }
+  const std::lock_guard lock(slot.pointer_mutex);
   return slot.sums;
+}
+
+std::shared_ptr<const MetricSums> ReportData::load(std::size_t metric_row) {
+  Slot& slot = *slots_[metric_row];
+  const std::lock_guard lock(slot.mutex);
+  if (auto ready = metric_if_ready(metric_row)) return ready;
+  auto sums = compute(metric_row);
+  const std::lock_guard publish(slot.pointer_mutex);
+  slot.sums = sums;
+  return sums;
+}
+
+void ReportData::preload(const std::atomic<bool>& cancel) {
+  for (const std::size_t m : tree_order_) {
+    while (waiting_requests_.load() > 0 && !cancel) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (cancel) return;
+    try {
+      (void)load(m);
+    } catch (const std::exception&) {
+      // Remembered, so that metric_totals_so_far() reports the error instead of waiting.
+      const std::lock_guard lock(slots_[m]->pointer_mutex);
+      slots_[m]->preload_failed = true;
+    }
+  }
 }
 
 std::shared_ptr<const MetricSums> ReportData::compute(std::size_t metric_row) {
@@ -88,6 +137,23 @@ std::vector<std::size_t> ReportData::metric_rows(TreeSelection metric) const {
 std::vector<double> ReportData::metric_totals() {
   std::vector<double> totals(header_.metrics.size(), 0.0);
   for (std::size_t m = 0; m < totals.size(); ++m) totals[m] = metric(m)->total;
+  return totals;
+}
+
+std::vector<double> ReportData::metric_totals_so_far() {
+  std::vector<double> totals(header_.metrics.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t m = 0; m < totals.size(); ++m) {
+    if (const auto sums = metric_if_ready(m)) {
+      totals[m] = sums->total;
+      continue;
+    }
+    bool failed = false;
+    {
+      const std::lock_guard lock(slots_[m]->pointer_mutex);
+      failed = slots_[m]->preload_failed;
+    }
+    if (failed) totals[m] = metric(m)->total;  // retries; throws the reader's error
+  }
   return totals;
 }
 

@@ -5,6 +5,7 @@
 // per metric and then kept, so repeated expand/select requests only add up
 // a few rows.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -50,11 +51,21 @@ class ReportData {
   /// The sums of one metric; loads it on first use. Thread-safe. Throws InputError.
   [[nodiscard]] std::shared_ptr<const MetricSums> metric(std::size_t metric_row);
 
+  /// The sums of one metric if they are already computed, else nullptr; never blocks on a load.
+  [[nodiscard]] std::shared_ptr<const MetricSums> metric_if_ready(std::size_t metric_row);
+
+  /// Loads every metric in metric-tree order until `cancel`, pausing while a
+  /// request waits for a metric, so the page's selection is read first.
+  void preload(const std::atomic<bool>& cancel);
+
   /// The metric rows a selection covers (the node, or the node and its sub-metrics).
   [[nodiscard]] std::vector<std::size_t> metric_rows(TreeSelection metric) const;
 
   /// Per metric row: its total over all call paths and locations (exclusive in the metric tree).
   [[nodiscard]] std::vector<double> metric_totals();
+  /// Like metric_totals() but never waits: metrics not computed yet are NaN (JSON null).
+  /// A metric whose background load failed is loaded again here, so its error is thrown.
+  [[nodiscard]] std::vector<double> metric_totals_so_far();
   /// Per call path: the selected metric(s) summed over locations.
   struct CallpathValues {
     std::vector<double> exclusive;
@@ -70,8 +81,11 @@ class ReportData {
  private:
   struct Slot {
     std::mutex mutex;  // held while the metric loads, so it loads once
+    std::mutex pointer_mutex;  // guards `sums` only (never held during a load)
     std::shared_ptr<const MetricSums> sums;
+    bool preload_failed = false;  // guarded by pointer_mutex
   };
+  [[nodiscard]] std::shared_ptr<const MetricSums> load(std::size_t metric_row);
   [[nodiscard]] std::shared_ptr<const MetricSums> compute(std::size_t metric_row);
 
   std::string label_;
@@ -80,6 +94,8 @@ class ReportData {
   std::mutex loader_mutex_;  // the HDF5 library is not thread-safe
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::vector<std::size_t>> metric_children_;
+  std::vector<std::size_t> tree_order_;     // metric rows in metric-tree pre-order
+  std::atomic<int> waiting_requests_{0};  // requests blocked on a metric load
 };
 
 }  // namespace orrery::viewer

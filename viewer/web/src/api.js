@@ -40,7 +40,8 @@ function cached(endpoint, params) {
 export const api = {
   info: () => cached('info', {}),
   header: () => cached('header', {}),
-  metrics: () => cached('metrics', {}),
+  /** Metric totals computed so far (null = still computing); never cached. */
+  metrics: () => get('metrics', {}),
   callpaths: (metric, metricIncl) => cached('callpaths', { metric, metric_incl: metricIncl }),
   locations: (metric, metricIncl, callpath, callpathIncl) =>
     cached('locations', { metric, metric_incl: metricIncl, callpath, callpath_incl: callpathIncl }),

@@ -37,10 +37,27 @@ const metricShownExpanded = (m) => !metricIsLeaf(m) && state.metricExpanded.has(
 const callpathShownExpanded = (c) => model.callTree.children[c].length > 0
   && (state.callpathExpanded.has(c) || Boolean(filter.forced?.has(c)));
 
-/** A metric row's value over the whole program: inclusive if collapsed. */
+/** A metric row's value over the whole program: inclusive if collapsed; null while computing. */
 function metricValue(m, expanded, totals) {
   if (!totals) return 0;
-  return expanded ? totals[m] : sum(model.metricSubtree(m).map((r) => totals[r]));
+  const rows = expanded ? [m] : model.metricSubtree(m);
+  if (rows.some((r) => totals[r] === null || totals[r] === undefined)) return null;
+  return sum(rows.map((r) => totals[r]));
+}
+
+/** Asks for the metric totals until all are known, repainting the metric tree as they arrive. */
+async function pollMetricTotals() {
+  while (!metricTotals.complete) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    try {
+      metricTotals = await api.metrics();
+    } catch (error) {
+      showError(error);
+      return;
+    }
+    renderMetricTree();
+    if (metricTotals.complete) render();
+  }
 }
 
 function rootTotal() {
@@ -91,6 +108,7 @@ function renderMetricTree() {
 }
 
 function renderCallTree(calls) {
+  const pending = { mine: null, theirs: null };
   const selected = metricValue(state.metric, metricShownExpanded(state.metric), metricTotals.values);
   const unit = model.metrics[state.metric].unit;
   panels.call.render({
@@ -100,7 +118,7 @@ function renderCallTree(calls) {
     title: (c) => model.callpathTitle(c),
     expanded: (c) => state.callpathExpanded.has(c),
     selected: state.callpath,
-    value: (c, expanded) => ({
+    value: (c, expanded) => (!calls ? pending : {
       mine: expanded ? calls.exclusive[c] : calls.inclusive[c],
       theirs: calls.other ? (expanded ? calls.other.exclusive[c] : calls.other.inclusive[c]) : 0,
     }),
@@ -116,10 +134,11 @@ function renderCallTree(calls) {
 function renderProcessTree(calls, locations) {
   const c = state.callpath;
   const expanded = callpathShownExpanded(c);
-  const selected = expanded ? calls.exclusive[c] : calls.inclusive[c];
+  const selected = !calls ? null : expanded ? calls.exclusive[c] : calls.inclusive[c];
   const unit = model.metrics[state.metric].unit;
   const n = model.locationCount;
   const valueOf = (values, id, open) => {
+    if (!locations) return null;
     if (!values) return 0;
     if (id < n) return values[id];
     return open ? 0 : sum(model.processTree.children[id].map((l) => values[l]));
@@ -131,7 +150,7 @@ function renderProcessTree(calls, locations) {
     title: (id) => model.processLabel(id),
     expanded: (id) => state.locationExpanded.has(id),
     selected: state.location,
-    value: (id, open) => ({ mine: valueOf(locations.values, id, open), theirs: valueOf(locations.other, id, open) }),
+    value: (id, open) => ({ mine: valueOf(locations?.values, id, open), theirs: valueOf(locations?.other, id, open) }),
     unit: () => unit,
     root: () => rootTotal(),
     selection: selected,
@@ -195,6 +214,15 @@ async function render() {
   document.querySelectorAll('#chart-tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.chart === state.chart)));
   $('#sort').checked = state.sort === 'value';
   renderLegend();
+  if (window.__orreryFirstPaint === undefined) {
+    // Paint the trees at once with what is ready ("computing…" elsewhere):
+    // right after start the server may still be reading the cube.
+    renderMetricTree();
+    renderCallTree(null);
+    renderProcessTree(null, null);
+    renderSelection();
+    window.__orreryFirstPaint = performance.now();
+  }
   try {
     const { calls, locations, heat } = await fetchSelection();
     if (mine !== generation) return;
@@ -204,9 +232,10 @@ async function render() {
     const selection = renderProcessTree(calls, locations);
     renderSelection();
     renderCharts(calls, locations, heat, selection);
-    document.body.dataset.ready = String(mine);
+    window.__orreryValuesPaint ??= performance.now();
+    // "ready" means every number on the page is final (tests and benchmark wait for it).
+    if (metricTotals.complete) document.body.dataset.ready = String(mine);
     delete document.body.dataset.busy;
-    if (window.__orreryFirstPaint === undefined) window.__orreryFirstPaint = performance.now();
   } catch (error) {
     if (mine === generation) {
       showError(error);
@@ -307,11 +336,15 @@ async function start() {
   if (hasOther() && info.unmatched.callpaths > 0) {
     $('#reports').textContent += ` · ${info.unmatched.callpaths} call paths not in the other run`;
   }
+  if (hasOther() && info.unmatched.other_callpaths > 0) {
+    $('#reports').textContent += ` · ${info.unmatched.other_callpaths} only in the other run`;
+  }
   const a = model.header.attributes;
   $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;
   charts = new Charts($('#chart'));
   wireControls();
   loadStateFromHash();
+  pollMetricTotals();
 }
 
 start();

@@ -74,7 +74,9 @@ export function buildModel(header) {
     callpathTitle(c) {
       const r = regionOf(c);
       const where = r.file ? `\n${r.file}${r.line ? `:${r.line}` : ''}` : '';
-      return `${pathOf(c)}${where}\n(${r.paradigm || 'unknown'})`;
+      const otherOnly = header.callpaths.other_only_from !== undefined && c >= header.callpaths.other_only_from
+        && c < callpathCount ? '\nonly in the other run' : '';
+      return `${pathOf(c)}${where}\n(${r.paradigm || 'unknown'})${otherOnly}`;
     },
     callpathPath: pathOf,
     callpathAncestors(c) {

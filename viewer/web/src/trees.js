@@ -56,7 +56,11 @@ export class TreePanel {
     const shownOf = (id, expanded) => {
       const v = model.value(id, expanded);
       const selection = typeof model.selection === 'function' ? model.selection(id) : model.selection;
-      return { ...v, selection, shown: shown(model.mode, v.mine, v.theirs, model.root(id), selection) };
+      // null = the server is still computing it: never shown as a number.
+      const pending = v.mine === null || v.theirs === null
+        || (model.mode === 'root' && model.root(id) === null) || (model.mode === 'sel' && selection === null);
+      return { ...v, selection, pending,
+        shown: pending ? null : shown(model.mode, v.mine, v.theirs, model.root(id), selection) };
     };
     const visit = (ids, depth) => {
       let items = ids.filter((id) => !model.visible || model.visible.has(id))
@@ -73,7 +77,9 @@ export class TreePanel {
         const classes = ['row'];
         if (id === model.selected) classes.push('selected');
         if (model.match?.has(id)) classes.push('match');
-        const swatch = colour(model.mode, value.mine, value.theirs, model.root(id), value.selection);
+        if (value.pending) classes.push('pending');
+        const swatch = value.pending ? 'transparent'
+          : colour(model.mode, value.mine, value.theirs, model.root(id), value.selection);
         parts.push(
           `<div class="${classes.join(' ')}" role="treeitem" data-id="${id}" data-leaf="${leaf ? 1 : 0}"`
           + ` data-expanded="${expanded ? 1 : 0}" aria-selected="${id === model.selected}"`
@@ -81,7 +87,7 @@ export class TreePanel {
           + `<span class="toggle">${leaf ? '' : expanded ? '▾' : '▸'}</span>`
           + `<span class="swatch" style="background:${swatch}"></span>`
           + `<span class="value" data-value="${value.shown ?? ''}" data-mine="${value.mine}"`
-          + ` data-theirs="${value.theirs}">${escapeHtml(format(model.mode, value.shown, model.unit(id)))}</span>`
+          + ` data-theirs="${value.theirs}">${value.pending ? 'computing…' : escapeHtml(format(model.mode, value.shown, model.unit(id)))}</span>`
           + `<span class="label">${escapeHtml(model.label(id))}</span>`
           + (model.info ? '<button class="info" title="Description and diagnosis" aria-label="About this metric">i</button>' : '')
           + '</div>',

@@ -16,8 +16,8 @@ export const MODES = [
  */
 export function shown(mode, mine, theirs, root, selection) {
   switch (mode) {
-    case 'root': return root !== 0 ? (100 * mine) / root : null;
-    case 'sel': return selection !== 0 ? (100 * mine) / selection : null;
+    case 'root': return root !== 0 && root !== null ? (100 * mine) / root : null;
+    case 'sel': return selection !== 0 && selection !== null ? (100 * mine) / selection : null;
     case 'diff': return mine - theirs;
     case 'other': return theirs !== 0 ? (100 * mine) / theirs : null;
     default: return mine;
