@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "api.h"
@@ -115,6 +116,45 @@ TEST(ViewerReportData, LoaderFailureIsReportedAndRetried) {
   EXPECT_NO_THROW((void)data->metric(0));
 }
 
+TEST(ViewerReportData, CacheBudgetEvictsLeastRecentlyUsedMetrics) {
+  const auto cube = make_fixture_cube({.callpaths = 40, .locations = 8, .seed = 4, .scale = 1.0});
+  std::atomic<int> loads{0};
+  auto data = data_of(cube, &loads);
+  const std::size_t n_cp = cube.header.callpaths.size();
+  const std::size_t per_metric = sizeof(double) * 2 * (n_cp * cube.header.locations.size() + n_cp);
+  data->set_cache_budget(2 * per_metric);  // room for two metrics
+  const auto unbounded = data_of(cube);
+  for (std::size_t m : {0U, 1U, 2U}) (void)data->metric(m);
+  EXPECT_LE(data->cached_bytes(), 2 * per_metric);
+  EXPECT_EQ(data->metric_if_ready(0), nullptr);  // the least recently used went
+  EXPECT_NE(data->metric_if_ready(2), nullptr);
+  // An evicted metric is read again, with the same values; its total stays known meanwhile.
+  EXPECT_FALSE(std::isnan(data->metric_totals_so_far()[0]));
+  EXPECT_EQ(data->metric(0)->inclusive, unbounded->metric(0)->inclusive);
+  EXPECT_EQ(loads.load(), 4);
+  // Selections over more metrics than fit are still right.
+  const auto values = data->location_values({0, true}, {0, true});
+  const auto expected = unbounded->location_values({0, true}, {0, true});
+  for (std::size_t l = 0; l < values.size(); ++l) EXPECT_DOUBLE_EQ(values[l], expected[l]);
+  EXPECT_LE(data->cached_bytes(), 2 * per_metric);
+}
+
+TEST(ViewerReportData, TotalsSoFarNeverWaitAndFillInAfterPreload) {
+  const auto cube = make_fixture_cube({.callpaths = 30, .locations = 4, .seed = 6, .scale = 1.0});
+  auto data = data_of(cube);
+  const auto before = data->metric_totals_so_far();
+  for (const double v : before) EXPECT_TRUE(std::isnan(v));
+  (void)data->metric(1);
+  const auto partial = data->metric_totals_so_far();
+  EXPECT_TRUE(std::isnan(partial[0]));
+  EXPECT_DOUBLE_EQ(partial[1], data->metric(1)->total);
+  const std::atomic<bool> cancel{false};
+  data->preload(cancel);
+  const auto after = data->metric_totals_so_far();
+  const auto all = data->metric_totals();
+  for (std::size_t m = 0; m < all.size(); ++m) EXPECT_DOUBLE_EQ(after[m], all[m]);
+}
+
 TEST(ViewerReportData, WrongValueCountIsAnInputError) {
   const auto cube = make_fixture_cube({});
   ReportData data("short", cube.header, [](std::size_t) { return report::MetricValues(3, 0.0); });
@@ -140,6 +180,34 @@ TEST(ViewerComparison, MatchesByNamesChainsAndRanks) {
     EXPECT_EQ(a.header.regions[static_cast<std::size_t>(a.header.callpaths[c].region)].name,
               b.header.regions[static_cast<std::size_t>(b.header.callpaths[bc].region)].name);
   }
+}
+
+TEST(ViewerApi, ComparingShowsTheUnionOfBothCallTrees) {
+  const auto a = make_fixture_cube({.callpaths = 30, .locations = 4, .seed = 2, .scale = 1.0});
+  auto b = make_fixture_cube({.callpaths = 30, .locations = 4, .seed = 2, .scale = 2.0});
+  // b gets a leaf only it has, below a call path a has too (the first non-root).
+  const std::size_t n_a = a.header.callpaths.size();
+  b.header.callpaths.push_back({1, 0});
+  for (auto& values : b.values) {
+    report::MetricValues grown(values);
+    grown.resize(values.size() + b.header.locations.size(), 0.5);
+    values = std::move(grown);
+  }
+  ViewerApi api(data_of(a), data_of(b));
+  const auto header = api.handle("header", {});
+  ASSERT_EQ(header["callpaths"]["parent"].size(), n_a + 1);
+  EXPECT_EQ(header["callpaths"]["parent"][n_a], 1);
+  EXPECT_EQ(header["callpaths"]["other_only_from"], n_a);
+  const auto calls = api.handle("callpaths", {{"metric", "3"}, {"metric_incl", "0"}});
+  EXPECT_EQ(calls["exclusive"][n_a], 0.0);  // this run lacks it
+  EXPECT_DOUBLE_EQ(calls["other"]["exclusive"][n_a], 0.5 * 4);
+  const auto per_rank = api.handle("locations", {{"metric", "3"}, {"metric_incl", "0"},
+                                                 {"callpath", std::to_string(n_a)}});
+  for (std::size_t l = 0; l < 4; ++l) {
+    EXPECT_EQ(per_rank["values"][l], 0.0);
+    EXPECT_EQ(per_rank["other"][l], 0.5);
+  }
+  EXPECT_EQ(api.handle("info", {})["unmatched"]["other_callpaths"], 1);
 }
 
 TEST(ViewerApi, DiffAnswersGiveTheOtherReportInTheFirstReportsRows) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -53,6 +54,7 @@ std::shared_ptr<const MetricSums> ReportData::metric_if_ready(std::size_t metric
   }
   Slot& slot = *slots_[metric_row];
   const std::lock_guard lock(slot.pointer_mutex);
+  if (slot.sums) slot.last_use = ++clock_;
   return slot.sums;
 }
 
@@ -61,9 +63,45 @@ std::shared_ptr<const MetricSums> ReportData::load(std::size_t metric_row) {
   const std::lock_guard lock(slot.mutex);
   if (auto ready = metric_if_ready(metric_row)) return ready;
   auto sums = compute(metric_row);
-  const std::lock_guard publish(slot.pointer_mutex);
-  slot.sums = sums;
+  const std::size_t bytes = sizeof(double) * (sums->exclusive.size() + sums->inclusive.size() +
+                                              sums->exclusive_total.size() + sums->inclusive_total.size());
+  const std::lock_guard account(cache_mutex_);
+  {
+    const std::lock_guard publish(slot.pointer_mutex);
+    slot.sums = sums;
+    slot.total = sums->total;
+    slot.bytes = bytes;
+    slot.last_use = ++clock_;
+  }
+  cached_bytes_ += bytes;
+  evict(metric_row);
   return sums;
+}
+
+// Requests still using an evicted metric keep their shared_ptr; the memory
+// goes when the last of them finishes.
+void ReportData::evict(std::size_t keep) {
+  while (cached_bytes_ > cache_budget_) {
+    std::size_t oldest = slots_.size();
+    std::uint64_t oldest_use = std::numeric_limits<std::uint64_t>::max();
+    for (std::size_t m = 0; m < slots_.size(); ++m) {
+      const std::lock_guard lock(slots_[m]->pointer_mutex);
+      if (m != keep && slots_[m]->sums && slots_[m]->last_use < oldest_use) {
+        oldest = m;
+        oldest_use = slots_[m]->last_use;
+      }
+    }
+    if (oldest == slots_.size()) return;
+    const std::lock_guard lock(slots_[oldest]->pointer_mutex);
+    slots_[oldest]->sums.reset();
+    cached_bytes_ -= slots_[oldest]->bytes;
+    slots_[oldest]->bytes = 0;
+  }
+}
+
+std::size_t ReportData::cached_bytes() {
+  const std::lock_guard lock(cache_mutex_);
+  return cached_bytes_;
 }
 
 void ReportData::preload(const std::atomic<bool>& cancel) {
@@ -72,6 +110,10 @@ void ReportData::preload(const std::atomic<bool>& cancel) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (cancel) return;
+    {
+      const std::lock_guard lock(slots_[m]->pointer_mutex);
+      if (!std::isnan(slots_[m]->total)) continue;  // already read (maybe evicted since)
+    }
     try {
       (void)load(m);
     } catch (const std::exception&) {
@@ -143,15 +185,13 @@ std::vector<double> ReportData::metric_totals() {
 std::vector<double> ReportData::metric_totals_so_far() {
   std::vector<double> totals(header_.metrics.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t m = 0; m < totals.size(); ++m) {
-    if (const auto sums = metric_if_ready(m)) {
-      totals[m] = sums->total;
-      continue;
-    }
     bool failed = false;
     {
       const std::lock_guard lock(slots_[m]->pointer_mutex);
+      totals[m] = slots_[m]->total;  // known once computed, even if evicted since
       failed = slots_[m]->preload_failed;
     }
+    if (!std::isnan(totals[m])) continue;
     if (failed) totals[m] = metric(m)->total;  // retries; throws the reader's error
   }
   return totals;

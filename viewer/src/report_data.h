@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,12 @@ class ReportData {
   using Loader = std::function<report::MetricValues(std::size_t metric_row)>;
 
   ReportData(std::string label, report::CubeHeader header, Loader loader);
+
+  /// Bounds the memory of cached metric sums (LRU over metrics); the metric
+  /// being used is always kept, so at least one metric stays cached.
+  void set_cache_budget(std::size_t bytes) { cache_budget_ = bytes; }
+  /// Bytes of metric sums cached now.
+  [[nodiscard]] std::size_t cached_bytes();
 
   [[nodiscard]] const std::string& label() const { return label_; }
   [[nodiscard]] const report::CubeHeader& header() const { return header_; }
@@ -84,7 +92,12 @@ class ReportData {
     std::mutex pointer_mutex;  // guards `sums` only (never held during a load)
     std::shared_ptr<const MetricSums> sums;
     bool preload_failed = false;  // guarded by pointer_mutex
+    double total = std::numeric_limits<double>::quiet_NaN();  // kept after eviction
+    std::size_t bytes = 0;       // of `sums`; guarded by pointer_mutex
+    std::uint64_t last_use = 0;  // LRU clock; guarded by pointer_mutex
   };
+  /// Drops least recently used metrics (never `keep`) until within the budget.
+  void evict(std::size_t keep);
   [[nodiscard]] std::shared_ptr<const MetricSums> load(std::size_t metric_row);
   [[nodiscard]] std::shared_ptr<const MetricSums> compute(std::size_t metric_row);
 
@@ -96,6 +109,10 @@ class ReportData {
   std::vector<std::vector<std::size_t>> metric_children_;
   std::vector<std::size_t> tree_order_;     // metric rows in metric-tree pre-order
   std::atomic<int> waiting_requests_{0};  // requests blocked on a metric load
+  std::atomic<std::uint64_t> clock_{0};
+  std::size_t cache_budget_ = std::numeric_limits<std::size_t>::max();
+  std::mutex cache_mutex_;  // taken before any pointer_mutex, never after
+  std::size_t cached_bytes_ = 0;
 };
 
 }  // namespace orrery::viewer

@@ -84,9 +84,13 @@ class StopOnSignal {
 };
 
 int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
-          bool no_browser) {
+          bool no_browser, std::size_t cache_mib) {
   auto report = open_report(report_path);
   auto other = other_path.empty() ? nullptr : open_report(other_path);
+  // The budget is shared: each report gets its part (by size of its metrics).
+  const std::size_t budget = cache_mib << 20U;
+  report->set_cache_budget(other ? budget / 2 : budget);
+  if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
   options.token = random_token();
   ViewerServer server(api, embedded_assets(), options);
@@ -135,6 +139,12 @@ int view_command(int argc, char** argv) {
                  "address to listen on; anything but loopback exposes the report to the network")
       ->capture_default_str();
   app.add_flag("--no-browser", no_browser, "only print the address, do not open a browser");
+  std::size_t cache_mib = 2048;
+  app.add_option("--cache-mib", cache_mib,
+                 "memory for cached metric values (least recently used metrics are dropped and "
+                 "read again when needed; one metric is always kept)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -142,7 +152,7 @@ int view_command(int argc, char** argv) {
     return status == 0 ? kExitOk : kExitBadUsage;
   }
   try {
-    return serve(report_path, other_path, options, no_browser);
+    return serve(report_path, other_path, options, no_browser, cache_mib);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());
     return e.exit_status();
