@@ -81,6 +81,42 @@ async function expand(page, panel, ids) {
   }
 }
 
+/**
+ * Right after start the server may not know the values yet: with /api/metrics
+ * answering "not yet" and the call-tree values held back, the page must
+ * already show its trees, say "computing…" instead of any number and not be
+ * ready; once the answers come, the numbers are stat's.
+ */
+async function coldStart(page, url, time) {
+  const cold = await page.context().browser().newPage({ viewport: { width: 1440, height: 900 } });
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let isReleased = false;
+  await cold.route('**/api/metrics*', async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    if (!isReleased) Object.assign(body, { values: body.values.map(() => null), complete: false });
+    await route.fulfill({ response, json: body });
+  });
+  await cold.route('**/api/callpaths*', async (route) => { await released; await route.continue(); });
+  await cold.goto(url);
+  await cold.waitForSelector('#call-tree .row');
+  for (const panel of ['#metric-tree', '#call-tree', '#process-tree']) {
+    const values = Object.values(await treeValues(cold, panel));
+    check(values.length > 0, `${panel} painted before the values are known`);
+    for (const v of values) {
+      check(v.text === 'computing…' && v.shown === null, `${panel} ${v.label}: "computing…", not "${v.text}"`);
+    }
+  }
+  check(!(await cold.evaluate(() => document.body.dataset.ready)), 'not ready while values are computing');
+  await shot(cold, '00-computing');
+  isReleased = true;
+  release();
+  await cold.waitForSelector('body[data-ready]');
+  near((await treeValues(cold, '#metric-tree'))[0].mine, time.total, 'Time filled in after computing');
+  await cold.close();
+}
+
 async function single(page, url) {
   const h = await header(url);
   const metricRow = (name) => h.metrics.findIndex((m) => m.name === name);
@@ -95,6 +131,7 @@ async function single(page, url) {
   check(late >= 0 && visits >= 0, 'report has late_sender and visits');
   const time = stat(args.orrery, reportA, 'time');
   const virtualRoot = h.callpaths.parent.filter((p) => p < 0).length > 1 ? h.callpaths.parent.length : null;
+  await coldStart(page, url, time);
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await shot(page, '01-loaded');
