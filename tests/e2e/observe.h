@@ -10,12 +10,14 @@
 #include <time.h>
 
 static FILE* observe_file;
+static double observe_start; /* MPI_Wtime right after MPI_Init */
 
 static void observe_open(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  observe_start = MPI_Wtime();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   char path[4096];
@@ -31,7 +33,12 @@ static void observe(const char* key, double value) {
   fprintf(observe_file, "%s %.9f\n", key, value);
 }
 
-static void observe_close(void) { fclose(observe_file); }
+/* Records "span", the time from MPI_Init's return to now; call it right
+ * before MPI_Finalize. */
+static void observe_close(void) {
+  observe("span", MPI_Wtime() - observe_start);
+  fclose(observe_file);
+}
 
 static void sleep_seconds(double seconds) {
   struct timespec ts;

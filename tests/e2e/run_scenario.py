@@ -86,6 +86,32 @@ def metric_by_call(report, metric, call):
         return total
 
 
+def time_totals(report):
+    """Per-location (all time metrics over all call paths, roots, MPI_Init + MPI_Finalize)."""
+    with h5py.File(report, "r") as f:
+        metrics = f["metrics"][()]
+        names = [text(m["name"]) for m in metrics]
+        rows = {names.index("time")}
+        for i, m in enumerate(metrics):
+            if int(m["parent"]) in rows:
+                rows.add(i)
+        regions = [text(r["name"]) for r in f["regions"][()]]
+        callpaths = f["callpaths"][()]
+        roots = sum(1 for c in callpaths if int(c["parent"]) < 0)
+        init_exit = [i for i, c in enumerate(callpaths)
+                     if regions[int(c["region"])] in ("MPI_Init", "MPI_Init_thread",
+                                                     "MPI_Finalize")]
+        total = None
+        init_exit_total = None
+        for row in rows:
+            values = f["values"][names[row]][()]
+            part = values.sum(axis=0)
+            total = part if total is None else total + part
+            part = values[init_exit, :].sum(axis=0)
+            init_exit_total = part if init_exit_total is None else init_exit_total + part
+        return total, roots, init_exit_total
+
+
 def waiting_ranks(spec, np_):
     if spec == "all_but_last":
         return list(range(np_ - 1))
@@ -133,6 +159,20 @@ def main():
                   (metric, r, call, actual, expected, tolerance, verdict))
             if verdict != "ok":
                 failures.append((metric, r))
+    # One root per process, and every rank's time adds up to its wall time:
+    # without MPI_Init and MPI_Finalize, the span the program saw between them.
+    totals, roots, init_exit = time_totals(report)
+    if roots != 1:
+        failures.append(("roots", roots))
+    for r in range(np_):
+        actual = float(totals[r] - init_exit[r])
+        expected = observed[r]["span"]
+        tolerance = ABS_TOL + REL_TOL * expected
+        verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
+        print("time total       rank %d w/o init/exit analyzer %.4f s, observed %.4f s (+-%.3f) %s"
+              % (r, actual, expected, tolerance, verdict))
+        if verdict != "ok":
+            failures.append(("time", r))
     if failures:
         fail("values outside tolerance: %s" % failures)
     shutil.rmtree(work, ignore_errors=True)
