@@ -390,7 +390,9 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
   try {
     close_open_regions();
     const TimeConverter converter(g_session.clock_start, ClockPair::sample());
-    resolve_source_locations();
+    // Source lines of compiler regions cost a libdw scan of every loaded
+    // module: skipped under a signal, where mpirun's SIGKILL may follow soon.
+    if (signal_number == 0) resolve_source_locations();
     // No unification (other ranks may be gone): local ids are written as the
     // archive's global ids; communicator members are still world ranks.
     GlobalDefinitions global;
