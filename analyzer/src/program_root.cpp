@@ -127,7 +127,8 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   // Shift every event up by one (from the back, in place), then put the root
   // Enter in front and its Leave at the end. Enter/Leave links are event
   // indices and move along; the other kinds link into the op tables.
-  events.push(events[n - 1]);
+  const Event last = events[n - 1];  // copied: push may start a new chunk
+  events.push(last);
   for (std::size_t i = n; i-- > 0;) {
     Event event = events[i];
     if (event.kind == EventKind::kEnter || event.kind == EventKind::kLeave) ++event.link;

@@ -4,11 +4,11 @@
 
 namespace orrery::analyzer {
 
-uint32_t EventStore::push(const Event& event) {
-  if (size_ >= kNone) throw InputError("a rank's trace has more than 4 billion events");
-  if ((size_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(new Event[kChunkSize]);
-  chunks_.back()[size_ & (kChunkSize - 1)] = event;
-  return static_cast<uint32_t>(size_++);
+void EventStore::add_chunk() {
+  // Event indices are 32-bit and kNone is reserved: the last chunk that
+  // could hold index kNone is refused.
+  if (size_ + kChunkSize > kNone) throw InputError("a rank's trace has more than 4 billion events");
+  chunks_.emplace_back(new Event[kChunkSize]);
 }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
@@ -17,14 +17,6 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
   if (it->second.is_self) return rank_in_comm == 0 ? self : kNone;
   if (rank_in_comm >= it->second.members.size()) return kNone;
   return it->second.members[rank_in_comm];
-}
-
-uint32_t TraceBuilder::push(int64_t time, EventKind kind, uint32_t ref, uint32_t link) {
-  // Events of one location come in time order; a clock that steps back by a
-  // few ticks is clamped rather than rejected.
-  if (time < last_time_) time = last_time_;
-  last_time_ = time;
-  return trace_.events.push(Event{time, ref, link, kind});
 }
 
 void TraceBuilder::enter(int64_t time, uint32_t region) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace orrery::analyzer {
@@ -17,16 +18,21 @@ class EventBus {
   void subscribe(std::function<void(const Event&)> handler) {
     const std::size_t slot = slot_of<Event>();
     if (slot >= handlers_.size()) handlers_.resize(slot + 1);
-    handlers_[slot].push_back([h = std::move(handler)](const void* event) {
-      h(*static_cast<const Event*>(event));
-    });
+    // One indirect call per delivery: a plain function pointer that casts
+    // back to the typed handler (kept alive in owned_).
+    auto owned = std::make_shared<std::function<void(const Event&)>>(std::move(handler));
+    handlers_[slot].push_back(Handler{owned.get(), [](const void* state, const void* event) {
+      (*static_cast<const std::function<void(const Event&)>*>(state))(
+          *static_cast<const Event*>(event));
+    }});
+    owned_.push_back(std::move(owned));
   }
 
   template <class Event>
   void publish(const Event& event) const {
     const std::size_t slot = slot_of<Event>();
     if (slot >= handlers_.size()) return;
-    for (const auto& handler : handlers_[slot]) handler(&event);
+    for (const Handler& handler : handlers_[slot]) handler.call(handler.state, &event);
   }
 
   template <class Event>
@@ -36,6 +42,11 @@ class EventBus {
   }
 
  private:
+  struct Handler {
+    const void* state;
+    void (*call)(const void* state, const void* event);
+  };
+
   static std::size_t next_slot() {
     static std::atomic<std::size_t> counter{0};
     return counter++;
@@ -46,7 +57,8 @@ class EventBus {
     return slot;
   }
 
-  std::vector<std::vector<std::function<void(const void*)>>> handlers_;
+  std::vector<std::vector<Handler>> handlers_;
+  std::vector<std::shared_ptr<void>> owned_;
 };
 
 }  // namespace orrery::analyzer

@@ -130,9 +130,17 @@ class EventStore {
   const Event& operator[](std::size_t i) const {
     return chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
   }
-  uint32_t push(const Event& event);
+  /// Appends an event; inline because the trace reader calls it per event.
+  uint32_t push(const Event& event) {
+    if ((size_ & (kChunkSize - 1)) == 0) add_chunk();
+    chunks_.back()[size_ & (kChunkSize - 1)] = event;
+    return static_cast<uint32_t>(size_++);
+  }
 
  private:
+  /// Allocates the next chunk; refuses one that could reach index kNone.
+  void add_chunk();
+
   std::vector<std::unique_ptr<Event[]>> chunks_;
   std::size_t size_ = 0;
 };

@@ -40,7 +40,13 @@ class TraceBuilder {
 
  private:
   uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back(); }
-  uint32_t push(int64_t time, EventKind kind, uint32_t ref, uint32_t link);
+  uint32_t push(int64_t time, EventKind kind, uint32_t ref, uint32_t link) {
+    // Events of one location come in time order; a clock that steps back by a
+    // few ticks is clamped rather than rejected.
+    if (time < last_time_) time = last_time_;
+    last_time_ = time;
+    return trace_.events.push(Event{time, ref, link, kind});
+  }
 
   LocalTrace& trace_;
   std::vector<uint32_t> stack_;  ///< Enter indices of open regions
