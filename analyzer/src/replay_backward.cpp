@@ -4,7 +4,7 @@
 // (after the forward replay's corrections).
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "orrery/analyzer/message_exchange.h"
@@ -26,12 +26,18 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
 
   // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
   // Isends) waited for its late senders first; Late Receiver starts after.
-  std::unordered_map<uint32_t, int64_t> latest_send_of_call;
+  // (completing call, send enter) per receive, in call order: a flat array
+  // walked alongside the sends below instead of a hash map per receive.
+  std::vector<std::pair<uint32_t, int64_t>> receive_calls;
+  receive_calls.reserve(trace.recvs.size());
   for (std::size_t r = 0; r < trace.recvs.size() && r < trace.send_enters.size(); ++r) {
     const uint32_t call = trace.recvs[r].complete_call;
     if (call == kNone || trace.send_enters[r] == kNoValue) continue;
-    auto [it, inserted] = latest_send_of_call.try_emplace(call, trace.send_enters[r]);
-    if (!inserted) it->second = std::max(it->second, trace.send_enters[r]);
+    receive_calls.emplace_back(call, trace.send_enters[r]);
+  }
+  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(receive_calls.begin(), receive_calls.end(), by_first)) {
+    std::sort(receive_calls.begin(), receive_calls.end(), by_first);
   }
 
   // Group the sends by the call that completed them: for a Waitall over
@@ -47,13 +53,19 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
   if (!std::is_sorted(order.begin(), order.end(), by_call)) {
     std::stable_sort(order.begin(), order.end(), by_call);
   }
+  std::size_t next_receive = 0;
   for (std::size_t k = 0; k < order.size();) {
     const uint32_t call = trace.sends[order[k]].complete_call;
     SendsCompleted event;
     event.call = CallContext{events[call].ref, events[call].time, trace.exit_time(call)};
     event.latest_recv_enter = INT64_MIN;
-    if (auto it = latest_send_of_call.find(call); it != latest_send_of_call.end()) {
-      event.latest_send_enter = it->second;
+    // Calls come in increasing order here, as in receive_calls.
+    while (next_receive < receive_calls.size() && receive_calls[next_receive].first < call) {
+      ++next_receive;
+    }
+    for (std::size_t q = next_receive;
+         q < receive_calls.size() && receive_calls[q].first == call; ++q) {
+      event.latest_send_enter = std::max(event.latest_send_enter, receive_calls[q].second);
     }
     for (; k < order.size() && trace.sends[order[k]].complete_call == call; ++k) {
       event.latest_recv_enter = std::max(event.latest_recv_enter, recv_enters[order[k]]);
