@@ -42,7 +42,7 @@ foreach(name IN LISTS files)
   math(EXPR index "${index} + 1")
 endforeach()
 if(index EQUAL 0)
-  set(page "<!doctype html><meta charset=utf-8><title>orrery view</title><p>The viewer's front end was not built (configure with -DORRERY_BUILD_VIEWER_FRONTEND=ON). The JSON API under /api/ works.</p>")
+  set(page "<!doctype html><html lang=en><meta charset=utf-8><title>orrery view</title><p>The viewer's front end was not built (configure with -DORRERY_BUILD_VIEWER_FRONTEND=ON). The JSON API under /api/ works.</p></html>")
   string(APPEND entries "      {\"index.html\", \"text/html; charset=utf-8\", \"${page}\"},\n")
 endif()
 
