@@ -26,5 +26,7 @@ bool invariant_tsc() noexcept {
 }  // namespace
 
 const bool g_tsc_clock = invariant_tsc();
+// Initialised after g_tsc_clock (same file, declaration order), so it reads the right clock.
+const uint64_t g_load_time = now();
 
 }  // namespace orrery::measure

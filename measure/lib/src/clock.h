@@ -18,6 +18,9 @@ namespace orrery::measure {
 
 /// Whether now() returns TSC ticks (decided once when the library is loaded).
 extern const bool g_tsc_clock;
+/// The event clock when the library was loaded (the program root region's Enter).
+/// Read it only after load (static initialisation order across files).
+extern const uint64_t g_load_time;
 
 /// Nanoseconds on CLOCK_MONOTONIC.
 inline uint64_t monotonic_ns() noexcept {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "export.h"
+#include "program_region.h"
 #include "recorder.h"
 #include "regions.h"
 
@@ -141,7 +142,7 @@ void reset_region_caches() noexcept {
 using orrery::measure::g_state;
 
 extern "C" ORRERY_EXPORT ORRERY_NO_INSTRUMENT void __cyg_profile_func_enter(void* function, void* /*call_site*/) {
-  if (!orrery::measure::recording_here()) {
+  if (!orrery::measure::recording_here() && !orrery::measure::start_early_recording()) {
     if (g_state.active) orrery::measure::g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
     return;
   }

@@ -134,6 +134,27 @@ std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& r) noex
   return 9 + payload;
 }
 
+namespace {
+
+int open_spill(const std::string& path) noexcept {
+  return ::open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+}
+
+// Before MPI_Init the experiment directory is not known: a file in TMPDIR that
+// has no name, so nothing is left behind whatever way the process ends.
+int open_anonymous_spill() noexcept {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string name = dir + "/.orrery-buffer-XXXXXX";
+  fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd >= 0) ::unlink(name.c_str());
+  return fd;
+}
+
+}  // namespace
+
 EventBuffer::EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flush_region)
     : spill_path_(std::move(spill_path)), flush_region_(flush_region) {
   // Room for at least a flush's own records plus one more of any kind.
@@ -160,9 +181,7 @@ void EventBuffer::append(const Record& record) noexcept {
 
 void EventBuffer::flush() noexcept {
   const uint64_t start = now();
-  if (spill_fd_ < 0) {
-    spill_fd_ = ::open(spill_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
-  }
+  if (spill_fd_ < 0) spill_fd_ = spill_path_.empty() ? open_anonymous_spill() : open_spill(spill_path_);
   if (spill_fd_ < 0 || !write_all(spill_fd_, begin_, static_cast<std::size_t>(pos_ - begin_))) {
     ++write_errors_;
   }
@@ -225,7 +244,7 @@ void EventBuffer::discard_spill() noexcept {
   if (spill_fd_ >= 0) {
     ::close(spill_fd_);
     spill_fd_ = -1;
-    ::unlink(spill_path_.c_str());
+    if (!spill_path_.empty()) ::unlink(spill_path_.c_str());
   }
 }
 

@@ -41,7 +41,8 @@ class EventBuffer {
  public:
   static constexpr std::size_t kMaxRecord = 64;
 
-  /// `flush_region` is the region id entered/left around each flush.
+  /// `flush_region` is the region id entered/left around each flush; an empty
+  /// `spill_path` spills to a nameless file in TMPDIR (before MPI_Init).
   EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flush_region);
   ~EventBuffer();
   EventBuffer(const EventBuffer&) = delete;

@@ -8,6 +8,7 @@
 
 #include "experiment.h"
 #include "mpi_handlers.h"
+#include "program_region.h"
 #include "regions.h"
 #include "settings.h"
 #include "trace_writer.h"
@@ -257,10 +258,15 @@ void finish_profile(const std::string& host, bool profile_ok) noexcept {
   release_session();
 }
 
+// Regions still open (main, the program root) are left now; the root is
+// always open here by design and is not an anomaly.
 void close_open_regions() noexcept {
+  const uint64_t time = now();
   while (!g_state.stack.empty()) {
-    ++g_state.anomalies.regions_closed_at_finalize;
-    record_leave(g_state.stack.back(), now());
+    if (g_state.stack.back() != g_state.root_region || g_state.stack.size() != 1) {
+      ++g_state.anomalies.regions_closed_at_finalize;
+    }
+    record_leave(g_state.stack.back(), time);
   }
 }
 
@@ -282,31 +288,25 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
       if (!message.empty()) std::fprintf(stderr, "%s\n", message.c_str());
     }
     dir = broadcast_string(MPI_COMM_WORLD, dir);
+    const bool kept_early_events = claim_recording_thread();
     if (dir.empty()) {  // not measuring: every wrapper passes straight through
       g_state.settings.experiment_dir.clear();
+      discard_recording();
       return;
     }
     g_state.settings.experiment_dir = dir;
     PMPI_Comm_dup(MPI_COMM_WORLD, &g_session.comm);
-    g_state.fn_region.assign(kFunctionCount, UINT32_MAX);
-    g_state.counted_calls.assign(kFunctionCount, 0);
-    g_state.stack.reserve(256);
-    RegionDef flush;
-    flush.name = "ORRERY_FLUSH";
-    flush.paradigm = Paradigm::kMeasurement;
-    flush.role = RegionRole::kArtificial;
-    g_state.flush_region = g_state.definitions.add_region(std::move(flush));
-    g_state.buffer = std::make_unique<EventBuffer>(
-        g_state.settings.buffer_size, dir + "/.orrery-buffer-" + std::to_string(g_state.world_rank),
-        g_state.flush_region);
-    if (!g_state.settings.filter_path.empty()) {
-      std::string error;
-      if (!g_region_filter.load(g_state.settings.filter_path, error)) {
-        g_region_filter = Filter();
-        if (g_state.world_rank == 0) std::fprintf(stderr, "orrery: filter ignored: %s\n", error.c_str());
-      }
+    // Usually the buffer exists already (compiler/user regions before MPI_Init);
+    // otherwise it spills into the experiment directory.
+    g_state.hooks = false;
+    prepare_recording(dir + "/.orrery-buffer-" + std::to_string(g_state.world_rank));
+    if (g_state.world_rank == 0 && !early_filter_error().empty()) {
+      std::fprintf(stderr, "orrery: filter ignored: %s\n", early_filter_error().c_str());
     }
-    g_state.profile = g_state.settings.mode == "profile";
+    if (!kept_early_events && g_state.world_rank == 0) {
+      std::fprintf(stderr, "orrery: MPI_Init on another thread than the one that loaded the library; "
+                           "regions entered before MPI_Init are not recorded\n");
+    }
     init_handlers();
     g_session.host = processor_name();
     g_session.same_host_as_root = broadcast_string(g_session.comm, g_session.host) == g_session.host;
@@ -314,8 +314,8 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     g_session.clock_start = ClockPair::sample();
     g_session.realtime_anchor = realtime_now();
     g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
-    t_is_recorder = true;
     g_state.active = true;
+    g_state.hooks = true;
     install_exit_guard();
     const uint32_t region = mpi_region(init_fn);
     record_enter(region, enter_time);
@@ -325,6 +325,7 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     }
   } catch (...) {
     g_state.active = false;
+    discard_recording();
   }
 }
 
@@ -338,6 +339,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   close_open_regions();
   const TimeConverter converter(g_session.clock_start, ClockPair::sample());
   g_state.active = false;
+  g_state.hooks = false;
 
   resolve_source_locations();
   GlobalDefinitions global;
@@ -387,6 +389,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
 void emergency_stop(const char* reason, int signal_number) noexcept {
   if (!g_state.active) return;
   g_state.active = false;  // from here on wrappers and hooks pass straight through
+  g_state.hooks = false;
   try {
     close_open_regions();
     const TimeConverter converter(g_session.clock_start, ClockPair::sample());
@@ -458,6 +461,7 @@ void abort_measurement(int error_code) noexcept {
   if (g_state.settings.experiment_dir.empty()) return;
   const bool was_active = g_state.active;
   g_state.active = false;
+  g_state.hooks = false;
   remove_exit_guard();
   if (was_active || g_session.started) write_abort_marker(g_state.settings, g_state.world_rank, error_code);
   if (g_state.buffer) g_state.buffer->discard_spill();

@@ -42,6 +42,9 @@ struct Anomalies {
 /// Everything the recording thread writes.
 struct RecorderState {
   bool active = false;  ///< between MPI_Init and MPI_Finalize on an enabled rank
+  /// Compiler/user regions are recorded: from the first one before MPI_Init
+  /// (program_region.cpp) or from MPI_Init, until MPI_Finalize.
+  bool hooks = false;
   bool profile = false;  ///< ORRERY_MODE=profile: call-path aggregates, no events
   CallTree tree;         ///< profile mode only
   Settings settings;
@@ -55,6 +58,7 @@ struct RecorderState {
   uint64_t counted_user_calls = 0;
   Anomalies anomalies;
   uint32_t flush_region = 0;
+  uint32_t root_region = UINT32_MAX;  ///< the program root region (bottom of `stack`)
 };
 
 extern RecorderState g_state;
@@ -65,7 +69,7 @@ extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
 extern thread_local bool t_is_recorder __attribute__((tls_model("initial-exec")));
 
 /// True when this thread may record right now.
-inline bool recording_here() noexcept { return g_state.active && t_is_recorder; }
+inline bool recording_here() noexcept { return g_state.hooks && t_is_recorder; }
 
 // always_inline: GCC kept these out of line in the wrappers (a call each).
 __attribute__((always_inline)) inline void record_enter(uint32_t region, uint64_t time) noexcept {

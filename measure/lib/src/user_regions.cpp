@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "export.h"
+#include "program_region.h"
 #include "recorder.h"
 #include "regions.h"
 
@@ -40,7 +41,7 @@ uint32_t user_region(const char* name) noexcept {
 
 bool may_record(const char* name) noexcept {
   if (name == nullptr) return false;
-  if (!recording_here()) {
+  if (!recording_here() && !start_early_recording()) {
     if (g_state.active) g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
     return false;
   }

@@ -10,6 +10,13 @@ test program wrote about itself (EXPECT files, one per rank):
   other_thread_calls_at_least <n>   measurement.json: calls made on other threads
   region_file <name> <file suffix>  the region's definition names that source file
   no_region <name>                  no region of that name is defined
+  parent <name> <parent|@root>      every Enter of <name> is directly inside <parent>
+                                    (@root: the program root region)
+  enter_before <a> <b>              the first Enter of <a> comes before the first of <b>
+
+Every rank's events are nested in one program root region (paradigm
+MEASUREMENT_SYSTEM, role ARTIFICIAL, named after the executable): its Enter is
+the rank's first event, its Leave the last, and no other region is top-level.
 
 Attributes are otf2-print's (Receiver, Sender, Tag, Length, Region, Operation,
 Root, Sent, Received, Request) plus CommMembers (world ranks of the event's
@@ -36,6 +43,26 @@ ROLES = {  # region name -> role the trace conventions require
 
 class Failure(Exception):
     pass
+
+
+def check_program_root(rank, evs, regions, program=None):
+    """The rank's events form one tree under the program root region; returns its name."""
+    if not evs or evs[0]["Event"] != "ENTER" or evs[-1]["Event"] != "LEAVE":
+        raise Failure(f"rank {rank}: events must start with the root's ENTER and end with its LEAVE")
+    root = evs[0]["Region"]
+    definition = regions.get(root, {})
+    if definition.get("paradigm") != "MEASUREMENT_SYSTEM" or definition.get("role") != "ARTIFICIAL":
+        raise Failure(f"rank {rank}: first region {root} is not the program root: {definition}")
+    if program is not None and root != program:
+        raise Failure(f"rank {rank}: program root is named {root}, expected {program}")
+    if evs[-1]["Region"] != root:
+        raise Failure(f"rank {rank}: last event leaves {evs[-1]['Region']}, not the program root {root}")
+    depth = 0
+    for i, e in enumerate(evs):
+        depth += {"ENTER": 1, "LEAVE": -1}.get(e["Event"], 0)
+        if depth == 0 and i != len(evs) - 1:
+            raise Failure(f"rank {rank}: event {i} ({e['Event']} {e.get('Region')}) is outside the program root")
+    return root
 
 
 def otf2_print(args):
@@ -101,9 +128,11 @@ def read_events(anchor, comms, groups):
     return events
 
 
-def check_invariants(events, comms, groups, regions, nranks):
+def check_invariants(events, comms, groups, regions, nranks, program=None):
     if sorted(events) != list(range(nranks)):
         raise Failure(f"trace has locations {sorted(events)}, expected 0..{nranks - 1}")
+    for rank, evs in events.items():
+        check_program_root(rank, evs, regions, program)
     for name, role in ROLES.items():
         if name in regions and regions[name]["role"] != role:
             raise Failure(f"region {name} has role {regions[name]['role']}, expected {role}")
@@ -142,6 +171,22 @@ def check_invariants(events, comms, groups, regions, nranks):
         raise Failure(f"sends and receives do not match (comm, from, to, tag: surplus): {unmatched}")
 
 
+def check_parent(rank, evs, name, parent):
+    stack, seen = [], 0
+    for e in evs:
+        if e["Event"] == "ENTER":
+            if e["Region"] == name:
+                seen += 1
+                directly = stack == [evs[0]["Region"]] if parent == "@root" else stack[-1:] == [parent]
+                if not directly:
+                    raise Failure(f"rank {rank}: {name} entered inside {stack}, expected directly in {parent}")
+            stack.append(e["Region"])
+        elif e["Event"] == "LEAVE":
+            stack.pop()
+    if seen == 0:
+        raise Failure(f"rank {rank}: {name} never entered")
+
+
 def check_expectations(expect_dir, events, regions, measurement):
     checked = 0
     for path in sorted(Path(expect_dir).glob("expect.*")):
@@ -167,6 +212,18 @@ def check_expectations(expect_dir, events, regions, measurement):
                 if got < int(words[1]):
                     raise Failure(f"rank {rank}: {got} calls from other threads counted, program made {words[1]}")
                 continue
+            if words[0] == "parent":
+                check_parent(rank, events[rank], words[1], words[2])
+                continue
+            if words[0] == "enter_before":
+                first = {}
+                for i, e in enumerate(events[rank]):
+                    if e["Event"] == "ENTER":
+                        first.setdefault(e["Region"], i)
+                if words[1] not in first or words[2] not in first or first[words[1]] > first[words[2]]:
+                    raise Failure(f"rank {rank}: first ENTER of {words[1]} (event {first.get(words[1])}) "
+                                  f"should come before that of {words[2]} (event {first.get(words[2])})")
+                continue
             if words[0] == "no_region":
                 if words[1] in regions:
                     raise Failure(f"region {words[1]} should have been filtered out")
@@ -184,13 +241,13 @@ def check_expectations(expect_dir, events, regions, measurement):
     return checked
 
 
-def check_experiment(exp, nranks, expect_dir=None, min_flushes=0):
+def check_experiment(exp, nranks, expect_dir=None, min_flushes=0, program=None):
     exp = Path(exp)
     anchor = str(exp / "traces.otf2")
     measurement = json.loads((exp / "measurement.json").read_text())
     comms, groups, regions = read_definitions(anchor)
     events = read_events(anchor, comms, groups)
-    check_invariants(events, comms, groups, regions, nranks)
+    check_invariants(events, comms, groups, regions, nranks, program)
     stats = measurement["statistics"]
     if measurement["ranks"] != nranks or len(stats["per_rank"]) != nranks:
         raise Failure(f"measurement.json reports {measurement['ranks']} ranks, expected {nranks}")
@@ -221,9 +278,10 @@ def main():
     parser.add_argument("--ranks", type=int, required=True)
     parser.add_argument("--expect-dir")
     parser.add_argument("--min-flushes", type=int, default=0)
+    parser.add_argument("--program", help="expected name of the program root region")
     args = parser.parse_args()
     try:
-        check_experiment(args.experiment, args.ranks, args.expect_dir, args.min_flushes)
+        check_experiment(args.experiment, args.ranks, args.expect_dir, args.min_flushes, args.program)
     except Failure as failure:
         sys.exit(f"check_trace: FAILED: {failure}")
 

@@ -13,6 +13,10 @@ static void blocking(void) {
     MPI_Recv(data, 10, MPI_INT, left, 100, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Ssend(data, 10, MPI_INT, right, 100, MPI_COMM_WORLD);
   }
+  /* Uninstrumented: MPI_Init and MPI_Finalize directly in the program root. */
+  expect("parent MPI_Init @root");
+  expect("parent MPI_Finalize @root");
+  expect("1 ENTER Region=MPI_Init");
   expect("1 MPI_SEND Receiver=%d Tag=100 Length=40 CommName=MPI_COMM_WORLD", right);
   expect("1 MPI_RECV Sender=%d Tag=100 Length=40", left);
 }

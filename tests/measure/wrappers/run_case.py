@@ -101,7 +101,7 @@ def check_profile(args, program, env, trace_exp, exp):
     print(f"run_case: profile call paths and visits equal the trace's on {args.np} ranks")
 
 
-def check_incomplete(exp, nranks, expect_dir, reason):
+def check_incomplete(exp, nranks, expect_dir, reason, program_name):
     if (exp / "measurement.json").exists():
         sys.exit("run_case: a run without MPI_Finalize must not have measurement.json")
     run_json = json.loads((exp / "run.json").read_text())
@@ -134,6 +134,10 @@ def check_incomplete(exp, nranks, expect_dir, reason):
                 sys.exit(f"run_case: rank {rank}: LEAVE without ENTER")
         if depth != 0:
             sys.exit(f"run_case: rank {rank}: {depth} regions left open in the local trace")
+        try:
+            check_trace.check_program_root(rank, mine[rank], local_regions, program_name)
+        except check_trace.Failure as failure:
+            sys.exit(f"run_case: FAILED: {failure}")
         events[rank] = mine[rank]
         regions.update(local_regions)
     try:
@@ -199,12 +203,12 @@ def main():
             print(f"run_case: aborted run recorded: {marker}")
             return
         if args.incomplete:
-            check_incomplete(exp, args.np, expect_dir, args.incomplete)
+            check_incomplete(exp, args.np, expect_dir, args.incomplete, Path(program[0]).name)
             return
         if proc.returncode != 0:
             sys.exit(f"run_case: program failed with status {proc.returncode}")
         try:
-            check_trace.check_experiment(exp, args.np, expect_dir, args.min_flushes)
+            check_trace.check_experiment(exp, args.np, expect_dir, args.min_flushes, Path(program[0]).name)
         except check_trace.Failure as failure:
             sys.exit(f"run_case: FAILED: {failure}")
         run_json = json.loads((exp / "run.json").read_text())

@@ -42,12 +42,19 @@ void orrery_region_end(const char* name) ORRERY_WEAK_REFERENCE;
   } while (0)
 
 #ifdef __cplusplus
+#if defined(__GNUC__)
+#define ORRERY_NOT_INSTRUMENTED __attribute__((no_instrument_function))
+#else
+#define ORRERY_NOT_INSTRUMENTED
+#endif
 namespace orrery {
 /// A user region that lasts for the lifetime of the object.
+// Not instrumented itself (-finstrument-functions): the region it enters would
+// otherwise outlive the compiler region of its constructor and break nesting.
 class Region {
  public:
-  explicit Region(const char* name) : name_(name) { ORRERY_REGION_BEGIN(name_); }
-  ~Region() { ORRERY_REGION_END(name_); }
+  ORRERY_NOT_INSTRUMENTED explicit Region(const char* name) : name_(name) { ORRERY_REGION_BEGIN(name_); }
+  ORRERY_NOT_INSTRUMENTED ~Region() { ORRERY_REGION_END(name_); }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
 
