@@ -3,7 +3,10 @@
 #include "clock.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <string>
 #include <vector>
@@ -117,6 +120,34 @@ TEST(EventBuffer, TinyBufferFlushesAndLosesNothing) {
   EXPECT_EQ(enters, n);
   EXPECT_EQ(sends, n);
   EXPECT_EQ(flush_events, flushes);
+}
+
+// Before MPI_Init (no experiment directory yet) the buffer spills to a file in
+// TMPDIR that has no name: all records come back, and nothing is ever left there.
+TEST(EventBuffer, AnonymousSpillInTmpdirLosesNothingAndLeavesNoFile) {
+  const std::string dir = "/tmp/orrery-unit-tmpdir-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string previous = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", dir.c_str(), 1);
+  const std::size_t n = 3000;
+  std::size_t enters = 0;
+  {
+    EventBuffer buffer(100, "", 7);
+    for (std::size_t i = 0; i < n; ++i) buffer.enter(now(), 1);
+    EXPECT_GT(buffer.flushes(), 10u);
+    EXPECT_EQ(buffer.write_errors(), 0u);
+    EXPECT_TRUE(buffer.for_each([&](const Record& r) { enters += r.kind == RecordKind::kEnter && r.region == 1; }));
+    EXPECT_EQ(::rmdir(dir.c_str()), 0) << "a named spill file is in TMPDIR while the buffer lives";
+    buffer.discard_spill();
+  }
+  if (saved != nullptr) {
+    ::setenv("TMPDIR", previous.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ::rmdir(dir.c_str());
+  EXPECT_EQ(enters, n);
 }
 
 }  // namespace
