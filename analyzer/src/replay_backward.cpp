@@ -18,6 +18,10 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
   const EventStore& events = trace.events;
   std::vector<int64_t> post_enters(trace.recvs.size());
   for (std::size_t i = 0; i < trace.recvs.size(); ++i) {
+    if (i + kPrefetchDistance < trace.recvs.size()) {
+      const MessageOp& later = trace.recvs[i + kPrefetchDistance];
+      events.prefetch(later.post_call == kNone ? later.post_event : later.post_call);
+    }
     const MessageOp& op = trace.recvs[i];
     post_enters[i] = events[op.post_call == kNone ? op.post_event : op.post_call].time;
   }
@@ -56,6 +60,16 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
   std::size_t next_receive = 0;
   for (std::size_t k = 0; k < order.size();) {
     const uint32_t call = trace.sends[order[k]].complete_call;
+    // Two lookups per call (its Enter, then its Leave through the Enter's
+    // link): prefetch the Enter far ahead and the Leave of a nearer one, whose
+    // Enter the earlier prefetch has brought in.
+    if (k + kPrefetchDistance < order.size()) {
+      events.prefetch(trace.sends[order[k + kPrefetchDistance]].complete_call);
+    }
+    if (k + kPrefetchDistance / 2 < order.size()) {
+      const uint32_t leave = events[trace.sends[order[k + kPrefetchDistance / 2]].complete_call].link;
+      if (leave < events.size()) events.prefetch(leave);
+    }
     SendsCompleted event;
     event.call = CallContext{events[call].ref, events[call].time, trace.exit_time(call)};
     event.latest_recv_enter = INT64_MIN;

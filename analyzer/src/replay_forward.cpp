@@ -39,7 +39,12 @@ std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<u
                                     const std::vector<int64_t>& send_enters) {
   std::vector<ShiftPoint> points;
   int64_t shift = 0;
-  for (uint32_t r : by_completion) {
+  for (std::size_t k = 0; k < by_completion.size(); ++k) {
+    // Receives are in completion order: prefetch the one kPrefetchDistance on.
+    if (k + kPrefetchDistance < by_completion.size()) {
+      trace.events.prefetch(trace.recvs[by_completion[k + kPrefetchDistance]].complete_event);
+    }
+    const uint32_t r = by_completion[k];
     const int64_t send_enter = send_enters[r];
     if (send_enter == kNoValue) continue;
     const uint32_t index = trace.recvs[r].complete_event;
@@ -56,6 +61,10 @@ std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<u
 std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector<ShiftPoint>& points) {
   std::vector<int64_t> values(trace.sends.size());
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    if (i + kPrefetchDistance < trace.sends.size()) {
+      const MessageOp& later = trace.sends[i + kPrefetchDistance];
+      trace.events.prefetch(later.post_call == kNone ? later.post_event : later.post_call);
+    }
     const MessageOp& op = trace.sends[i];
     const uint32_t index = op.post_call == kNone ? op.post_event : op.post_call;
     values[i] = trace.events[index].time + shift_at(points, index);

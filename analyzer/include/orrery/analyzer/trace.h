@@ -130,6 +130,10 @@ class EventStore {
   const Event& operator[](std::size_t i) const {
     return chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
   }
+  /// Hints the cache to fetch event `i` (< size()): the replays look events
+  /// up per message, one cache miss each without it. (No bounds check here:
+  /// GCC 12 drops a prefetch guarded by one.)
+  void prefetch(std::size_t i) const { __builtin_prefetch(&(*this)[i]); }
   /// Appends an event; inline because the trace reader calls it per event.
   uint32_t push(const Event& event) {
     if ((size_ & (kChunkSize - 1)) == 0) add_chunk();
@@ -150,6 +154,9 @@ struct ClockOffsetPoint {
   int64_t time = 0;
   int64_t offset = 0;
 };
+
+/// How many messages ahead the per-message loops prefetch their events.
+inline constexpr std::size_t kPrefetchDistance = 16;
 
 /// One rank's trace in memory, with its operation tables.
 struct LocalTrace {
