@@ -1,5 +1,10 @@
 #include "orrery/analyzer/trace_builder.h"
 
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <new>
+
 #include "orrery/error.h"
 
 namespace orrery::analyzer {
@@ -8,8 +13,26 @@ void EventStore::add_chunk() {
   // Event indices are 32-bit and kNone is reserved: the last chunk that
   // could hold index kNone is refused.
   if (size_ + kChunkSize > kNone) throw InputError("a rank's trace has more than 4 billion events");
-  chunks_.emplace_back(new Event[kChunkSize]);
+  // Map a huge page more than needed and keep a 2 MiB-aligned window: the
+  // kernel backs aligned, advised ranges with huge pages.
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  static_assert(kChunkBytes % kHugePage == 0, "a chunk must be whole huge pages");
+  void* raw = mmap(nullptr, kChunkBytes + kHugePage, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  const std::uintptr_t end = start + kChunkBytes + kHugePage;
+  if (end > aligned + kChunkBytes) {
+    munmap(reinterpret_cast<void*>(aligned + kChunkBytes), end - (aligned + kChunkBytes));
+  }
+  // Advisory only: without transparent huge pages the chunk still works.
+  madvise(reinterpret_cast<void*>(aligned), kChunkBytes, MADV_HUGEPAGE);
+  chunks_.emplace_back(reinterpret_cast<Event*>(aligned));
 }
+
+void EventStore::ChunkUnmapper::operator()(Event* chunk) const { munmap(chunk, kChunkBytes); }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
   auto it = comms.find(comm);

@@ -122,8 +122,12 @@ struct CollectiveOp {
 /// stays close to 24 bytes per event.
 class EventStore {
  public:
-  static constexpr unsigned kChunkBits = 16;
+  /// 2^18 events of 24 bytes are exactly 6 MiB, three 2 MiB huge pages: a
+  /// chunk is mapped on huge-page boundaries so that filling it takes three
+  /// page faults instead of 1536 (4 KiB faults cost ~40 ms per 120 MB here).
+  static constexpr unsigned kChunkBits = 18;
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
+  static constexpr std::size_t kChunkBytes = kChunkSize * sizeof(Event);
 
   [[nodiscard]] std::size_t size() const { return size_; }
   Event& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
@@ -145,7 +149,11 @@ class EventStore {
   /// Allocates the next chunk; refuses one that could reach index kNone.
   void add_chunk();
 
-  std::vector<std::unique_ptr<Event[]>> chunks_;
+  /// Unmaps a chunk mapped by add_chunk().
+  struct ChunkUnmapper {
+    void operator()(Event* chunk) const;
+  };
+  std::vector<std::unique_ptr<Event[], ChunkUnmapper>> chunks_;
   std::size_t size_ = 0;
 };
 
