@@ -19,9 +19,9 @@ uint64_t channel(uint32_t comm, uint32_t tag) { return (static_cast<uint64_t>(co
 
 }  // namespace
 
-std::vector<int64_t> exchange_along_messages(const std::vector<MessageOp>& outgoing,
+std::vector<int64_t> exchange_along_messages(const MessageTable& outgoing,
                                              const std::vector<int64_t>& values,
-                                             const std::vector<MessageOp>& incoming,
+                                             const MessageTable& incoming,
                                              const Definitions& definitions, uint32_t self,
                                              MPI_Comm world) {
   int size = 0;

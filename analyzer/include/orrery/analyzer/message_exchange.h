@@ -23,8 +23,8 @@ inline constexpr int64_t kNoValue = INT64_MIN;
 /// incoming[j], the value its peer sent along the matching message
 /// (kNoValue if none). Collective over `world`.
 [[nodiscard]] std::vector<int64_t> exchange_along_messages(
-    const std::vector<MessageOp>& outgoing, const std::vector<int64_t>& values,
-    const std::vector<MessageOp>& incoming, const Definitions& definitions, uint32_t self,
+    const MessageTable& outgoing, const std::vector<int64_t>& values,
+    const MessageTable& incoming, const Definitions& definitions, uint32_t self,
     MPI_Comm world);
 
 }  // namespace orrery::analyzer
