@@ -1,63 +1,15 @@
 #include "orrery/analyzer/trace_builder.h"
 
-#include <sys/mman.h>
-
-#include <cstdint>
-#include <new>
-
 #include "orrery/error.h"
 
 namespace orrery::analyzer {
-
-namespace {
-
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
-/// Maps `bytes` (whole huge pages) on a huge-page boundary, advised for huge
-/// pages: a huge page more is mapped and the unaligned ends cut off.
-void* map_huge_pages(std::size_t bytes) {
-  void* raw = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  const std::uintptr_t end = start + bytes + kHugePage;
-  if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
-  // Advisory only: without transparent huge pages the memory still works.
-  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
-}
-
-/// Tables from this size on get their own huge-page mapping.
-constexpr std::size_t kHugeTableBytes = 2 * kHugePage;
-
-std::size_t whole_huge_pages(std::size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
-
-}  // namespace
-
-void* huge_page_allocate(std::size_t bytes) {
-  if (bytes < kHugeTableBytes) return ::operator new(bytes);
-  return map_huge_pages(whole_huge_pages(bytes));
-}
-
-void huge_page_deallocate(void* p, std::size_t bytes) {
-  if (bytes < kHugeTableBytes) {
-    ::operator delete(p);
-  } else {
-    munmap(p, whole_huge_pages(bytes));
-  }
-}
 
 void EventStore::add_chunk() {
   // Event indices are 32-bit and kNone is reserved: the last chunk that
   // could hold index kNone is refused.
   if (size_ + kChunkSize > kNone) throw InputError("a rank's trace has more than 4 billion events");
-  static_assert(kChunkBytes % kHugePage == 0, "a chunk must be whole huge pages");
-  chunks_.emplace_back(static_cast<Event*>(map_huge_pages(kChunkBytes)));
+  chunks_.emplace_back(new Event[kChunkSize]);
 }
-
-void EventStore::ChunkUnmapper::operator()(Event* chunk) const { munmap(chunk, kChunkBytes); }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
   auto it = comms.find(comm);

@@ -105,27 +105,8 @@ struct MessageOp {
 };
 static_assert(sizeof(MessageOp) == 48, "message tables must stay compact");
 
-/// Memory for HugePageAllocator: `bytes` from a huge-page mapping when large.
-void* huge_page_allocate(std::size_t bytes);
-/// Returns memory from huge_page_allocate(bytes).
-void huge_page_deallocate(void* p, std::size_t bytes);
-
-/// Allocates large tables on 2 MiB-aligned, huge-page-advised mappings (small
-/// ones from the heap): a growing message table would otherwise take one 4 KiB
-/// page fault per 85 messages, twice over as it doubles.
-template <class T>
-struct HugePageAllocator {
-  using value_type = T;
-  HugePageAllocator() = default;
-  template <class U>
-  explicit HugePageAllocator(const HugePageAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(huge_page_allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) { huge_page_deallocate(p, n * sizeof(T)); }
-  bool operator==(const HugePageAllocator&) const { return true; }
-};
-
 /// A rank's sends or receives.
-using MessageTable = std::vector<MessageOp, HugePageAllocator<MessageOp>>;
+using MessageTable = std::vector<MessageOp>;
 
 /// One collective instance on this rank: started by one call, completed by
 /// the same (blocking) or a later wait (non-blocking).
@@ -145,12 +126,8 @@ struct CollectiveOp {
 /// stays close to 24 bytes per event.
 class EventStore {
  public:
-  /// 2^18 events of 24 bytes are exactly 6 MiB, three 2 MiB huge pages: a
-  /// chunk is mapped on huge-page boundaries so that filling it takes three
-  /// page faults instead of 1536 (4 KiB faults cost ~40 ms per 120 MB here).
-  static constexpr unsigned kChunkBits = 18;
+  static constexpr unsigned kChunkBits = 16;
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
-  static constexpr std::size_t kChunkBytes = kChunkSize * sizeof(Event);
 
   [[nodiscard]] std::size_t size() const { return size_; }
   Event& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
@@ -172,11 +149,7 @@ class EventStore {
   /// Allocates the next chunk; refuses one that could reach index kNone.
   void add_chunk();
 
-  /// Unmaps a chunk mapped by add_chunk().
-  struct ChunkUnmapper {
-    void operator()(Event* chunk) const;
-  };
-  std::vector<std::unique_ptr<Event[], ChunkUnmapper>> chunks_;
+  std::vector<std::unique_ptr<Event[]>> chunks_;
   std::size_t size_ = 0;
 };
 
