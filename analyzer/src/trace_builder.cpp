@@ -4,6 +4,19 @@
 
 namespace orrery::analyzer {
 
+namespace {
+
+/// Fills in what a message event says about its message.
+void describe_message(MessageOp& op, uint32_t peer, uint32_t comm, uint32_t tag,
+                      uint64_t bytes) {
+  op.peer = peer;
+  op.comm = comm;
+  op.tag = tag;
+  op.bytes = bytes;
+}
+
+}  // namespace
+
 void EventStore::add_chunk() {
   // Event indices are 32-bit and kNone is reserved: the last chunk that
   // could hold index kNone is refused.
@@ -44,10 +57,7 @@ void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t
                         uint64_t bytes) {
   MessageOp op;
   op.post_call = op.complete_call = current_call();
-  op.peer = receiver;
-  op.comm = comm;
-  op.tag = tag;
-  op.bytes = bytes;
+  describe_message(op, receiver, comm, tag, bytes);
   const auto index = static_cast<uint32_t>(trace_.sends.size());
   op.post_event = push(time, EventKind::kSend, kNone, index);
   trace_.sends.push_back(op);
@@ -57,10 +67,7 @@ void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_
                          uint64_t bytes, uint64_t request) {
   MessageOp op;
   op.post_call = current_call();
-  op.peer = receiver;
-  op.comm = comm;
-  op.tag = tag;
-  op.bytes = bytes;
+  describe_message(op, receiver, comm, tag, bytes);
   op.request = request;
   const auto index = static_cast<uint32_t>(trace_.sends.size());
   op.post_event = push(time, EventKind::kIsend, kNone, index);
@@ -83,10 +90,7 @@ void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t t
                         uint64_t bytes) {
   MessageOp op;
   op.post_call = op.complete_call = current_call();
-  op.peer = sender;
-  op.comm = comm;
-  op.tag = tag;
-  op.bytes = bytes;
+  describe_message(op, sender, comm, tag, bytes);
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
   op.post_event = op.complete_event = push(time, EventKind::kRecv, kNone, index);
   trace_.recvs.push_back(op);
@@ -121,10 +125,7 @@ void TraceBuilder::irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t 
   }
   MessageOp& op = trace_.recvs[index];
   op.complete_call = current_call();
-  op.peer = sender;
-  op.comm = comm;
-  op.tag = tag;
-  op.bytes = bytes;
+  describe_message(op, sender, comm, tag, bytes);
 }
 
 void TraceBuilder::request_cancelled(uint64_t request) {
