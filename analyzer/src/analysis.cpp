@@ -6,7 +6,6 @@
 #include <ostream>
 
 #include "orrery/analyzer/call_tree.h"
-#include "orrery/analyzer/clock.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/merge.h"
 #include "orrery/analyzer/phases.h"
@@ -95,7 +94,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   progress("reading traces");
   LocalTrace trace;
   phases.run([&] { read_rank_trace(options.experiment, definitions, static_cast<uint32_t>(rank), trace); });
-  result.events = trace.events.size();
+  result.events = trace.events_read;
   uint64_t total_events = 0;
   MPI_Reduce(&result.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world);
   progress("read " + std::to_string(total_events) + " events");
@@ -108,7 +107,6 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   if (any_needs_root != 0) {
     enclose_in_root(trace, add_root_region(definitions, program_name(options.experiment)));
   }
-  apply_clock_offsets(trace);
   progress("building call trees");
   CallTree tree = build_call_tree(trace);
   Communicators comms(definitions, static_cast<uint32_t>(rank), world);

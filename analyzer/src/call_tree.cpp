@@ -1,5 +1,7 @@
 #include "orrery/analyzer/call_tree.h"
 
+#include "orrery/analyzer/trace.h"
+
 namespace orrery::analyzer {
 
 uint32_t CallTree::child(uint32_t parent, uint32_t region) {
@@ -15,33 +17,25 @@ uint32_t CallTree::child(uint32_t parent, uint32_t region) {
   return id;
 }
 
-CallTree build_call_tree(LocalTrace& trace) {
-  CallTree tree;
-  std::vector<uint32_t> stack;
-  // Most Enters repeat the previous child of the same parent; remember it to
-  // skip the hash lookup on the hot path.
-  uint32_t last_parent = kNone - 1, last_region = kNone, last_child = kNone;
-  for (std::size_t i = 0; i < trace.events.size(); ++i) {
-    Event& event = trace.events[i];
-    if (event.kind == EventKind::kEnter) {
-      const uint32_t parent = stack.empty() ? kNone : stack.back();
-      uint32_t callpath;
-      if (parent == last_parent && event.ref == last_region) {
-        callpath = last_child;
-      } else {
-        callpath = tree.child(parent, event.ref);
-        last_parent = parent;
-        last_region = event.ref;
-        last_child = callpath;
-      }
-      event.ref = callpath;
-      stack.push_back(callpath);
-    } else if (event.kind == EventKind::kLeave) {
-      event.ref = stack.back();
-      stack.pop_back();
-    }
+void CallTree::enclose(uint32_t region) {
+  std::vector<CallPathNode> nodes;
+  nodes.reserve(nodes_.size() + 1);
+  nodes.push_back(CallPathNode{kNone, region});
+  for (const CallPathNode& node : nodes_) {
+    nodes.push_back(CallPathNode{node.parent == kNone ? 0 : node.parent + 1, node.region});
   }
-  return tree;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> children;
+  children.reserve(children_.size() + 1);
+  children.push_back(std::move(roots_));
+  for (auto& list : children_) children.push_back(std::move(list));
+  for (auto& list : children) {
+    for (auto& entry : list) ++entry.second;
+  }
+  nodes_ = std::move(nodes);
+  children_ = std::move(children);
+  roots_ = {{region, 0U}};
 }
+
+CallTree build_call_tree(LocalTrace& trace) { return std::move(trace.calltree); }
 
 }  // namespace orrery::analyzer

@@ -1,6 +1,9 @@
 #include "orrery/analyzer/message_exchange.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace orrery::analyzer {
@@ -99,6 +102,324 @@ std::vector<int64_t> exchange_along_messages(const MessageTable& outgoing,
     if (last != nullptr && last->next < last->values.size()) {
       result[j] = last->values[last->next++];
     }
+  }
+  return result;
+}
+
+namespace {
+
+/// A communicator as the matching needs it, resolved once instead of a
+/// std::map lookup (Definitions::world_rank) and a hash lookup
+/// (Communicators::get) per message.
+struct ResolvedComm {
+  const uint32_t* members = nullptr;
+  uint32_t size = 0;
+  bool is_self = false;
+  bool usable = false;  ///< defined, and this rank holds an MPI communicator for it
+};
+
+/// Communicator id → ResolvedComm: a vector indexed by id when the ids are
+/// dense (the usual case), otherwise the definitions' map behind a
+/// one-entry cache (messages come in runs on the same communicator).
+class CommResolver {
+ public:
+  CommResolver(const Definitions& definitions, const Communicators& comms)
+      : definitions_(definitions), comms_(comms) {
+    if (definitions.comms.empty()) return;
+    const uint64_t highest = definitions.comms.rbegin()->first;
+    if (highest < 4 * definitions.comms.size() + 1024) {
+      dense_.resize(static_cast<std::size_t>(highest) + 1);
+      for (const auto& [id, def] : definitions.comms) dense_[id] = resolve(id, def);
+      use_dense_ = true;
+    }
+  }
+
+  const ResolvedComm& operator[](uint32_t id) {
+    if (use_dense_) return id < dense_.size() ? dense_[id] : unknown_;
+    if (id != cached_id_) {
+      auto it = definitions_.comms.find(id);
+      cached_ = it == definitions_.comms.end() ? ResolvedComm{} : resolve(id, it->second);
+      cached_id_ = id;
+    }
+    return cached_;
+  }
+
+  /// World rank of `peer` of `id` seen from `self`; kNone if the definitions
+  /// do not know it or this rank cannot take part in the communicator.
+  uint32_t world_rank(uint32_t id, uint32_t peer, uint32_t self) {
+    const ResolvedComm& comm = (*this)[id];
+    if (!comm.usable) return kNone;
+    if (comm.is_self) return peer == 0 ? self : kNone;
+    return peer < comm.size ? comm.members[peer] : kNone;
+  }
+
+ private:
+  ResolvedComm resolve(uint32_t id, const CommDef& def) const {
+    ResolvedComm comm;
+    comm.members = def.members.data();
+    comm.size = static_cast<uint32_t>(std::min<std::size_t>(def.members.size(), kNone));
+    comm.is_self = def.is_self;
+    comm.usable = comms_.get(id) != MPI_COMM_NULL;
+    return comm;
+  }
+
+  const Definitions& definitions_;
+  const Communicators& comms_;
+  std::vector<ResolvedComm> dense_;
+  bool use_dense_ = false;
+  ResolvedComm unknown_;
+  uint32_t cached_id_ = kNone;
+  ResolvedComm cached_;
+};
+
+/// A message of one peer on one channel: its channel and its position
+/// (in the incoming block, or the receive's index). Sorted by (channel,
+/// index), the messages of each channel line up in posting order.
+struct ChannelSlot {
+  uint64_t channel;
+  uint32_t index;
+  bool operator<(const ChannelSlot& other) const {
+    return channel != other.channel ? channel < other.channel : index < other.index;
+  }
+};
+
+/// Prefix sums of `counts` (which are known to fit in int by then).
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size(), 0);
+  for (std::size_t p = 1; p < counts.size(); ++p) displs[p] = displs[p - 1] + counts[p - 1];
+  return displs;
+}
+
+int64_t total(const std::vector<uint64_t>& counts) {
+  uint64_t sum = 0;
+  for (uint64_t count : counts) sum += count;
+  return sum > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(sum);
+}
+
+}  // namespace
+
+MessageMatching MessageMatching::build(const LocalTrace& trace, const Definitions& definitions,
+                                       const Communicators& comms, MPI_Comm world,
+                                       std::string& error) {
+  error.clear();
+  int world_size = 0, my_rank = 0;
+  MPI_Comm_size(world, &world_size);
+  MPI_Comm_rank(world, &my_rank);
+  const auto n = static_cast<std::size_t>(world_size);
+  const uint32_t self = trace.rank;
+
+  MessageMatching matching;
+  matching.send_position_.assign(trace.sends.size(), kNone);
+  matching.send_matched_.assign(trace.sends.size(), 0);
+  matching.recv_position_.assign(trace.recvs.size(), kNone);
+  matching.send_counts_.assign(n, 0);
+  matching.recv_counts_.assign(n, 0);
+  matching.send_displs_.assign(n, 0);
+  matching.recv_displs_.assign(n, 0);
+
+  // Validation (the texts of check_messages) and, on the way, each send's
+  // destination and each receive's source as world ranks.
+  CommResolver resolver(definitions, comms);
+  std::string local_error;
+  const auto unknown = [&](const MessageOp& op, const char* what) {
+    if (!local_error.empty()) return;
+    local_error = "rank " + std::to_string(trace.rank) + " has a " + what + " on communicator " +
+                  std::to_string(op.comm) + " with peer " + std::to_string(op.peer) +
+                  " that the definitions do not know";
+  };
+  std::vector<uint64_t> sent_to(n, 0), received_from(n, 0);
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const MessageOp& op = trace.sends[i];
+    if (op.cancelled) continue;
+    const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
+    if (peer >= n) {
+      unknown(op, "send");
+      continue;
+    }
+    matching.send_position_[i] = peer;  // the destination for now, the position below
+    ++sent_to[peer];
+  }
+  std::vector<uint32_t> source(trace.recvs.size(), kNone);
+  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
+    const MessageOp& op = trace.recvs[j];
+    if (op.cancelled || op.peer == kNone) continue;
+    const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
+    if (peer >= n) {
+      unknown(op, "receive");
+      continue;
+    }
+    source[j] = peer;
+    ++received_from[peer];
+  }
+  std::vector<uint64_t> they_sent(n, 0);
+  MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, they_sent.data(), 1, MPI_UINT64_T, world);
+  for (std::size_t p = 0; p < n && local_error.empty(); ++p) {
+    if (they_sent[p] != received_from[p]) {
+      local_error = "the traces disagree: rank " + std::to_string(p) + " sent " +
+                    std::to_string(they_sent[p]) + " messages to rank " +
+                    std::to_string(trace.rank) + ", which received " +
+                    std::to_string(received_from[p]) + " (a truncated or inconsistent trace)";
+    }
+  }
+  const int64_t sending = total(sent_to);
+  const int64_t receiving = total(they_sent);
+  if (local_error.empty() && (sending > INT_MAX || receiving > INT_MAX)) {
+    local_error = "rank " + std::to_string(trace.rank) + " exchanges " +
+                  std::to_string(sending) + " sent and " + std::to_string(receiving) +
+                  " received messages with its peers, more than the " + std::to_string(INT_MAX) +
+                  " one MPI exchange can carry";
+  }
+
+  // Agree: the first failing rank's text goes to every rank, and all return
+  // a matching that carries nothing (its exchanges stay collective and safe).
+  const int mine = local_error.empty() ? world_size : my_rank;
+  int first = world_size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
+  if (first != world_size) {
+    int length = static_cast<int>(local_error.size());
+    MPI_Bcast(&length, 1, MPI_INT, first, world);
+    local_error.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(local_error.data(), length, MPI_CHAR, first, world);
+    error = local_error;
+    std::fill(matching.send_position_.begin(), matching.send_position_.end(), kNone);
+    return matching;
+  }
+
+  // Block layout: destinations in rank order, each in posting order.
+  for (std::size_t p = 0; p < n; ++p) {
+    matching.send_counts_[p] = static_cast<int>(sent_to[p]);
+    matching.recv_counts_[p] = static_cast<int>(they_sent[p]);
+  }
+  matching.send_displs_ = displacements(matching.send_counts_);
+  matching.recv_displs_ = displacements(matching.recv_counts_);
+  matching.send_total_ = static_cast<std::size_t>(sending);
+  matching.recv_total_ = static_cast<std::size_t>(receiving);
+
+  // The channel of every message travels once.
+  std::vector<uint64_t> outgoing(matching.send_total_);
+  {
+    std::vector<int> fill = matching.send_displs_;
+    for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+      const uint32_t destination = matching.send_position_[i];
+      if (destination == kNone) continue;
+      const auto position = static_cast<uint32_t>(fill[destination]++);
+      matching.send_position_[i] = position;
+      outgoing[position] = channel(trace.sends[i].comm, trace.sends[i].tag);
+    }
+  }
+  std::vector<uint64_t> incoming(matching.recv_total_);
+  MPI_Alltoallv(outgoing.data(), matching.send_counts_.data(), matching.send_displs_.data(),
+                MPI_UINT64_T, incoming.data(), matching.recv_counts_.data(),
+                matching.recv_displs_.data(), MPI_UINT64_T, world);
+  outgoing = std::vector<uint64_t>();
+
+  // Per source, the received slots and this rank's receives, each sorted by
+  // (channel, posting order), pair up one to one; what is left over on a
+  // channel stays unmatched. The receives are grouped by source first (a
+  // counting sort, which keeps their order); a segment already in order
+  // (one channel per peer, the common case) is not sorted again.
+  std::vector<ChannelSlot> slots(matching.recv_total_);
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    slots[k] = ChannelSlot{incoming[k], static_cast<uint32_t>(k)};
+  }
+  incoming = std::vector<uint64_t>();
+  std::vector<ChannelSlot> receives(matching.recv_total_);  // counts agree by now
+  {
+    std::vector<int> fill = matching.recv_displs_;
+    for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
+      if (source[j] == kNone) continue;
+      receives[static_cast<std::size_t>(fill[source[j]]++)] =
+          ChannelSlot{channel(trace.recvs[j].comm, trace.recvs[j].tag), static_cast<uint32_t>(j)};
+    }
+  }
+  std::vector<uint8_t> slot_matched(matching.recv_total_, 0);
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto begin = static_cast<std::ptrdiff_t>(matching.recv_displs_[p]);
+    const auto end = begin + matching.recv_counts_[p];
+    for (std::vector<ChannelSlot>* segment : {&slots, &receives}) {
+      if (!std::is_sorted(segment->begin() + begin, segment->begin() + end)) {
+        std::sort(segment->begin() + begin, segment->begin() + end);
+      }
+    }
+    auto a = begin, b = begin;
+    while (a < end && b < end) {
+      const ChannelSlot& slot = slots[static_cast<std::size_t>(a)];
+      const ChannelSlot& receive = receives[static_cast<std::size_t>(b)];
+      if (slot.channel < receive.channel) {
+        ++a;
+      } else if (receive.channel < slot.channel) {
+        ++b;
+      } else {
+        matching.recv_position_[receive.index] = slot.index;
+        slot_matched[slot.index] = 1;
+        ++matching.matched_recvs_;
+        ++a;
+        ++b;
+      }
+    }
+  }
+
+  // Tell the senders which of their messages found a receive.
+  std::vector<uint8_t> sent_matched(matching.send_total_);
+  MPI_Alltoallv(slot_matched.data(), matching.recv_counts_.data(), matching.recv_displs_.data(),
+                MPI_UINT8_T, sent_matched.data(), matching.send_counts_.data(),
+                matching.send_displs_.data(), MPI_UINT8_T, world);
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const uint32_t position = matching.send_position_[i];
+    if (position != kNone && sent_matched[position] != 0) {
+      matching.send_matched_[i] = 1;
+      ++matching.matched_sends_;
+    }
+  }
+  return matching;
+}
+
+std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& per_send,
+                                                   MPI_Comm world) const {
+  if (per_send.size() != send_position_.size()) {
+    throw std::invalid_argument("MessageMatching::to_receivers: " +
+                                std::to_string(per_send.size()) + " values for " +
+                                std::to_string(send_position_.size()) + " sends");
+  }
+  std::vector<int64_t> outgoing(send_total_);
+  for (std::size_t i = 0; i < per_send.size(); ++i) {
+    const uint32_t position = send_position_[i];
+    if (position != kNone) outgoing[position] = per_send[i];
+  }
+  std::vector<int64_t> incoming(recv_total_);
+  if (!send_counts_.empty()) {  // empty only when default-constructed: nothing to carry
+    MPI_Alltoallv(outgoing.data(), send_counts_.data(), send_displs_.data(), MPI_INT64_T,
+                  incoming.data(), recv_counts_.data(), recv_displs_.data(), MPI_INT64_T, world);
+  }
+  std::vector<int64_t> result(recv_position_.size());
+  for (std::size_t j = 0; j < result.size(); ++j) {
+    const uint32_t position = recv_position_[j];
+    result[j] = position == kNone ? kNoValue : incoming[position];
+  }
+  return result;
+}
+
+std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per_recv,
+                                                 MPI_Comm world) const {
+  if (per_recv.size() != recv_position_.size()) {
+    throw std::invalid_argument("MessageMatching::to_senders: " +
+                                std::to_string(per_recv.size()) + " values for " +
+                                std::to_string(recv_position_.size()) + " receives");
+  }
+  std::vector<int64_t> outgoing(recv_total_, kNoValue);
+  for (std::size_t j = 0; j < per_recv.size(); ++j) {
+    const uint32_t position = recv_position_[j];
+    if (position != kNone) outgoing[position] = per_recv[j];
+  }
+  std::vector<int64_t> incoming(send_total_);
+  if (!recv_counts_.empty()) {  // empty only when default-constructed: nothing to carry
+    MPI_Alltoallv(outgoing.data(), recv_counts_.data(), recv_displs_.data(), MPI_INT64_T,
+                  incoming.data(), send_counts_.data(), send_displs_.data(), MPI_INT64_T, world);
+  }
+  std::vector<int64_t> result(send_position_.size());
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    const uint32_t position = send_position_[i];
+    result[i] = position == kNone ? kNoValue : incoming[position];
   }
   return result;
 }

@@ -1,5 +1,6 @@
 #include "orrery/analyzer/program_root.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <sstream>
@@ -110,20 +111,26 @@ uint32_t add_root_region(Definitions& definitions, const std::string& name) {
 }
 
 bool needs_root(const LocalTrace& trace) {
-  const EventStore& events = trace.events;
-  if (events.size() == 0) return false;
-  const Event& first = events[0];
-  // One top-level region encloses everything iff the first event is an Enter
-  // whose Leave is the last event.
-  return !(first.kind == EventKind::kEnter && first.link == events.size() - 1);
+  // One top-level region encloses everything iff there is exactly one
+  // top-level instance and no communication outside regions.
+  return trace.loose_events > 0 || trace.top_level_instances > 1;
 }
 
 bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   if (!needs_root(trace)) return false;
+  // The root becomes call path 0; every other call path moves up by one.
+  trace.calltree.enclose(root_region);
+  trace.folded.resize(trace.calltree.size());
+  std::rotate(trace.folded.rbegin(), trace.folded.rbegin() + 1, trace.folded.rend());
   EventStore& events = trace.events;
   const std::size_t n = events.size();
-  const int64_t first_time = events[0].time;
-  const int64_t last_time = events[n - 1].time;
+  const int64_t duration = trace.last_time - trace.first_time;
+  if (n == 0) {
+    // Everything below was folded: so is the root.
+    trace.folded[0] = FoldedTotals{1, duration - trace.folded_top_level_time};
+    trace.top_level_instances = 1;
+    return true;
+  }
   // Shift every event up by one (from the back, in place), then put the root
   // Enter in front and its Leave at the end. Enter/Leave links are event
   // indices and move along; the other kinds link into the op tables.
@@ -132,11 +139,17 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   for (std::size_t i = n; i-- > 0;) {
     Event event = events[i];
     if (event.kind == EventKind::kEnter || event.kind == EventKind::kLeave) ++event.link;
+    if (event.kind == EventKind::kEnter) ++event.ref;
     events[i + 1] = event;
   }
   const auto leave_index = static_cast<uint32_t>(n + 1);
-  events[0] = Event{first_time, root_region, leave_index, EventKind::kEnter};
-  events.push(Event{last_time, root_region, 0, EventKind::kLeave});
+  events[0] = Event{trace.first_time, 0, leave_index, EventKind::kEnter};
+  uint32_t folded_ref = kNone;
+  if (trace.folded_top_level_time != 0) {
+    folded_ref = static_cast<uint32_t>(trace.folded_child_time.size());
+    trace.folded_child_time.push_back(trace.folded_top_level_time);
+  }
+  events.push(Event{trace.last_time, folded_ref, 0, EventKind::kLeave});
   const auto shift = [](uint32_t& index) {
     if (index != kNone) ++index;
   };
@@ -152,6 +165,8 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
     shift(op.start_call);
     shift(op.complete_call);
   }
+  trace.top_level_instances = 1;
+  trace.loose_events = 0;
   return true;
 }
 

@@ -82,7 +82,8 @@ struct Frame {
   int64_t latest_send_enter = INT64_MIN;
 };
 
-/// Raises the replay events in time order (corrected times).
+/// Raises the replay events in time order (corrected times), then the totals
+/// of the region instances folded while reading.
 void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, const EventBus& bus) {
   const EventStore& events = trace.events;
   std::vector<Frame> stack;
@@ -103,7 +104,9 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         if (frame.receives > 0) {
           bus.publish(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
-        bus.publish(RegionExited{call, duration - frame.child_time, frame.bytes, frame.messages});
+        const int64_t folded = event.ref == kNone ? 0 : trace.folded_child_time[event.ref];
+        bus.publish(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
+                                 frame.messages});
         break;
       }
       case EventKind::kSend:
@@ -132,6 +135,10 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
       default:
         break;
     }
+  }
+  for (uint32_t callpath = 0; callpath < trace.folded.size(); ++callpath) {
+    const FoldedTotals& totals = trace.folded[callpath];
+    if (totals.visits > 0) bus.publish(RegionTotals{callpath, totals.visits, totals.exclusive});
   }
 }
 

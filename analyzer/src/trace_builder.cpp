@@ -22,6 +22,7 @@ void EventStore::add_chunk() {
   // could hold index kNone is refused.
   if (size_ + kChunkSize > kNone) throw InputError("a rank's trace has more than 4 billion events");
   chunks_.emplace_back(new Event[kChunkSize]);
+  allocated_ += kChunkSize;
 }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
@@ -32,8 +33,21 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
   return it->second.members[rank_in_comm];
 }
 
+uint32_t TraceBuilder::callpath_of(uint32_t region) {
+  const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
+  if (parent != last_parent_ || region != last_region_) {
+    last_parent_ = parent;
+    last_region_ = region;
+    last_callpath_ = trace_.calltree.child(parent, region);
+    if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
+  }
+  return last_callpath_;
+}
+
 void TraceBuilder::enter(int64_t time, uint32_t region) {
-  stack_.push_back(push(time, EventKind::kEnter, region, kNone));
+  const uint32_t callpath = callpath_of(region);
+  const uint32_t index = trace_.events.push(Event{reference_time(time), callpath, kNone, EventKind::kEnter});
+  stack_.push_back(Frame{index, callpath, 0});
 }
 
 void TraceBuilder::leave(int64_t time, uint32_t region) {
@@ -41,16 +55,36 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
     throw InputError("trace of rank " + std::to_string(trace_.rank) +
                      " is inconsistent: a Leave without a matching Enter");
   }
-  const uint32_t enter_index = stack_.back();
+  close_region(reference_time(time), region);
+}
+
+void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
+  const Frame frame = stack_.back();
   stack_.pop_back();
-  if (trace_.events[enter_index].ref != region) {
+  const uint32_t open_region = trace_.calltree.region(frame.callpath);
+  if (open_region != region) {
     throw InputError("trace of rank " + std::to_string(trace_.rank) +
                      " is inconsistent: Leave of region " + std::to_string(region) +
-                     " while region " + std::to_string(trace_.events[enter_index].ref) +
-                     " is open");
+                     " while region " + std::to_string(open_region) + " is open");
   }
-  const uint32_t leave_index = push(time, EventKind::kLeave, region, enter_index);
-  trace_.events[enter_index].link = leave_index;
+  EventStore& events = trace_.events;
+  const int64_t duration = leave_time - events[frame.enter].time;
+  if (stack_.empty()) ++trace_.top_level_instances;
+  if (frame.enter + 1 == events.size()) {
+    // Nothing kept inside: fold the instance.
+    FoldedTotals& totals = trace_.folded[frame.callpath];
+    ++totals.visits;
+    totals.exclusive += duration - frame.folded_child_time;
+    events.truncate(frame.enter);
+    (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
+    return;
+  }
+  uint32_t folded_ref = kNone;
+  if (frame.folded_child_time != 0) {
+    folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
+    trace_.folded_child_time.push_back(frame.folded_child_time);
+  }
+  events[frame.enter].link = events.push(Event{leave_time, folded_ref, frame.enter, EventKind::kLeave});
 }
 
 void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
@@ -59,7 +93,7 @@ void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t
   op.post_call = op.complete_call = current_call();
   describe_message(op, receiver, comm, tag, bytes);
   const auto index = static_cast<uint32_t>(trace_.sends.size());
-  op.post_event = push(time, EventKind::kSend, kNone, index);
+  op.post_event = push_communication(time, EventKind::kSend, index);
   trace_.sends.push_back(op);
 }
 
@@ -70,7 +104,7 @@ void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_
   describe_message(op, receiver, comm, tag, bytes);
   op.request = request;
   const auto index = static_cast<uint32_t>(trace_.sends.size());
-  op.post_event = push(time, EventKind::kIsend, kNone, index);
+  op.post_event = push_communication(time, EventKind::kIsend, index);
   trace_.sends.push_back(op);
   pending_isends_[request] = index;
 }
@@ -82,7 +116,7 @@ void TraceBuilder::isend_complete(int64_t time, uint64_t request) {
     return;
   }
   trace_.sends[it->second].complete_call = current_call();
-  push(time, EventKind::kIsendComplete, kNone, it->second);
+  push_communication(time, EventKind::kIsendComplete, it->second);
   pending_isends_.erase(it);
 }
 
@@ -92,7 +126,7 @@ void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t t
   op.post_call = op.complete_call = current_call();
   describe_message(op, sender, comm, tag, bytes);
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
-  op.post_event = op.complete_event = push(time, EventKind::kRecv, kNone, index);
+  op.post_event = op.complete_event = push_communication(time, EventKind::kRecv, index);
   trace_.recvs.push_back(op);
 }
 
@@ -101,7 +135,7 @@ void TraceBuilder::irecv_request(int64_t time, uint64_t request) {
   op.post_call = current_call();
   op.request = request;
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
-  op.post_event = push(time, EventKind::kIrecvRequest, kNone, index);
+  op.post_event = push_communication(time, EventKind::kIrecvRequest, index);
   trace_.recvs.push_back(op);
   pending_irecvs_[request] = index;
 }
@@ -117,11 +151,11 @@ void TraceBuilder::irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t 
     index = static_cast<uint32_t>(trace_.recvs.size());
     trace_.recvs.push_back(op);
     trace_.recvs[index].post_event = trace_.recvs[index].complete_event =
-        push(time, EventKind::kIrecv, kNone, index);
+        push_communication(time, EventKind::kIrecv, index);
   } else {
     index = it->second;
     pending_irecvs_.erase(it);
-    trace_.recvs[index].complete_event = push(time, EventKind::kIrecv, kNone, index);
+    trace_.recvs[index].complete_event = push_communication(time, EventKind::kIrecv, index);
   }
   MessageOp& op = trace_.recvs[index];
   op.complete_call = current_call();
@@ -143,7 +177,7 @@ void TraceBuilder::collective_begin(int64_t time) {
   op.start_call = current_call();
   open_collective_ = static_cast<uint32_t>(trace_.collectives.size());
   trace_.collectives.push_back(op);
-  push(time, EventKind::kCollectiveBegin, kNone, open_collective_);
+  push_communication(time, EventKind::kCollectiveBegin, open_collective_);
 }
 
 void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
@@ -156,7 +190,7 @@ void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t co
   op.root = root;
   op.bytes_sent = sent;
   op.bytes_received = received;
-  push(time, EventKind::kCollectiveEnd, kNone, open_collective_);
+  push_communication(time, EventKind::kCollectiveEnd, open_collective_);
   open_collective_ = kNone;
 }
 
@@ -168,7 +202,7 @@ void TraceBuilder::nbc_request(int64_t time, uint64_t request) {
   const auto index = static_cast<uint32_t>(trace_.collectives.size());
   trace_.collectives.push_back(op);
   pending_nbcs_[request] = index;
-  push(time, EventKind::kNbcRequest, kNone, index);
+  push_communication(time, EventKind::kNbcRequest, index);
 }
 
 void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
@@ -187,13 +221,13 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
   op.root = root;
   op.bytes_sent = sent;
   op.bytes_received = received;
-  push(time, EventKind::kNbcComplete, kNone, index);
+  push_communication(time, EventKind::kNbcComplete, index);
 }
 
 void TraceBuilder::finish() {
   while (!stack_.empty()) {
     ++trace_.unclosed_regions;
-    leave(last_time_, trace_.events[stack_.back()].ref);
+    close_region(trace_.last_time, trace_.calltree.region(stack_.back().callpath));
   }
   trace_.unmatched_requests += pending_nbcs_.size();
 }

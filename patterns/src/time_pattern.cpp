@@ -15,6 +15,7 @@ namespace orrery::patterns {
 namespace {
 
 using analyzer::RegionExited;
+using analyzer::RegionTotals;
 
 /// A category of the time tree; filled by TimePattern, not by itself.
 class CategoryMetric final : public Pattern {
@@ -42,6 +43,10 @@ class TimePattern final : public Pattern {
       const std::size_t category = category_row(*ctx, e.call.callpath, e.messages > 0,
                                                 e.message_bytes > 0);
       ctx->severities.add(category, e.call.callpath,
+                          static_cast<double>(e.exclusive) * ctx->seconds_per_tick);
+    });
+    context.bus.subscribe<RegionTotals>([this, ctx](const RegionTotals& e) {
+      ctx->severities.add(category_row(*ctx, e.callpath, false, false), e.callpath,
                           static_cast<double>(e.exclusive) * ctx->seconds_per_tick);
     });
   }
@@ -110,6 +115,9 @@ class VisitsPattern final : public Pattern {
     const auto* ctx = &context;
     context.bus.subscribe<RegionExited>([this, ctx](const RegionExited& e) {
       ctx->severities.add(row(), e.call.callpath, 1.0);
+    });
+    context.bus.subscribe<RegionTotals>([this, ctx](const RegionTotals& e) {
+      ctx->severities.add(row(), e.callpath, static_cast<double>(e.visits));
     });
   }
 };

@@ -127,26 +127,88 @@ TEST(ProgramRoot, SyntheticRootEnclosesAllEventsAndShiftsLinks) {
   builder.enter(10, 1);
   builder.send(11, 1, 0, 0, 8);
   builder.leave(12, 1);
-  builder.enter(20, 2);
+  builder.enter(20, 2);  // no communication inside: folded, not kept
   builder.leave(30, 2);
   builder.finish();
+  ASSERT_EQ(trace.events_read, 5u);
+  ASSERT_EQ(trace.events.size(), 3u);
   ASSERT_TRUE(analyzer::needs_root(trace));
   ASSERT_TRUE(analyzer::enclose_in_root(trace, 7));
-  ASSERT_EQ(trace.events.size(), 7u);
+  ASSERT_EQ(trace.events.size(), 5u);
   EXPECT_EQ(trace.events[0].kind, EventKind::kEnter);
-  EXPECT_EQ(trace.events[0].ref, 7u);
+  EXPECT_EQ(trace.events[0].ref, 0u);  // the root is call path 0
+  EXPECT_EQ(trace.calltree.region(0), 7u);
   EXPECT_EQ(trace.events[0].time, 10);
-  EXPECT_EQ(trace.events[0].link, 6u);
-  EXPECT_EQ(trace.events[6].kind, EventKind::kLeave);
-  EXPECT_EQ(trace.events[6].time, 30);
+  EXPECT_EQ(trace.events[0].link, 4u);
+  EXPECT_EQ(trace.events[4].kind, EventKind::kLeave);
+  EXPECT_EQ(trace.events[4].time, 30);
   EXPECT_EQ(trace.events[1].link, 3u);  // the first region's Enter → its Leave
   EXPECT_EQ(trace.events[3].link, 1u);
+  EXPECT_EQ(trace.events[1].ref, 1u);   // its call path moved up by one
+  EXPECT_EQ(trace.calltree.nodes()[1].parent, 0u);
+  EXPECT_EQ(trace.calltree.region(1), 1u);
   EXPECT_EQ(trace.sends[0].post_call, 1u);
   EXPECT_EQ(trace.sends[0].post_event, 2u);
   EXPECT_EQ(trace.events[2].link, 0u);  // the send still points at its table entry
+  // The folded instance of region 2 is a child of the root with its totals,
+  // and the root's Leave knows how long its folded children took.
+  EXPECT_EQ(trace.calltree.region(2), 2u);
+  EXPECT_EQ(trace.calltree.nodes()[2].parent, 0u);
+  EXPECT_EQ(trace.folded[2].visits, 1u);
+  EXPECT_EQ(trace.folded[2].exclusive, 10);
+  ASSERT_NE(trace.events[4].ref, analyzer::kNone);
+  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref], 10);
   // Already one root: nothing to do.
   EXPECT_FALSE(analyzer::needs_root(trace));
   EXPECT_FALSE(analyzer::enclose_in_root(trace, 7));
+}
+
+TEST(TraceBuilder, FoldsInstancesWithoutCommunication) {
+  using analyzer::EventKind;
+  analyzer::LocalTrace trace;
+  analyzer::TraceBuilder builder(trace);
+  builder.enter(0, 1);        // main: kept (a send below it)
+  builder.enter(10, 2);       //   compute: folded with its callee
+  builder.enter(12, 3);       //     kernel: folded
+  builder.leave(17, 3);
+  builder.leave(20, 2);
+  builder.enter(20, 4);       //   MPI_Send: kept
+  builder.send(21, 1, 0, 0, 8);
+  builder.leave(22, 4);
+  builder.enter(30, 2);       //   compute again: same call path
+  builder.leave(34, 2);
+  builder.leave(40, 1);
+  builder.finish();
+  EXPECT_EQ(trace.events_read, 11u);
+  ASSERT_EQ(trace.events.size(), 5u);  // main, MPI_Send, send, MPI_Send, main
+  EXPECT_EQ(trace.events[1].kind, EventKind::kEnter);
+  EXPECT_EQ(trace.events[2].kind, EventKind::kSend);
+  const uint32_t compute = trace.calltree.child(0, 2);
+  const uint32_t kernel = trace.calltree.child(compute, 3);
+  EXPECT_EQ(trace.folded[compute].visits, 2u);
+  EXPECT_EQ(trace.folded[compute].exclusive, (10 - 5) + 4);
+  EXPECT_EQ(trace.folded[kernel].visits, 1u);
+  EXPECT_EQ(trace.folded[kernel].exclusive, 5);
+  EXPECT_EQ(trace.events[1].ref, trace.calltree.child(0, 4));
+  EXPECT_EQ(trace.events[3].ref, analyzer::kNone);  // MPI_Send had no folded callee
+  ASSERT_NE(trace.events[4].ref, analyzer::kNone);  // main had: 10 + 4 ticks
+  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref], 14);
+  EXPECT_FALSE(analyzer::needs_root(trace));
+}
+
+TEST(TraceBuilder, AppliesClockOffsetsWhileReading) {
+  analyzer::LocalTrace trace;
+  // Offset 100 at local 0, 300 at local 1000: reference = local + 100 + 0.2 * local.
+  trace.clock_offsets = {{1000, 300}, {0, 100}};
+  analyzer::TraceBuilder builder(trace);
+  builder.enter(0, 1);
+  builder.send(500, 1, 0, 0, 8);
+  builder.leave(1000, 1);
+  builder.finish();
+  ASSERT_EQ(trace.events.size(), 3u);
+  EXPECT_EQ(trace.events[0].time, 100);
+  EXPECT_EQ(trace.events[1].time, 700);
+  EXPECT_EQ(trace.events[2].time, 1300);
 }
 
 }  // namespace

@@ -10,8 +10,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/trace.h"
 
 namespace orrery::analyzer {
@@ -26,5 +28,67 @@ inline constexpr int64_t kNoValue = INT64_MIN;
     const MessageTable& outgoing, const std::vector<int64_t>& values,
     const MessageTable& incoming, const Definitions& definitions, uint32_t self,
     MPI_Comm world);
+
+/// How this rank's sends and receives pair with its peers' messages, as MPI
+/// matched them (per communicator, peer and tag, in posting order, skipping
+/// cancelled operations and receives without a known source). Built once,
+/// collectively; afterwards values travel along the messages as plain int64
+/// blocks with precomputed positions: one MPI_Alltoallv per exchange, no
+/// lookups. Same pairing as exchange_along_messages.
+class MessageMatching {
+ public:
+  /// An empty matching (no messages): exchanges take empty vectors, return
+  /// empty vectors and do not communicate.
+  MessageMatching() = default;
+
+  /// Collective over `world` (one rank per traced rank, `trace.rank` being
+  /// this one). Validates like check_messages, with the same texts: every
+  /// non-cancelled send and every non-cancelled receive with a known source
+  /// must name a communicator and peer the definitions know and `comms`
+  /// holds, and every pair of ranks must agree on how many messages went
+  /// between them; blocks must fit MPI's int counts. On failure anywhere,
+  /// every rank gets the same `error` (the first failing rank's text) and an
+  /// object whose exchanges are still collective and safe but carry nothing
+  /// (all kNoValue). `error` is empty if all is well.
+  static MessageMatching build(const LocalTrace& trace, const Definitions& definitions,
+                               const Communicators& comms, MPI_Comm world, std::string& error);
+
+  /// per_send[i] for send i (size: the trace's sends) → for each receive j
+  /// the value of its matching send (kNoValue if none). Collective.
+  [[nodiscard]] std::vector<int64_t> to_receivers(const std::vector<int64_t>& per_send,
+                                                  MPI_Comm world) const;
+  /// per_recv[j] for receive j (size: the trace's receives) → for each send i
+  /// the value of its matching receive (kNoValue if none). Collective; the
+  /// exact reverse path of to_receivers.
+  [[nodiscard]] std::vector<int64_t> to_senders(const std::vector<int64_t>& per_recv,
+                                                MPI_Comm world) const;
+
+  /// Number of sends / receives the matching was built for.
+  [[nodiscard]] std::size_t sends() const { return send_position_.size(); }
+  [[nodiscard]] std::size_t recvs() const { return recv_position_.size(); }
+  /// Receives of this rank paired with a send (what the forward replay counts).
+  [[nodiscard]] std::size_t matched_recvs() const { return matched_recvs_; }
+  /// Sends of this rank paired with a receive.
+  [[nodiscard]] std::size_t matched_sends() const { return matched_sends_; }
+  /// Whether receive j / send i has a partner.
+  [[nodiscard]] bool recv_matched(std::size_t j) const { return recv_position_[j] != kNone; }
+  [[nodiscard]] bool send_matched(std::size_t i) const { return send_matched_[i] != 0; }
+
+ private:
+  /// Per send: its position in the outgoing block (destinations in rank
+  /// order, each in posting order); kNone if it travels nowhere.
+  std::vector<uint32_t> send_position_;
+  /// Per send: 1 if its receiver has a receive for it.
+  std::vector<uint8_t> send_matched_;
+  /// Per receive: the position of its matching send in the incoming block;
+  /// kNone if unmatched.
+  std::vector<uint32_t> recv_position_;
+  /// MPI_Alltoallv layout of the send-side block and of the receive-side block.
+  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
+  std::size_t send_total_ = 0;
+  std::size_t recv_total_ = 0;
+  std::size_t matched_recvs_ = 0;
+  std::size_t matched_sends_ = 0;
+};
 
 }  // namespace orrery::analyzer

@@ -25,12 +25,13 @@ namespace orrery::analyzer {
 uint32_t add_root_region(Definitions& definitions, const std::string& name);
 
 /// True if the trace needs a synthetic root: its events are not all enclosed
-/// by a single top-level Enter…Leave pair.
+/// by a single top-level region instance.
 [[nodiscard]] bool needs_root(const LocalTrace& trace);
 
-/// Encloses all events of `trace` in an Enter/Leave of `root_region` at its
-/// first and last timestamp (when `needs_root`); the existing top-level
-/// regions become its children. Returns true if a root was added.
+/// Encloses all events of `trace` in an instance of `root_region` from its
+/// first to its last timestamp (when `needs_root`); the existing top-level
+/// regions become its children and the root is call path 0. Returns true if
+/// a root was added.
 bool enclose_in_root(LocalTrace& trace, uint32_t root_region);
 
 }  // namespace orrery::analyzer

@@ -25,6 +25,15 @@ struct RegionExited {
   uint32_t messages = 0;      ///< point-to-point messages posted or completed in it
 };
 
+/// The region instances of one call path that contained no communication,
+/// folded while reading (trace.h): raised once per call path by the forward
+/// replay, in addition to RegionExited for the instances kept.
+struct RegionTotals {
+  uint32_t callpath = kNone;
+  uint64_t visits = 0;
+  int64_t exclusive = 0;  ///< sum of the instances' exclusive times
+};
+
 /// A message posted by this rank (at the send call's call path).
 struct MessageSent {
   uint32_t callpath = kNone;

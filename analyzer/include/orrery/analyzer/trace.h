@@ -2,18 +2,25 @@
 // The analyzer's own trace model: global definitions and one rank's events,
 // laid out compactly (24 bytes per event plus small per-message tables) so that
 // a rank holds tens of millions of events. Nothing here knows about OTF2.
+//
+// Only what the replays need is kept as events: region instances that
+// contain communication (directly or in a callee) and the communication
+// events themselves. A region instance without any (most computation) is
+// folded into per-call-path totals as soon as it is left: its times cannot
+// change in the replay, because clock corrections shift everything after a
+// receive by the same amount.
 
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace orrery::analyzer {
+#include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/clock.h"
+#include "orrery/analyzer/ids.h"
 
-/// Marker for "no index / not known" in the compact tables.
-inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+namespace orrery::analyzer {
 
 /// The programming model a region belongs to.
 enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOther };
@@ -78,9 +85,10 @@ enum class EventKind : uint8_t {
   kNbcRequest, kNbcComplete,            ///< link = index into LocalTrace::collectives
 };
 
-/// One event, 24 bytes. `ref` is the region (Enter/Leave; the call path once
-/// the call tree is built); `link` is the matching Leave/Enter index for
-/// Enter/Leave and the index into the operation tables for the others.
+/// One event, 24 bytes. `ref` is the call path of an Enter; of a Leave, the
+/// index into LocalTrace::folded_child_time (kNone if no callee was folded);
+/// `link` is the matching Leave/Enter index for Enter/Leave and the index
+/// into the operation tables for the others.
 /// Trivially constructible on purpose: chunks are allocated uninitialized.
 struct Event {
   int64_t time;
@@ -140,10 +148,13 @@ class EventStore {
   void prefetch(std::size_t i) const { __builtin_prefetch(&(*this)[i]); }
   /// Appends an event; inline because the trace reader calls it per event.
   uint32_t push(const Event& event) {
-    if ((size_ & (kChunkSize - 1)) == 0) add_chunk();
-    chunks_.back()[size_ & (kChunkSize - 1)] = event;
+    if (size_ == allocated_) add_chunk();
+    chunks_[size_ >> kChunkBits][size_ & (kChunkSize - 1)] = event;
     return static_cast<uint32_t>(size_++);
   }
+  /// Drops the events from index `size` on (a folded region instance); their
+  /// memory is reused by the next pushes.
+  void truncate(std::size_t size) { size_ = size; }
 
  private:
   /// Allocates the next chunk; refuses one that could reach index kNone.
@@ -151,12 +162,13 @@ class EventStore {
 
   std::vector<std::unique_ptr<Event[]>> chunks_;
   std::size_t size_ = 0;
+  std::size_t allocated_ = 0;
 };
 
-/// A clock offset measurement: at local `time`, reference = local + `offset`.
-struct ClockOffsetPoint {
-  int64_t time = 0;
-  int64_t offset = 0;
+/// Region instances of one call path folded while reading.
+struct FoldedTotals {
+  uint64_t visits = 0;
+  int64_t exclusive = 0;  ///< ticks
 };
 
 /// How many messages ahead the per-message loops prefetch their events.
@@ -170,6 +182,18 @@ struct LocalTrace {
   MessageTable recvs;
   std::vector<CollectiveOp> collectives;
   std::vector<ClockOffsetPoint> clock_offsets;
+  /// The call tree; Enter `ref`s are its call paths.
+  CallTree calltree;
+  /// Per call path: the instances folded while reading.
+  std::vector<FoldedTotals> folded;
+  /// Per kept instance with folded callees (Leave `ref`): their total duration.
+  std::vector<int64_t> folded_child_time;
+  uint64_t events_read = 0;          ///< every event read, kept or folded
+  uint64_t top_level_instances = 0;  ///< region instances with no caller
+  uint64_t loose_events = 0;         ///< communication events outside any region
+  int64_t folded_top_level_time = 0; ///< total duration of folded top-level instances
+  int64_t first_time = 0;            ///< of the first event read
+  int64_t last_time = 0;             ///< of the last event read
   /// Per receive: enter time of the matching send call (the forward replay's result).
   std::vector<int64_t> send_enters;
   uint64_t unclosed_regions = 0;   ///< Enters without Leave at the end (closed by us)

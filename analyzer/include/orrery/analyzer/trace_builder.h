@@ -1,7 +1,11 @@
 #pragma once
-// Builds a LocalTrace from events in time order: links Enter/Leave, message
-// posts with completions (by request id) and collective starts with their
-// completions. The OTF2 adapter feeds it; tests feed it by hand.
+// Builds a LocalTrace from events in time order: puts each event on the
+// reference time line (clock offsets), builds the call tree, links
+// Enter/Leave, message posts with completions (by request id) and collective
+// starts with their completions, and folds region instances without
+// communication into per-call-path totals (trace.h). The OTF2 adapter feeds
+// it; tests feed it by hand. Clock offsets must be in the trace before the
+// builder is made.
 
 #include <cstdint>
 #include <string>
@@ -15,7 +19,7 @@ namespace orrery::analyzer {
 /// Appends events to a LocalTrace and links them as they come.
 class TraceBuilder {
  public:
-  explicit TraceBuilder(LocalTrace& trace) : trace_(trace) {}
+  explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
 
   void enter(int64_t time, uint32_t region);
   void leave(int64_t time, uint32_t region);
@@ -39,22 +43,45 @@ class TraceBuilder {
   void finish();
 
  private:
-  uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back(); }
-  uint32_t push(int64_t time, EventKind kind, uint32_t ref, uint32_t link) {
-    // Events of one location come in time order; a clock that steps back by a
-    // few ticks is clamped rather than rejected.
-    if (time < last_time_) time = last_time_;
-    last_time_ = time;
-    return trace_.events.push(Event{time, ref, link, kind});
+  /// An open region instance.
+  struct Frame {
+    uint32_t enter;            ///< index of its Enter
+    uint32_t callpath;
+    int64_t folded_child_time; ///< total duration of its folded callees
+  };
+
+  uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back().enter; }
+  /// The event's time on the reference time line. Events of one location
+  /// come in time order; a clock that steps back by a few ticks is clamped
+  /// rather than rejected.
+  int64_t reference_time(int64_t local) {
+    int64_t time = clock_(local);
+    if (trace_.events_read++ == 0) {
+      trace_.first_time = time;
+    } else if (time < trace_.last_time) {
+      time = trace_.last_time;
+    }
+    trace_.last_time = time;
+    return time;
   }
+  /// Appends a communication event (any kind but Enter/Leave).
+  uint32_t push_communication(int64_t local_time, EventKind kind, uint32_t link) {
+    if (stack_.empty()) ++trace_.loose_events;
+    return trace_.events.push(Event{reference_time(local_time), kNone, link, kind});
+  }
+  uint32_t callpath_of(uint32_t region);
+  /// Leaves the innermost open region at `leave_time` (reference time line).
+  void close_region(int64_t leave_time, uint32_t region);
 
   LocalTrace& trace_;
-  std::vector<uint32_t> stack_;  ///< Enter indices of open regions
+  ClockMapping clock_;
+  std::vector<Frame> stack_;
+  /// The last (parent, region) → call path lookup: most Enters repeat it.
+  uint32_t last_parent_ = kNone - 1, last_region_ = kNone, last_callpath_ = kNone;
   std::unordered_map<uint64_t, uint32_t> pending_isends_;
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;
   uint32_t open_collective_ = kNone;
-  int64_t last_time_ = 0;
 };
 
 }  // namespace orrery::analyzer
