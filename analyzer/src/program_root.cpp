@@ -135,7 +135,7 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   // Enter in front and its Leave at the end. Enter/Leave links are event
   // indices and move along; the other kinds link into the op tables.
   const Event last = events[n - 1];  // copied: push may start a new chunk
-  events.push(last);
+  events.push_back(last);
   for (std::size_t i = n; i-- > 0;) {
     Event event = events[i];
     if (event.kind == EventKind::kEnter || event.kind == EventKind::kLeave) ++event.link;
@@ -149,7 +149,7 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
     folded_ref = static_cast<uint32_t>(trace.folded_child_time.size());
     trace.folded_child_time.push_back(trace.folded_top_level_time);
   }
-  events.push(Event{trace.last_time, folded_ref, 0, EventKind::kLeave});
+  events.push_back(Event{trace.last_time, folded_ref, 0, EventKind::kLeave});
   const auto shift = [](uint32_t& index) {
     if (index != kNone) ++index;
   };

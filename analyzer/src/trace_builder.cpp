@@ -17,12 +17,8 @@ void describe_message(MessageOp& op, uint32_t peer, uint32_t comm, uint32_t tag,
 
 }  // namespace
 
-void EventStore::add_chunk() {
-  // Event indices are 32-bit and kNone is reserved: the last chunk that
-  // could hold index kNone is refused.
-  if (size_ + kChunkSize > kNone) throw InputError("a rank's trace has more than 4 billion events");
-  chunks_.emplace_back(new Event[kChunkSize]);
-  allocated_ += kChunkSize;
+void throw_table_too_large() {
+  throw InputError("a rank's trace is too large: more than 4 billion events or messages");
 }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
@@ -46,7 +42,7 @@ uint32_t TraceBuilder::callpath_of(uint32_t region) {
 
 void TraceBuilder::enter(int64_t time, uint32_t region) {
   const uint32_t callpath = callpath_of(region);
-  const uint32_t index = trace_.events.push(Event{reference_time(time), callpath, kNone, EventKind::kEnter});
+  const uint32_t index = trace_.events.push_back(Event{reference_time(time), callpath, kNone, EventKind::kEnter});
   stack_.push_back(Frame{index, callpath, 0});
 }
 
@@ -84,7 +80,7 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
     folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
     trace_.folded_child_time.push_back(frame.folded_child_time);
   }
-  events[frame.enter].link = events.push(Event{leave_time, folded_ref, frame.enter, EventKind::kLeave});
+  events[frame.enter].link = events.push_back(Event{leave_time, folded_ref, frame.enter, EventKind::kLeave});
 }
 
 void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
@@ -102,7 +98,6 @@ void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_
   MessageOp op;
   op.post_call = current_call();
   describe_message(op, receiver, comm, tag, bytes);
-  op.request = request;
   const auto index = static_cast<uint32_t>(trace_.sends.size());
   op.post_event = push_communication(time, EventKind::kIsend, index);
   trace_.sends.push_back(op);
@@ -133,7 +128,6 @@ void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t t
 void TraceBuilder::irecv_request(int64_t time, uint64_t request) {
   MessageOp op;
   op.post_call = current_call();
-  op.request = request;
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
   op.post_event = push_communication(time, EventKind::kIrecvRequest, index);
   trace_.recvs.push_back(op);
@@ -198,7 +192,6 @@ void TraceBuilder::nbc_request(int64_t time, uint64_t request) {
   CollectiveOp op;
   op.start_call = current_call();
   op.nonblocking = true;
-  op.request = request;
   const auto index = static_cast<uint32_t>(trace_.collectives.size());
   trace_.collectives.push_back(op);
   pending_nbcs_[request] = index;

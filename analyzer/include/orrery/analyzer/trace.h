@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/chunked_array.h"
 #include "orrery/analyzer/clock.h"
 #include "orrery/analyzer/ids.h"
 
@@ -107,14 +108,13 @@ struct MessageOp {
   uint32_t peer = kNone;            ///< rank in the communicator
   uint32_t comm = kNone;
   uint32_t tag = 0;
-  bool cancelled = false;           ///< here, in the padding after tag: 48 bytes, not 56
+  bool cancelled = false;           ///< here, in the padding after tag: 40 bytes, not 48
   uint64_t bytes = 0;
-  uint64_t request = 0;             ///< request id while unmatched
 };
-static_assert(sizeof(MessageOp) == 48, "message tables must stay compact");
+static_assert(sizeof(MessageOp) == 40, "message tables must stay compact");
 
-/// A rank's sends or receives.
-using MessageTable = std::vector<MessageOp>;
+/// A rank's sends or receives, in chunks of 640 KiB.
+using MessageTable = ChunkedArray<MessageOp, 14>;
 
 /// One collective instance on this rank: started by one call, completed by
 /// the same (blocking) or a later wait (non-blocking).
@@ -125,45 +125,13 @@ struct CollectiveOp {
   uint32_t root = kNone;  ///< rank in the communicator, kNone if none
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
-  uint64_t request = 0;
   CollectiveKind kind = CollectiveKind::kOther;
   bool nonblocking = false;
 };
 
-/// Events in fixed-size chunks: no doubling reallocation, so peak memory
-/// stays close to 24 bytes per event.
-class EventStore {
- public:
-  static constexpr unsigned kChunkBits = 16;
-  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
-
-  [[nodiscard]] std::size_t size() const { return size_; }
-  Event& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
-  const Event& operator[](std::size_t i) const {
-    return chunks_[i >> kChunkBits][i & (kChunkSize - 1)];
-  }
-  /// Hints the cache to fetch event `i` (< size()): the replays look events
-  /// up per message, one cache miss each without it. (No bounds check here:
-  /// GCC 12 drops a prefetch guarded by one.)
-  void prefetch(std::size_t i) const { __builtin_prefetch(&(*this)[i]); }
-  /// Appends an event; inline because the trace reader calls it per event.
-  uint32_t push(const Event& event) {
-    if (size_ == allocated_) add_chunk();
-    chunks_[size_ >> kChunkBits][size_ & (kChunkSize - 1)] = event;
-    return static_cast<uint32_t>(size_++);
-  }
-  /// Drops the events from index `size` on (a folded region instance); their
-  /// memory is reused by the next pushes.
-  void truncate(std::size_t size) { size_ = size; }
-
- private:
-  /// Allocates the next chunk; refuses one that could reach index kNone.
-  void add_chunk();
-
-  std::vector<std::unique_ptr<Event[]>> chunks_;
-  std::size_t size_ = 0;
-  std::size_t allocated_ = 0;
-};
+/// Events in fixed-size chunks (1.5 MiB): no doubling reallocation, so peak
+/// memory stays close to 24 bytes per kept event.
+using EventStore = ChunkedArray<Event, 16>;
 
 /// Region instances of one call path folded while reading.
 struct FoldedTotals {

@@ -1,0 +1,102 @@
+#pragma once
+// An append-only array in fixed-size chunks: growing never copies or
+// re-touches what is stored (a doubling vector briefly needs three times its
+// size and faults its pages in twice), and indices stay 32-bit.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "orrery/analyzer/ids.h"
+
+namespace orrery::analyzer {
+
+/// Thrown (as InputError) when a table would need index kNone.
+[[noreturn]] void throw_table_too_large();
+
+template <class T, unsigned kChunkBits>
+class ChunkedArray {
+  static_assert(std::is_trivially_copyable_v<T>, "chunks are filled by plain copies");
+
+ public:
+  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
+
+  ChunkedArray() = default;
+  ChunkedArray(std::initializer_list<T> values) {
+    for (const T& value : values) push_back(value);
+  }
+
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  T& operator[](std::size_t i) { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const T& operator[](std::size_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  T& back() { return (*this)[size_ - 1]; }
+
+  /// Appends and returns the new entry's index; inline because the trace
+  /// reader calls it per event.
+  uint32_t push_back(const T& value) {
+    if (size_ == allocated_) add_chunk();
+    chunks_[size_ >> kChunkBits][size_ & (kChunkSize - 1)] = value;
+    return static_cast<uint32_t>(size_++);
+  }
+  /// Drops the entries from index `size` on; their memory is reused.
+  void truncate(std::size_t size) {
+    if (size < size_) size_ = size;
+  }
+  /// Hints the cache to fetch entry `i` (< size()): the replays look entries
+  /// up at scattered indices. (No bounds check here: GCC 12 drops a
+  /// prefetch guarded by one.)
+  void prefetch(std::size_t i) const { __builtin_prefetch(&(*this)[i]); }
+
+  template <bool kConst>
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = T;
+    using difference_type = std::ptrdiff_t;
+    using pointer = std::conditional_t<kConst, const T*, T*>;
+    using reference = std::conditional_t<kConst, const T&, T&>;
+    using Owner = std::conditional_t<kConst, const ChunkedArray, ChunkedArray>;
+
+    Iterator() = default;
+    Iterator(Owner* owner, std::size_t index) : owner_(owner), index_(index) {}
+    reference operator*() const { return (*owner_)[index_]; }
+    pointer operator->() const { return &(*owner_)[index_]; }
+    Iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      ++index_;
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+
+   private:
+    Owner* owner_ = nullptr;
+    std::size_t index_ = 0;
+  };
+  Iterator<false> begin() { return {this, 0}; }
+  Iterator<false> end() { return {this, size_}; }
+  Iterator<true> begin() const { return {this, 0}; }
+  Iterator<true> end() const { return {this, size_}; }
+
+ private:
+  void add_chunk() {
+    // Indices are 32-bit and kNone is reserved: refuse the chunk that could reach it.
+    if (size_ + kChunkSize > kNone) throw_table_too_large();
+    chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunkSize));
+    allocated_ += kChunkSize;
+  }
+
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+  std::size_t allocated_ = 0;
+};
+
+}  // namespace orrery::analyzer
