@@ -95,6 +95,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   LocalTrace trace;
   phases.run([&] { read_rank_trace(options.experiment, definitions, static_cast<uint32_t>(rank), trace); });
   result.events = trace.events_read;
+  result.events_kept = trace.events.size();
   uint64_t total_events = 0;
   MPI_Reduce(&result.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world);
   progress("read " + std::to_string(total_events) + " events");

@@ -138,18 +138,18 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   events.push_back(last);
   for (std::size_t i = n; i-- > 0;) {
     Event event = events[i];
-    if (event.kind == EventKind::kEnter || event.kind == EventKind::kLeave) ++event.link;
-    if (event.kind == EventKind::kEnter) ++event.ref;
+    if (event.kind() == EventKind::kEnter || event.kind() == EventKind::kLeave) ++event.link;
+    if (event.kind() == EventKind::kEnter) event.set_ref(event.ref() + 1);
     events[i + 1] = event;
   }
   const auto leave_index = static_cast<uint32_t>(n + 1);
-  events[0] = Event{trace.first_time, 0, leave_index, EventKind::kEnter};
+  events[0] = Event::make(trace.first_time, EventKind::kEnter, 0, leave_index);
   uint32_t folded_ref = kNone;
   if (trace.folded_top_level_time != 0) {
     folded_ref = static_cast<uint32_t>(trace.folded_child_time.size());
     trace.folded_child_time.push_back(trace.folded_top_level_time);
   }
-  events.push_back(Event{trace.last_time, folded_ref, 0, EventKind::kLeave});
+  events.push_back(Event::make(trace.last_time, EventKind::kLeave, folded_ref, 0));
   const auto shift = [](uint32_t& index) {
     if (index != kNone) ++index;
   };

@@ -71,7 +71,7 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
       if (leave < events.size()) events.prefetch(leave);
     }
     SendsCompleted event;
-    event.call = CallContext{events[call].ref, events[call].time, trace.exit_time(call)};
+    event.call = CallContext{events[call].ref(), events[call].time, trace.exit_time(call)};
     event.latest_recv_enter = INT64_MIN;
     // Calls come in increasing order here, as in receive_calls.
     while (next_receive < receive_calls.size() && receive_calls[next_receive].first < call) {

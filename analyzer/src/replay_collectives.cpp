@@ -22,7 +22,7 @@ CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) 
   const Event& call_enter = trace.events[op.complete_call];
   CollectiveCompleted event;
   event.kind = op.kind;
-  event.call = CallContext{call_enter.ref, call_enter.time, trace.exit_time(op.complete_call)};
+  event.call = CallContext{call_enter.ref(), call_enter.time, trace.exit_time(op.complete_call)};
   event.start_enter = trace.enter_time(op.start_call);
   event.root = op.root;
   event.bytes_sent = op.bytes_sent;

@@ -90,7 +90,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
   stack.reserve(64);
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& event = events[i];
-    switch (event.kind) {
+    switch (event.kind()) {
       case EventKind::kEnter:
         stack.push_back(Frame{static_cast<uint32_t>(i)});
         break;
@@ -98,13 +98,14 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         const Frame frame = stack.back();
         stack.pop_back();
         const Event& enter = events[frame.enter];
-        const CallContext call{enter.ref, enter.time, event.time};
+        const CallContext call{enter.ref(), enter.time, event.time};
         const int64_t duration = event.time - enter.time;
         if (!stack.empty()) stack.back().child_time += duration;
         if (frame.receives > 0) {
           bus.publish(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
-        const int64_t folded = event.ref == kNone ? 0 : trace.folded_child_time[event.ref];
+        const uint32_t folded_ref = event.ref();
+        const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
         bus.publish(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
                                  frame.messages});
         break;
@@ -115,7 +116,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         if (op.cancelled || stack.empty()) break;
         stack.back().bytes += op.bytes;
         ++stack.back().messages;
-        bus.publish(MessageSent{events[stack.back().enter].ref, op.bytes});
+        bus.publish(MessageSent{events[stack.back().enter].ref(), op.bytes});
         break;
       }
       case EventKind::kRecv:
@@ -128,7 +129,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
-        bus.publish(MessageReceived{events[frame.enter].ref, events[frame.enter].time, send_enter,
+        bus.publish(MessageReceived{events[frame.enter].ref(), events[frame.enter].time, send_enter,
                                     op.bytes});
         break;
       }

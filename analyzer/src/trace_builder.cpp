@@ -18,7 +18,8 @@ void describe_message(MessageOp& op, uint32_t peer, uint32_t comm, uint32_t tag,
 }  // namespace
 
 void throw_table_too_large() {
-  throw InputError("a rank's trace is too large: more than 4 billion events or messages");
+  throw InputError("a rank's trace is too large: more than 4 billion events or messages, or more than "
+                   "268 million call paths");
 }
 
 uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const {
@@ -35,6 +36,7 @@ uint32_t TraceBuilder::callpath_of(uint32_t region) {
     last_parent_ = parent;
     last_region_ = region;
     last_callpath_ = trace_.calltree.child(parent, region);
+    if (last_callpath_ > Event::kMaxRef - 1) throw_table_too_large();
     if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
   }
   return last_callpath_;
@@ -42,7 +44,7 @@ uint32_t TraceBuilder::callpath_of(uint32_t region) {
 
 void TraceBuilder::enter(int64_t time, uint32_t region) {
   const uint32_t callpath = callpath_of(region);
-  const uint32_t index = trace_.events.push_back(Event{reference_time(time), callpath, kNone, EventKind::kEnter});
+  const uint32_t index = trace_.events.push_back(Event::make(reference_time(time), EventKind::kEnter, callpath, kNone));
   stack_.push_back(Frame{index, callpath, 0});
 }
 
@@ -78,9 +80,10 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
   uint32_t folded_ref = kNone;
   if (frame.folded_child_time != 0) {
     folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
+    if (folded_ref > Event::kMaxRef) throw_table_too_large();
     trace_.folded_child_time.push_back(frame.folded_child_time);
   }
-  events[frame.enter].link = events.push_back(Event{leave_time, folded_ref, frame.enter, EventKind::kLeave});
+  events[frame.enter].link = events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
 }
 
 void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,

@@ -1,8 +1,11 @@
-// Analyzer benchmark: mpirun -np N analyzer_bench DIR [EVENTS_PER_RANK]
+// Analyzer benchmark: mpirun -np N analyzer_bench DIR [EVENTS_PER_RANK [SHAPE]]
 //
 // Rank 0 generates (once) an OTF2 trace of N ranks with EVENTS_PER_RANK
 // events each (default 5,000,000; N*EVENTS >= 10 M): nested compute regions,
 // a ring exchange of messages every iteration and an Allreduce every 16th.
+// SHAPE "communication" leaves the compute regions out: every event is then
+// communication or an MPI call, the worst case for the analyzer (nothing can
+// be folded while reading). Use another DIR per shape.
 // Then every rank
 //   1. reads its location with OTF2 and callbacks that do nothing (plain read),
 //   2. runs the whole analysis (read, correct, call tree, three replays,
@@ -32,7 +35,8 @@ using orrery::testing::TestArchive;
 
 /// Writes a causally consistent trace (no receive ends before its send
 /// began), as a real measurement on synchronized clocks would.
-void generate(const std::string& dir, uint32_t ranks, uint64_t events_per_rank) {
+void generate(const std::string& dir, uint32_t ranks, uint64_t events_per_rank,
+              bool with_compute) {
   TestArchive a(dir, ranks);
   const uint32_t main_region = a.region("main");
   const uint32_t solve = a.region("solve");
@@ -43,10 +47,11 @@ void generate(const std::string& dir, uint32_t ranks, uint64_t events_per_rank) 
   const uint32_t allreduce = a.region("MPI_Allreduce", "mpi");
   // Per iteration and rank: solve{kernel{flux x3} kernel} = 12 events, a send
   // and a receive in a ring (3 + 3), and every 16th iteration an Allreduce (4).
-  const uint64_t iterations = events_per_rank / 18;
+  const uint64_t iterations = events_per_rank / (with_compute ? 18 : 6);
   std::vector<uint64_t> t(ranks, 1000), send_enter(ranks, 0);
   for (uint32_t r = 0; r < ranks; ++r) a.rank(r).enter(t[r], main_region);
   auto compute = [&](uint32_t r, uint64_t i) {
+    if (!with_compute) return;
     auto& w = a.rank(r);
     w.enter(t[r] += 10, solve);
     w.enter(t[r] += 10, kernel);
@@ -167,15 +172,24 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 2) {
-    if (rank == 0) std::fprintf(stderr, "usage: mpirun -np N analyzer_bench DIR [EVENTS_PER_RANK]\n");
+    if (rank == 0) {
+      std::fprintf(stderr,
+                   "usage: mpirun -np N analyzer_bench DIR [EVENTS_PER_RANK [mixed|communication]]\n");
+    }
     MPI_Finalize();
     return 2;
   }
   const std::string dir = argv[1];
   const uint64_t per_rank = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 5000000;
+  const std::string shape = argc > 3 ? argv[3] : "mixed";
+  if (shape != "mixed" && shape != "communication") {
+    if (rank == 0) std::fprintf(stderr, "analyzer_bench: SHAPE is mixed or communication\n");
+    MPI_Finalize();
+    return 2;
+  }
   if (rank == 0 && !std::filesystem::exists(dir + "/traces.otf2")) {
     const auto start = std::chrono::steady_clock::now();
-    generate(dir, static_cast<uint32_t>(size), per_rank);
+    generate(dir, static_cast<uint32_t>(size), per_rank, shape == "mixed");
     std::printf("generated %s in %.1f s\n", dir.c_str(), seconds_since(start));
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -212,11 +226,15 @@ int main(int argc, char** argv) {
                           analysis_cpu / plain_cpu};
   double all[kFields * 64] = {};
   MPI_Gather(mine, kFields, MPI_DOUBLE, all, kFields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  uint64_t total = 0;
+  uint64_t total = 0, kept = 0;
   MPI_Reduce(&result.events, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&result.events_kept, &kept, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("\nanalyzer benchmark: %llu events on %d ranks\n",
-                static_cast<unsigned long long>(total), size);
+    std::printf("\nanalyzer benchmark (%s trace): %llu events on %d ranks, %llu (%.0f %%) kept "
+                "for the replays, the rest folded while reading\n",
+                shape.c_str(), static_cast<unsigned long long>(total), size,
+                static_cast<unsigned long long>(kept),
+                100.0 * static_cast<double>(kept) / static_cast<double>(total));
     std::printf("%-5s %14s %14s %8s %14s %10s %13s\n", "rank", "analysis ev/s",
                 "plain ev/s", "ratio", "CPU ev/s", "CPU ratio", "peak B/event");
     for (int r = 0; r < std::min(size, 64); ++r) {

@@ -135,16 +135,16 @@ TEST(ProgramRoot, SyntheticRootEnclosesAllEventsAndShiftsLinks) {
   ASSERT_TRUE(analyzer::needs_root(trace));
   ASSERT_TRUE(analyzer::enclose_in_root(trace, 7));
   ASSERT_EQ(trace.events.size(), 5u);
-  EXPECT_EQ(trace.events[0].kind, EventKind::kEnter);
-  EXPECT_EQ(trace.events[0].ref, 0u);  // the root is call path 0
+  EXPECT_EQ(trace.events[0].kind(), EventKind::kEnter);
+  EXPECT_EQ(trace.events[0].ref(), 0u);  // the root is call path 0
   EXPECT_EQ(trace.calltree.region(0), 7u);
   EXPECT_EQ(trace.events[0].time, 10);
   EXPECT_EQ(trace.events[0].link, 4u);
-  EXPECT_EQ(trace.events[4].kind, EventKind::kLeave);
+  EXPECT_EQ(trace.events[4].kind(), EventKind::kLeave);
   EXPECT_EQ(trace.events[4].time, 30);
   EXPECT_EQ(trace.events[1].link, 3u);  // the first region's Enter → its Leave
   EXPECT_EQ(trace.events[3].link, 1u);
-  EXPECT_EQ(trace.events[1].ref, 1u);   // its call path moved up by one
+  EXPECT_EQ(trace.events[1].ref(), 1u);   // its call path moved up by one
   EXPECT_EQ(trace.calltree.nodes()[1].parent, 0u);
   EXPECT_EQ(trace.calltree.region(1), 1u);
   EXPECT_EQ(trace.sends[0].post_call, 1u);
@@ -156,8 +156,8 @@ TEST(ProgramRoot, SyntheticRootEnclosesAllEventsAndShiftsLinks) {
   EXPECT_EQ(trace.calltree.nodes()[2].parent, 0u);
   EXPECT_EQ(trace.folded[2].visits, 1u);
   EXPECT_EQ(trace.folded[2].exclusive, 10);
-  ASSERT_NE(trace.events[4].ref, analyzer::kNone);
-  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref], 10);
+  ASSERT_NE(trace.events[4].ref(), analyzer::kNone);
+  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref()], 10);
   // Already one root: nothing to do.
   EXPECT_FALSE(analyzer::needs_root(trace));
   EXPECT_FALSE(analyzer::enclose_in_root(trace, 7));
@@ -181,18 +181,18 @@ TEST(TraceBuilder, FoldsInstancesWithoutCommunication) {
   builder.finish();
   EXPECT_EQ(trace.events_read, 11u);
   ASSERT_EQ(trace.events.size(), 5u);  // main, MPI_Send, send, MPI_Send, main
-  EXPECT_EQ(trace.events[1].kind, EventKind::kEnter);
-  EXPECT_EQ(trace.events[2].kind, EventKind::kSend);
+  EXPECT_EQ(trace.events[1].kind(), EventKind::kEnter);
+  EXPECT_EQ(trace.events[2].kind(), EventKind::kSend);
   const uint32_t compute = trace.calltree.child(0, 2);
   const uint32_t kernel = trace.calltree.child(compute, 3);
   EXPECT_EQ(trace.folded[compute].visits, 2u);
   EXPECT_EQ(trace.folded[compute].exclusive, (10 - 5) + 4);
   EXPECT_EQ(trace.folded[kernel].visits, 1u);
   EXPECT_EQ(trace.folded[kernel].exclusive, 5);
-  EXPECT_EQ(trace.events[1].ref, trace.calltree.child(0, 4));
-  EXPECT_EQ(trace.events[3].ref, analyzer::kNone);  // MPI_Send had no folded callee
-  ASSERT_NE(trace.events[4].ref, analyzer::kNone);  // main had: 10 + 4 ticks
-  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref], 14);
+  EXPECT_EQ(trace.events[1].ref(), trace.calltree.child(0, 4));
+  EXPECT_EQ(trace.events[3].ref(), analyzer::kNone);  // MPI_Send had no folded callee
+  ASSERT_NE(trace.events[4].ref(), analyzer::kNone);  // main had: 10 + 4 ticks
+  EXPECT_EQ(trace.folded_child_time[trace.events[4].ref()], 14);
   EXPECT_FALSE(analyzer::needs_root(trace));
 }
 

@@ -29,6 +29,7 @@ struct AnalysisResult {
   report::Cube cube;
   ReplayStatistics statistics;  ///< summed over ranks (on rank 0)
   uint64_t events = 0;          ///< events of this rank
+  uint64_t events_kept = 0;     ///< of which kept for the replays (the rest folded)
   std::string report_path;
 };
 

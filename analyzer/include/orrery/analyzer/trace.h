@@ -1,6 +1,6 @@
 #pragma once
 // The analyzer's own trace model: global definitions and one rank's events,
-// laid out compactly (24 bytes per event plus small per-message tables) so that
+// laid out compactly (16 bytes per event plus small per-message tables) so that
 // a rank holds tens of millions of events. Nothing here knows about OTF2.
 //
 // Only what the replays need is kept as events: region instances that
@@ -86,18 +86,37 @@ enum class EventKind : uint8_t {
   kNbcRequest, kNbcComplete,            ///< link = index into LocalTrace::collectives
 };
 
-/// One event, 24 bytes. `ref` is the call path of an Enter; of a Leave, the
-/// index into LocalTrace::folded_child_time (kNone if no callee was folded);
-/// `link` is the matching Leave/Enter index for Enter/Leave and the index
-/// into the operation tables for the others.
-/// Trivially constructible on purpose: chunks are allocated uninitialized.
+/// One event, 16 bytes. `ref()` is the call path of an Enter; of a Leave,
+/// the index into LocalTrace::folded_child_time (kNone if no callee was
+/// folded); kNone for the other kinds. `link` is the matching Leave/Enter
+/// index for Enter/Leave and the index into the operation tables for the
+/// others. The kind is kept in the top 4 bits of the reference, so references
+/// stay below 2^28 - 1. Trivial on purpose: chunks are allocated uninitialized.
 struct Event {
+  static constexpr unsigned kRefBits = 28;
+  static constexpr uint32_t kRefMask = (uint32_t{1} << kRefBits) - 1;
+  /// The largest reference an event can hold (kRefMask itself means none).
+  static constexpr uint32_t kMaxRef = kRefMask - 1;
+
   int64_t time;
-  uint32_t ref;
   uint32_t link;
-  EventKind kind;
+  uint32_t kind_and_ref;
+
+  [[nodiscard]] static Event make(int64_t time, EventKind kind, uint32_t ref, uint32_t link) {
+    Event event;
+    event.time = time;
+    event.link = link;
+    event.kind_and_ref = (static_cast<uint32_t>(kind) << kRefBits) | (ref & kRefMask);
+    return event;
+  }
+  [[nodiscard]] EventKind kind() const { return static_cast<EventKind>(kind_and_ref >> kRefBits); }
+  [[nodiscard]] uint32_t ref() const {
+    const uint32_t ref = kind_and_ref & kRefMask;
+    return ref == kRefMask ? kNone : ref;
+  }
+  void set_ref(uint32_t ref) { kind_and_ref = (kind_and_ref & ~kRefMask) | (ref & kRefMask); }
 };
-static_assert(sizeof(Event) == 24, "events must stay compact");
+static_assert(sizeof(Event) == 16, "events must stay compact");
 
 /// One point-to-point message as one side saw it.
 struct MessageOp {
@@ -129,8 +148,8 @@ struct CollectiveOp {
   bool nonblocking = false;
 };
 
-/// Events in fixed-size chunks (1.5 MiB): no doubling reallocation, so peak
-/// memory stays close to 24 bytes per kept event.
+/// Events in fixed-size chunks (1 MiB): no doubling reallocation, so peak
+/// memory stays close to 16 bytes per kept event.
 using EventStore = ChunkedArray<Event, 16>;
 
 /// Region instances of one call path folded while reading.

@@ -67,7 +67,7 @@ class TraceBuilder {
   /// Appends a communication event (any kind but Enter/Leave).
   uint32_t push_communication(int64_t local_time, EventKind kind, uint32_t link) {
     if (stack_.empty()) ++trace_.loose_events;
-    return trace_.events.push_back(Event{reference_time(local_time), kNone, link, kind});
+    return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
   uint32_t callpath_of(uint32_t region);
   /// Leaves the innermost open region at `leave_time` (reference time line).
