@@ -14,16 +14,16 @@ namespace orrery::analyzer {
 /// Routes each event type to its subscribers, in subscription order.
 class EventBus {
  public:
-  template <class Event>
-  void subscribe(std::function<void(const Event&)> handler) {
+  /// Registers `handler` (any callable taking `const Event&`) for `Event`.
+  template <class Event, class Handler>
+  void subscribe(Handler handler) {
     const std::size_t slot = slot_of<Event>();
     if (slot >= handlers_.size()) handlers_.resize(slot + 1);
-    // One indirect call per delivery: a plain function pointer that casts
-    // back to the typed handler (kept alive in owned_).
-    auto owned = std::make_shared<std::function<void(const Event&)>>(std::move(handler));
-    handlers_[slot].push_back(Handler{owned.get(), [](const void* state, const void* event) {
-      (*static_cast<const std::function<void(const Event&)>*>(state))(
-          *static_cast<const Event*>(event));
+    // One indirect call per delivery: a plain function pointer that calls
+    // the handler's own type directly (kept alive in owned_).
+    auto owned = std::make_shared<Handler>(std::move(handler));
+    handlers_[slot].push_back(Entry{owned.get(), [](const void* state, const void* event) {
+      (*static_cast<const Handler*>(state))(*static_cast<const Event*>(event));
     }});
     owned_.push_back(std::move(owned));
   }
@@ -32,7 +32,7 @@ class EventBus {
   void publish(const Event& event) const {
     const std::size_t slot = slot_of<Event>();
     if (slot >= handlers_.size()) return;
-    for (const Handler& handler : handlers_[slot]) handler.call(handler.state, &event);
+    for (const Entry& entry : handlers_[slot]) entry.call(entry.state, &event);
   }
 
   template <class Event>
@@ -42,7 +42,7 @@ class EventBus {
   }
 
  private:
-  struct Handler {
+  struct Entry {
     const void* state;
     void (*call)(const void* state, const void* event);
   };
@@ -57,7 +57,7 @@ class EventBus {
     return slot;
   }
 
-  std::vector<std::vector<Handler>> handlers_;
+  std::vector<std::vector<Entry>> handlers_;
   std::vector<std::shared_ptr<void>> owned_;
 };
 
