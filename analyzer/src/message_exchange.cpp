@@ -172,15 +172,64 @@ class CommResolver {
   ResolvedComm cached_;
 };
 
-/// A message of one peer on one channel: its channel and its position
-/// (in the incoming block, or the receive's index). Sorted by (channel,
-/// index), the messages of each channel line up in posting order.
-struct ChannelSlot {
-  uint64_t channel;
-  uint32_t index;
-  bool operator<(const ChannelSlot& other) const {
-    return channel != other.channel ? channel < other.channel : index < other.index;
+/// Dense numbers 0, 1, ... for the channels of one peer, in order of first
+/// appearance. Most peers use a handful of channels: a short list scanned
+/// linearly, a hash map only beyond that, and the last hit remembered.
+class ChannelNumbers {
+ public:
+  void clear() {
+    keys_.clear();
+    map_.clear();
+    last_key_ = ~uint64_t{0};
+    last_number_ = kNone;
   }
+  [[nodiscard]] std::size_t size() const { return keys_.size(); }
+
+  /// The number of `key`; kNone if it has none.
+  uint32_t find(uint64_t key) {
+    if (key == last_key_ && last_number_ != kNone) return last_number_;
+    uint32_t number = kNone;
+    if (keys_.size() <= kLinear) {
+      for (std::size_t c = 0; c < keys_.size(); ++c) {
+        if (keys_[c] == key) {
+          number = static_cast<uint32_t>(c);
+          break;
+        }
+      }
+    } else if (auto it = map_.find(key); it != map_.end()) {
+      number = it->second;
+    }
+    last_key_ = key;
+    last_number_ = number;
+    return number;
+  }
+
+  /// The number of `key`, given it one if new.
+  uint32_t add(uint64_t key) {
+    uint32_t number = find(key);
+    if (number != kNone) return number;
+    number = static_cast<uint32_t>(keys_.size());
+    keys_.push_back(key);
+    if (keys_.size() > kLinear) {
+      if (map_.empty()) {
+        for (std::size_t c = 0; c < keys_.size(); ++c) {
+          map_.emplace(keys_[c], static_cast<uint32_t>(c));
+        }
+      } else {
+        map_.emplace(key, number);
+      }
+    }
+    last_key_ = key;
+    last_number_ = number;
+    return number;
+  }
+
+ private:
+  static constexpr std::size_t kLinear = 8;
+  std::vector<uint64_t> keys_;
+  std::unordered_map<uint64_t, uint32_t> map_;
+  uint64_t last_key_ = ~uint64_t{0};
+  uint32_t last_number_ = kNone;
 };
 
 /// Prefix sums of `counts` (which are known to fit in int by then).
@@ -313,51 +362,51 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
                 matching.recv_displs_.data(), MPI_UINT64_T, world);
   outgoing = std::vector<uint64_t>();
 
-  // Per source, the received slots and this rank's receives, each sorted by
-  // (channel, posting order), pair up one to one; what is left over on a
-  // channel stays unmatched. The receives are grouped by source first (a
-  // counting sort, which keeps their order); a segment already in order
-  // (one channel per peer, the common case) is not sorted again.
-  std::vector<ChannelSlot> slots(matching.recv_total_);
-  for (std::size_t k = 0; k < slots.size(); ++k) {
-    slots[k] = ChannelSlot{incoming[k], static_cast<uint32_t>(k)};
-  }
-  incoming = std::vector<uint64_t>();
-  std::vector<ChannelSlot> receives(matching.recv_total_);  // counts agree by now
+  // Per source, the received slots pair with this rank's receives channel by
+  // channel in posting order; what is left over on a channel stays
+  // unmatched. The receives are grouped by source (a counting sort keeps
+  // their order); per source the channels get dense numbers and the slots
+  // are bucketed by channel, in order. Linear in the messages, no sorting.
+  std::vector<uint32_t> receives(matching.recv_total_);  // counts agree by now
   {
     std::vector<int> fill = matching.recv_displs_;
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-      if (source[j] == kNone) continue;
-      receives[static_cast<std::size_t>(fill[source[j]]++)] =
-          ChannelSlot{channel(trace.recvs[j].comm, trace.recvs[j].tag), static_cast<uint32_t>(j)};
+      if (source[j] != kNone) {
+        receives[static_cast<std::size_t>(fill[source[j]]++)] = static_cast<uint32_t>(j);
+      }
     }
   }
   std::vector<uint8_t> slot_matched(matching.recv_total_, 0);
+  ChannelNumbers numbers;
+  std::vector<uint32_t> slot_channel, by_channel, starts, taken;
   for (std::size_t p = 0; p < n; ++p) {
-    const auto begin = static_cast<std::ptrdiff_t>(matching.recv_displs_[p]);
-    const auto end = begin + matching.recv_counts_[p];
-    for (std::vector<ChannelSlot>* segment : {&slots, &receives}) {
-      if (!std::is_sorted(segment->begin() + begin, segment->begin() + end)) {
-        std::sort(segment->begin() + begin, segment->begin() + end);
-      }
+    const auto begin = static_cast<std::size_t>(matching.recv_displs_[p]);
+    const auto count = static_cast<std::size_t>(matching.recv_counts_[p]);
+    if (count == 0) continue;
+    numbers.clear();
+    slot_channel.resize(count);
+    for (std::size_t k = 0; k < count; ++k) slot_channel[k] = numbers.add(incoming[begin + k]);
+    starts.assign(numbers.size() + 1, 0);
+    for (std::size_t k = 0; k < count; ++k) ++starts[slot_channel[k] + 1];
+    for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
+    taken.assign(numbers.size(), 0);
+    by_channel.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      const uint32_t c = slot_channel[k];
+      by_channel[starts[c] + taken[c]++] = static_cast<uint32_t>(begin + k);
     }
-    auto a = begin, b = begin;
-    while (a < end && b < end) {
-      const ChannelSlot& slot = slots[static_cast<std::size_t>(a)];
-      const ChannelSlot& receive = receives[static_cast<std::size_t>(b)];
-      if (slot.channel < receive.channel) {
-        ++a;
-      } else if (receive.channel < slot.channel) {
-        ++b;
-      } else {
-        matching.recv_position_[receive.index] = slot.index;
-        slot_matched[slot.index] = 1;
-        ++matching.matched_recvs_;
-        ++a;
-        ++b;
-      }
+    std::fill(taken.begin(), taken.end(), 0U);
+    for (std::size_t b = 0; b < count; ++b) {
+      const uint32_t j = receives[begin + b];
+      const uint32_t c = numbers.find(channel(trace.recvs[j].comm, trace.recvs[j].tag));
+      if (c == kNone || starts[c] + taken[c] == starts[c + 1]) continue;
+      const uint32_t slot = by_channel[starts[c] + taken[c]++];
+      matching.recv_position_[j] = slot;
+      slot_matched[slot] = 1;
+      ++matching.matched_recvs_;
     }
   }
+  incoming = std::vector<uint64_t>();
 
   // Tell the senders which of their messages found a receive.
   std::vector<uint8_t> sent_matched(matching.send_total_);
