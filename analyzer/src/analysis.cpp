@@ -111,8 +111,10 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   progress("building call trees");
   CallTree tree = build_call_tree(trace);
   Communicators comms(definitions, static_cast<uint32_t>(rank), world);
+  MessageMatching matching;
   phases.run([&] {
-    const std::string error = check_messages(trace, definitions, comms, world);
+    std::string error;
+    matching = MessageMatching::build(trace, definitions, comms, world, error);
     if (!error.empty()) throw InputError(error);
   });
 
@@ -131,7 +133,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   replay_options.correct_clock_violations = options.correct_clock_violations;
   progress("forward replay (messages, clock correction)");
   phases.run_or_abort("the forward replay", [&] {
-    replay_forward(trace, definitions, world, bus, replay_options, statistics);
+    replay_forward(trace, matching, world, bus, replay_options, statistics);
   });
   progress("collective replay");
   phases.run_or_abort("the collective replay", [&] {
@@ -145,7 +147,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     }
   });
   progress("backward replay");
-  phases.run_or_abort("the backward replay", [&] { replay_backward(trace, definitions, world, bus); });
+  phases.run_or_abort("the backward replay", [&] { replay_backward(trace, matching, world, bus); });
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);
 

@@ -13,7 +13,7 @@
 
 namespace orrery::analyzer {
 
-void replay_backward(const LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus) {
   const EventStore& events = trace.events;
   std::vector<int64_t> post_enters(trace.recvs.size());
@@ -25,8 +25,7 @@ void replay_backward(const LocalTrace& trace, const Definitions& definitions, MP
     const MessageOp& op = trace.recvs[i];
     post_enters[i] = events[op.post_call == kNone ? op.post_event : op.post_call].time;
   }
-  const std::vector<int64_t> recv_enters = exchange_along_messages(
-      trace.recvs, post_enters, trace.sends, definitions, trace.rank, world);
+  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
 
   // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
   // Isends) waited for its late senders first; Late Receiver starts after.

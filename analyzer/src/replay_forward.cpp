@@ -145,7 +145,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
 
 }  // namespace
 
-void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                     const EventBus& bus, const ReplayOptions& options,
                     ReplayStatistics& statistics) {
   std::vector<ShiftPoint> points;
@@ -161,8 +161,7 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
     std::sort(by_completion.begin(), by_completion.end(), by_event);
   }
   for (int round = 0; round < kMaxCorrectionRounds; ++round) {
-    send_enters = exchange_along_messages(trace.sends, send_enter_times(trace, points),
-                                          trace.recvs, definitions, trace.rank, world);
+    send_enters = matching.to_receivers(send_enter_times(trace, points), world);
     if (!options.correct_clock_violations) break;
     std::vector<ShiftPoint> updated = corrections(trace, by_completion, send_enters);
     int changed = updated != points ? 1 : 0;
@@ -172,7 +171,7 @@ void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm 
     if (any_changed == 0) break;
   }
   // Apply the corrections in place.
-  for (int64_t value : send_enters) statistics.messages += value != kNoValue ? 1 : 0;
+  statistics.messages += matching.matched_recvs();
   if (points.empty()) {
     walk(trace, send_enters, bus);
     trace.send_enters = std::move(send_enters);

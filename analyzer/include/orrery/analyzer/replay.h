@@ -8,7 +8,7 @@
 //   backward   the receiver's post time travels back to the sender of each
 //              message (for Late Receiver)
 // Messages are matched as MPI matched them: per communicator, peer and tag
-// in posting order (message_exchange.h).
+// in posting order (message_exchange.h: MessageMatching, built once).
 
 #include <mpi.h>
 
@@ -17,6 +17,7 @@
 
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/event_bus.h"
+#include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/trace.h"
 
 namespace orrery::analyzer {
@@ -46,7 +47,7 @@ struct ReplayOptions {
 
 /// Forward replay; corrects timestamps in place and raises RegionExited,
 /// MessageSent, MessageReceived and ReceivesCompleted.
-void replay_forward(LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                     const EventBus& bus, const ReplayOptions& options,
                     ReplayStatistics& statistics);
 
@@ -56,7 +57,7 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
                         ReplayStatistics& statistics);
 
 /// Backward replay over the corrected times; raises SendsCompleted.
-void replay_backward(const LocalTrace& trace, const Definitions& definitions, MPI_Comm world,
+void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus);
 
 }  // namespace orrery::analyzer
