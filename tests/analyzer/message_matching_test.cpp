@@ -21,6 +21,7 @@
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
+#include "reference_matching.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -277,7 +278,7 @@ void expect_error_everywhere(const Fixture& setup, uint32_t failing, const std::
   EXPECT_EQ(error, expected);
   // check_messages is collective too; only the failing rank's text is known.
   const std::string checked =
-      check_messages(setup.trace, setup.definitions, setup.comms, MPI_COMM_WORLD);
+      reference::check_messages(setup.trace, setup.definitions, setup.comms, MPI_COMM_WORLD);
   if (world_rank() == failing) {
     EXPECT_EQ(checked, expected);
   }
@@ -412,13 +413,13 @@ TEST(MessageMatching, SameAsExchangeAlongMessagesOnARandomTable) {
   }
   const MessageMatching matching = setup.build();
   const std::vector<int64_t> forward = matching.to_receivers(send_values, MPI_COMM_WORLD);
-  EXPECT_EQ(forward, exchange_along_messages(setup.trace.sends, send_values, setup.trace.recvs,
+  EXPECT_EQ(forward, reference::exchange_along_messages(setup.trace.sends, send_values, setup.trace.recvs,
                                              setup.definitions, me, MPI_COMM_WORLD));
   EXPECT_EQ(forward, truth);
   std::vector<int64_t> recv_values(setup.trace.recvs.size());
   for (std::size_t j = 0; j < recv_values.size(); ++j) recv_values[j] = static_cast<int64_t>(j) * 7 + me;
   EXPECT_EQ(matching.to_senders(recv_values, MPI_COMM_WORLD),
-            exchange_along_messages(setup.trace.recvs, recv_values, setup.trace.sends,
+            reference::exchange_along_messages(setup.trace.recvs, recv_values, setup.trace.sends,
                                     setup.definitions, me, MPI_COMM_WORLD));
   std::size_t matched = 0;
   for (int64_t value : truth) matched += value != kNoValue ? 1 : 0;
@@ -447,12 +448,12 @@ TEST(MessageMatching, TimingAgainstExchangeAlongMessages) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   auto start = std::chrono::steady_clock::now();
-  const std::vector<int64_t> old_result = exchange_along_messages(
+  const std::vector<int64_t> old_result = reference::exchange_along_messages(
       setup.trace.sends, values, setup.trace.recvs, setup.definitions, me, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   const double old_time = seconds_since(start);
   start = std::chrono::steady_clock::now();
-  const std::string check = check_messages(setup.trace, setup.definitions, setup.comms,
+  const std::string check = reference::check_messages(setup.trace, setup.definitions, setup.comms,
                                            MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   const double check_time = seconds_since(start);

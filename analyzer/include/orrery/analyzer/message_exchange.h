@@ -21,20 +21,12 @@ namespace orrery::analyzer {
 /// Value for messages that have none (cancelled, never matched).
 inline constexpr int64_t kNoValue = INT64_MIN;
 
-/// Sends values[i] along outgoing[i] (to its peer) and returns, for each
-/// incoming[j], the value its peer sent along the matching message
-/// (kNoValue if none). Collective over `world`.
-[[nodiscard]] std::vector<int64_t> exchange_along_messages(
-    const MessageTable& outgoing, const std::vector<int64_t>& values,
-    const MessageTable& incoming, const Definitions& definitions, uint32_t self,
-    MPI_Comm world);
-
 /// How this rank's sends and receives pair with its peers' messages, as MPI
 /// matched them (per communicator, peer and tag, in posting order, skipping
 /// cancelled operations and receives without a known source). Built once,
 /// collectively; afterwards values travel along the messages as plain int64
 /// blocks with precomputed positions: one MPI_Alltoallv per exchange, no
-/// lookups. Same pairing as exchange_along_messages.
+/// lookups.
 class MessageMatching {
  public:
   /// An empty matching (no messages): exchanges take empty vectors, return
@@ -42,7 +34,7 @@ class MessageMatching {
   MessageMatching() = default;
 
   /// Collective over `world` (one rank per traced rank, `trace.rank` being
-  /// this one). Validates like check_messages, with the same texts: every
+  /// this one). Validates (the reference in the tests: check_messages): every
   /// non-cancelled send and every non-cancelled receive with a known source
   /// must name a communicator and peer the definitions know and `comms`
   /// holds, and every pair of ranks must agree on how many messages went

@@ -38,13 +38,6 @@ struct ReplayOptions {
   bool correct_clock_violations = true;
 };
 
-/// Checks, before any replay, that every message names a communicator and
-/// peer this rank can reach and that every pair of ranks agrees on how many
-/// messages went between them. Collective over `world`; returns an error
-/// message for this rank (empty if fine).
-[[nodiscard]] std::string check_messages(const LocalTrace& trace, const Definitions& definitions,
-                                         const Communicators& comms, MPI_Comm world);
-
 /// Forward replay; corrects timestamps in place and raises RegionExited,
 /// MessageSent, MessageReceived and ReceivesCompleted.
 void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
