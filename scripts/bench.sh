@@ -16,7 +16,9 @@ for part in "${parts[@]}"; do
       python3 bench/measure/run_bench.py --build "$build" ;;
     analyzer)
       cmake --build "$build" --target analyzer_bench >/dev/null
-      mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace" ;;
+      mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace"
+      mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace-communication" \
+        5000000 communication ;;
     report) cmake --build "$build" --target bench_report ;;
     viewer) cmake --build "$build" --target bench_viewer ;;
     *) echo "bench.sh: unknown benchmark '$part' (measure, analyzer, report, viewer)" >&2; exit 2 ;;
