@@ -100,6 +100,12 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   MPI_Reduce(&result.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world);
   progress("read " + std::to_string(total_events) + " events");
 
+  // Regions for OTF2 measurement events (other producers' buffer flushes):
+  // all ranks define them if any rank used them, so the ids agree.
+  int any_measurement_regions = trace.measurement_regions_used ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any_measurement_regions, 1, MPI_INT, MPI_LOR, world);
+  if (any_measurement_regions != 0) add_measurement_regions(definitions);
+
   // One root per process: when any rank's events are not enclosed by one
   // region, all ranks define the same synthetic root (same run.json, so the
   // same name and id) and the ranks that need it get it.

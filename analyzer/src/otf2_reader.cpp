@@ -290,6 +290,15 @@ ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t
   });
 }
 
+OTF2_CallbackCode ev_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                  OTF2_AttributeList*, OTF2_TimeStamp stop) {
+  return guarded(user, [&](TraceBuilder& b) { b.buffer_flush(ORRERY_T, static_cast<int64_t>(stop)); });
+}
+OTF2_CallbackCode ev_measurement(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                 OTF2_AttributeList*, OTF2_MeasurementMode mode) {
+  return guarded(user, [&](TraceBuilder& b) { b.measurement(ORRERY_T, mode == OTF2_MEASUREMENT_ON); });
+}
+
 OTF2_EvtReaderCallbacks* make_event_callbacks() {
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
   OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter);
@@ -305,6 +314,8 @@ OTF2_EvtReaderCallbacks* make_event_callbacks() {
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete);
+  OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cbs, ev_buffer_flush);
+  OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cbs, ev_measurement);
   return cbs;
 }
 
@@ -366,9 +377,20 @@ Definitions read_definitions(const std::string& experiment) {
   return defs;
 }
 
+void add_measurement_regions(Definitions& definitions) {
+  for (const char* name : {kBufferFlushRegion, kMeasurementOffRegion}) {
+    RegionDef def;
+    def.name = name;
+    def.paradigm = Paradigm::kMeasurement;
+    def.role = RegionRole::kArtificial;
+    definitions.regions.push_back(def);
+  }
+}
+
 void read_rank_trace(const std::string& experiment, const Definitions& definitions, uint32_t rank,
                      LocalTrace& trace) {
   trace.rank = rank;
+  trace.measurement_regions = static_cast<uint32_t>(definitions.regions.size());
   const uint64_t location = definitions.ranks.at(rank).location;
   const fs::path dir = fs::path(anchor_path(experiment)).replace_extension("");
   const fs::path events_file = dir / (std::to_string(location) + ".evt");

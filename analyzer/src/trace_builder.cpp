@@ -53,7 +53,34 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
     throw InputError("trace of rank " + std::to_string(trace_.rank) +
                      " is inconsistent: a Leave without a matching Enter");
   }
-  close_region(reference_time(time), region);
+  const int64_t reference = reference_time(time);
+  // A measurement-off instance still open when its caller is left ends there.
+  const uint32_t off_region = trace_.measurement_regions + 1;
+  while (trace_.measurement_regions != kNone && region != off_region && stack_.size() > 1 &&
+         trace_.calltree.region(stack_.back().callpath) == off_region) {
+    close_region(reference, off_region);
+  }
+  close_region(reference, region);
+}
+
+void TraceBuilder::buffer_flush(int64_t time, int64_t stop) {
+  if (trace_.measurement_regions == kNone) return;
+  trace_.measurement_regions_used = true;
+  enter(time, trace_.measurement_regions);
+  leave(stop, trace_.measurement_regions);
+}
+
+void TraceBuilder::measurement(int64_t time, bool on) {
+  if (trace_.measurement_regions == kNone) return;
+  const uint32_t off_region = trace_.measurement_regions + 1;
+  const bool off_is_open =
+      !stack_.empty() && trace_.calltree.region(stack_.back().callpath) == off_region;
+  if (!on && !off_is_open) {
+    trace_.measurement_regions_used = true;
+    enter(time, off_region);
+  } else if (on && off_is_open) {
+    leave(time, off_region);
+  }
 }
 
 void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {

@@ -383,5 +383,44 @@ TEST(AnalyzerP2P, SeveralTopLevelRegionsGetOneProgramRoot) {
   }
 }
 
+TEST(AnalyzerP2P, OtherProducersBufferFlushesAndMeasurementOffAreRegions) {
+  // Score-P records its buffer flushes as OTF2 BufferFlush events and
+  // switched-off recording as MeasurementOnOff, not as regions. A flush is
+  // overhead at the call path where it happened; an off period is a region
+  // of its own; a late sender around them is still found exactly.
+  auto result = analyze_scenario("measurement_events", [](TestArchive& a, const Regions& r) {
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      rank.enter(at(0), r.main);
+      rank.enter(at(10), r.work);
+      rank.buffer_flush(at(12), at(12 + 4 + static_cast<uint64_t>(k)));
+      rank.leave(at(30), r.work);
+      rank.measurement(at(40), false);
+      rank.measurement(at(50), true);
+      if (k == 0) {
+        rank.enter(at(60), r.recv);
+        rank.recv(at(90), 1, TestArchive::kWorld, 0, 8);
+        rank.leave(at(91), r.recv);
+      } else if (k == 1) {
+        rank.enter(at(80), r.send);
+        rank.send(at(81), 0, TestArchive::kWorld, 0, 8);
+        rank.leave(at(82), r.send);
+      }
+      rank.measurement(at(95), false);  // never switched on again: ends with main
+      rank.leave(at(100), r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  for (int k = 0; k < world_size(); ++k) {
+    const double flush = us(4 + k);
+    EXPECT_NEAR(value(cube, "overhead", "main/work/TRACE BUFFER FLUSH", k), flush, 1e-9) << k;
+    EXPECT_NEAR(value(cube, "execution", "main/work", k), us(20) - flush, 1e-9) << k;
+    EXPECT_NEAR(value(cube, "execution", "main/MEASUREMENT OFF", k), us(10 + 5), 1e-9) << k;
+    EXPECT_EQ(value(cube, "visits", "main/MEASUREMENT OFF", k), 2.0) << k;
+  }
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), us(20), 1e-9);
+}
+
 }  // namespace
 }  // namespace orrery::testing

@@ -123,6 +123,13 @@ void TestArchive::Rank::irecv(uint64_t t, uint32_t peer, uint32_t comm, uint32_t
                               uint64_t bytes, uint64_t request) {
   ORRERY_WRITE(OTF2_EvtWriter_MpiIrecv(W(writer_), nullptr, t, peer, comm, tag, bytes, request));
 }
+void TestArchive::Rank::buffer_flush(uint64_t t, uint64_t stop) {
+  ORRERY_WRITE(OTF2_EvtWriter_BufferFlush(W(writer_), nullptr, t, stop));
+}
+void TestArchive::Rank::measurement(uint64_t t, bool on) {
+  ORRERY_WRITE(OTF2_EvtWriter_MeasurementOnOff(
+      W(writer_), nullptr, t, on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
+}
 void TestArchive::Rank::collective_begin(uint64_t t) {
   ORRERY_WRITE(OTF2_EvtWriter_MpiCollectiveBegin(W(writer_), nullptr, t));
 }

@@ -58,6 +58,10 @@ class TestArchive {
     void nbc_request(uint64_t t, uint64_t request);
     void nbc_complete(uint64_t t, Collective op, uint32_t comm, uint32_t root, uint64_t sent,
                       uint64_t received, uint64_t request);
+    /// OTF2 BufferFlush from `t` to `stop` (as Score-P writes it).
+    void buffer_flush(uint64_t t, uint64_t stop);
+    /// OTF2 MeasurementOnOff: recording switched off (`on` false) or on again.
+    void measurement(uint64_t t, bool on);
     [[nodiscard]] uint64_t events() const { return events_; }
 
    private:

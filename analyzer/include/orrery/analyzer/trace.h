@@ -175,6 +175,10 @@ struct LocalTrace {
   std::vector<FoldedTotals> folded;
   /// Per kept instance with folded callees (Leave `ref`): their total duration.
   std::vector<int64_t> folded_child_time;
+  /// Id of the first of the regions the reader makes for OTF2's measurement
+  /// events (buffer flush, measurement off; trace_reader.h), kNone if none.
+  uint32_t measurement_regions = kNone;
+  bool measurement_regions_used = false;
   uint64_t events_read = 0;          ///< every event read, kept or folded
   uint64_t top_level_instances = 0;  ///< region instances with no caller
   uint64_t loose_events = 0;         ///< communication events outside any region

@@ -39,6 +39,13 @@ class TraceBuilder {
   void nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                     uint64_t sent, uint64_t received, uint64_t request);
 
+  /// OTF2 BufferFlush: the measurement flushed its buffer from `time` to
+  /// `stop`; recorded as an instance of the flush region (overhead).
+  void buffer_flush(int64_t time, int64_t stop);
+  /// OTF2 MeasurementOnOff: recording off opens an instance of the
+  /// measurement-off region, on closes it (so does leaving its caller).
+  void measurement(int64_t time, bool on);
+
   /// Closes regions left open (a truncated trace); call once at the end.
   void finish();
 

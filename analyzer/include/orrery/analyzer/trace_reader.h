@@ -16,6 +16,18 @@ namespace orrery::analyzer {
 /// Reads the global definitions: regions, communicators, ranks and hosts.
 [[nodiscard]] Definitions read_definitions(const std::string& experiment);
 
+/// Names of the regions that stand for OTF2's measurement events: a
+/// BufferFlush becomes an instance of the first (time category overhead), a
+/// MeasurementOnOff pair one of the second.
+inline constexpr const char* kBufferFlushRegion = "TRACE BUFFER FLUSH";
+inline constexpr const char* kMeasurementOffRegion = "MEASUREMENT OFF";
+
+/// Appends those two regions to the definitions. While reading they have the
+/// ids definitions.regions.size() and +1; if any rank's trace used them
+/// (LocalTrace::measurement_regions_used), every rank must add them after
+/// reading, before any other region is added.
+void add_measurement_regions(Definitions& definitions);
+
 /// Reads the events (and clock offsets) of world rank `rank` into `trace`.
 void read_rank_trace(const std::string& experiment, const Definitions& definitions,
                      uint32_t rank, LocalTrace& trace);
