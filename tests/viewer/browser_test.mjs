@@ -12,10 +12,13 @@ import {
 const args = parseArgs(process.argv.slice(2));
 const out = artifactsDir(path.join(args.out, args.scenario));
 const reportA = args.report ?? writeFixture(args.fixture, path.join(out, 'a.h5'),
-  ['--callpaths', '80', '--locations', '16', '--seed', '3']);
+  ['--callpaths', '80', '--locations', args.scenario === 'diff' ? '14' : '16', '--seed', '3',
+    ...(args.scenario === 'diff' ? ['--without-metric', 'wait_at_barrier'] : [])]);
 const reportB = args.other ?? writeFixture(args.fixture, path.join(out, 'b.h5'),
   // More call paths than A: the two call trees differ (each has paths the other lacks).
-  ['--callpaths', '90', '--locations', '16', '--seed', '3', '--scale', '1.5']);
+  // A scaling study: B has two ranks more (one host shared with A's ranks, ...), and each
+  // run has a metric the other lacks (wait_at_barrier only in B, bytes_sent only in A).
+  ['--callpaths', '90', '--locations', '16', '--seed', '3', '--scale', '1.5', '--without-metric', 'bytes_sent']);
 const shot = (page, name) => page.screenshot({ path: path.join(out, `${name}.png`) });
 const row = (panel, id) => `${panel} .row[data-id="${id}"]`;
 
@@ -270,9 +273,117 @@ function checkUnionCallTree(values, union, statA, statB) {
   }
 }
 
+/** Process-tree rows of single processes (not host groups): {id: values}. */
+async function processRows(page) {
+  const values = await treeValues(page, '#process-tree');
+  const leaves = await page.$$eval('#process-tree .row[data-leaf="1"]', (r) => r.map((x) => x.dataset.id));
+  const otherOnly = new Set(await page.$$eval('#process-tree .row[data-other-only="1"]', (r) => r.map((x) => x.dataset.id)));
+  return Object.fromEntries(leaves.map((id) => [id, { ...values[id], otherOnly: otherOnly.has(id) }]));
+}
+
+/** (this run − other run) over all processes of each, from the process tree's rows. */
+function processSums(rows) {
+  const list = Object.values(rows);
+  return { mine: list.reduce((s, v) => s + v.mine, 0), theirs: list.reduce((s, v) => s + v.theirs, 0) };
+}
+
+/**
+ * Runs of different sizes: processes only the other run has are shown and
+ * marked, count 0 in this run, and every difference covers all processes of
+ * each run; a metric only one run has is in the metric tree.
+ */
+async function differentRuns(page, h, a, b) {
+  const aRanks = new Set(a.processes.map((p) => p.rank));
+  const onlyB = b.processes.filter((p) => !aRanks.has(p.rank));
+  if (!args.other) check(onlyB.length === 2, `the other run has 2 processes more (${onlyB.length})`);
+  const rows = await processRows(page);
+  const marked = Object.values(rows).filter((v) => v.otherOnly).map((v) => v.label).sort();
+  check(JSON.stringify(marked) === JSON.stringify(onlyB.map((p) => `rank ${p.rank}`).sort()),
+    `processes only in the other run are marked (${marked})`);
+  for (const p of onlyB) {
+    const entry = Object.entries(rows).find(([, v]) => v.label === `rank ${p.rank}`);
+    check(entry !== undefined, `rank ${p.rank} (only in the other run) shown`);
+    if (!entry) continue;
+    const [id, v] = entry;
+    check(v.mine === 0, `rank ${p.rank}: 0 in this run (${v.mine})`);
+    near(v.theirs, p.value, `rank ${p.rank}: the other run's value`);
+    const title = await page.getAttribute(row('#process-tree', id), 'title');
+    check(title.includes('only in the other run'), `rank ${p.rank}: tooltip says "only in the other run" (${title})`);
+  }
+  if (onlyB.length > 0) {
+    const bar = await page.textContent('#reports');
+    check(bar.includes(`${onlyB.length} processes only in the other run`), `top bar counts the processes: ${bar}`);
+  }
+  // The whole program's difference: (sum over this run's processes) − (sum over all the other run's).
+  const root = await treeValues(page, '#call-tree');
+  const rootId = Object.keys(root)[0];
+  const sums = processSums(rows);
+  near(root[rootId].shown, a.total - b.total, 'whole-program difference = this run − other run (stat totals)');
+  near(root[rootId].shown, sums.mine - sums.theirs, 'whole-program difference = sums over all processes of each run');
+  if (args.other) return;
+
+  // Metrics: wait_at_barrier only in the other run (under mpi, marked), bytes_sent only in this one.
+  const metricRow = (name) => h.metrics.findIndex((m) => m.name === name);
+  const waits = metricRow('wait_at_barrier');
+  const bytes = metricRow('bytes_sent');
+  check(waits >= 0 && h.metrics[waits].other_only === true, 'wait_at_barrier (only in the other run) in the metric tree');
+  check(h.metrics[waits]?.parent === metricRow('mpi'), 'wait_at_barrier under mpi');
+  if (waits < 0 || bytes < 0) return;
+  const chain = [];  // its ancestors, outermost first, to open
+  for (let m = h.metrics[waits].parent; m >= 0; m = h.metrics[m].parent) chain.unshift(m);
+  for (const m of chain) await act(page, () => page.click(`${row('#metric-tree', m)} .toggle`));
+  const metricValues = await treeValues(page, '#metric-tree');
+  const waitsB = stat(args.orrery, reportB, 'wait_at_barrier');
+  const bytesA = stat(args.orrery, reportA, 'bytes_sent');
+  check(metricValues[waits]?.mine === 0, 'wait_at_barrier: 0 in this run');
+  near(metricValues[waits]?.theirs, waitsB.total, 'wait_at_barrier: the other run\'s total');
+  near(metricValues[waits]?.shown, -waitsB.total, 'wait_at_barrier: difference');
+  check(await page.$(`${row('#metric-tree', waits)}[data-other-only="1"]`) !== null, 'wait_at_barrier marked');
+  near(metricValues[bytes]?.mine, bytesA.total, 'bytes_sent: this run\'s total');
+  check(metricValues[bytes]?.theirs === 0, 'bytes_sent: 0 in the other run');
+  // Selecting the other run's own metric: its call tree and processes are the other run's.
+  await act(page, () => page.click(`${row('#metric-tree', waits)} .label`));
+  const waitCalls = await treeValues(page, '#call-tree');
+  near(waitCalls[rootId].shown, -waitsB.total, 'wait_at_barrier selected: whole-program difference');
+  const waitRows = await processRows(page);
+  near(processSums(waitRows).theirs, waitsB.total, 'wait_at_barrier selected: the other run\'s processes add up');
+  await shot(page, '01-other-only-metric');
+  await act(page, () => page.click(`${row('#metric-tree', 0)} .label`));
+  for (const m of chain.reverse()) await act(page, () => page.click(`${row('#metric-tree', m)} .toggle`));
+}
+
+/** A process only the other run has, selected, in every mode and chart. */
+async function selectOtherOnlyProcess(page, b) {
+  const rows = await processRows(page);
+  const entry = Object.entries(rows).find(([, v]) => v.otherOnly);
+  if (!entry) return;
+  const [id, v] = entry;
+  await act(page, () => page.click(`${row('#process-tree', id)} .label`));
+  for (const mode of ['abs', 'root', 'sel', 'diff', 'other']) {
+    await act(page, () => page.click(`#modes button[data-mode="${mode}"]`));
+    check(await page.$(`${row('#process-tree', id)}.selected`) !== null, `${mode}: ${v.label} stays selected`);
+    check(await page.isHidden('#error'), `${mode}: no error with ${v.label} selected`);
+    const now = (await processRows(page))[id];
+    check(now.mine === 0, `${mode}: ${v.label} is 0 in this run`);
+    if (mode === 'diff') near(now.shown, -now.theirs, `${mode}: ${v.label} difference`);
+    if (mode === 'abs') check(now.shown === 0, `${mode}: ${v.label} shows 0`);
+  }
+  check((await page.textContent('#selection')).endsWith(v.label), 'selection line names the process');
+  const rank = Number(v.label.replace('rank ', ''));
+  near(v.theirs, b.processes.find((p) => p.rank === rank).value, `${v.label}: the other run's value`);
+  await act(page, () => page.click('#modes button[data-mode="diff"]'));
+  for (const chart of ['heat', 'radar', 'bars']) {
+    await act(page, () => page.click(`#chart-tabs button[data-chart="${chart}"]`));
+    check(await page.isHidden('#error'), `${chart}: no error with ${v.label} selected`);
+    if (chart === 'heat') await shot(page, '01-heatmap-difference');
+  }
+  await act(page, () => page.click(`${row('#process-tree', id)} .label`));  // deselect
+}
+
 async function diff(page, url) {
   const a = stat(args.orrery, reportA, 'time');
   const b = stat(args.orrery, reportB, 'time');
+  const h = await header(url);
   await page.goto(url);
   await page.waitForSelector('body[data-ready]');
   await act(page, () => page.click('#modes button[data-mode="diff"]'));
@@ -281,10 +392,23 @@ async function diff(page, url) {
   checkProcesses(processes, a, 'this run per process');
   checkProcesses(processes, b, 'other run per process', 'theirs');
   for (const v of Object.values(processes)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
+  await differentRuns(page, h, a, b);
+  await selectOtherOnlyProcess(page, b);
   await expandAllCallpaths(page);
   const calls = await treeValues(page, '#call-tree');
-  checkUnionCallTree(calls, await header(url), a, b);
+  checkUnionCallTree(calls, h, a, b);
   for (const v of Object.values(calls)) near(v.shown, v.mine - v.theirs, `difference at ${v.label}`);
+  // A call path of both runs, selected: its difference is (this run − other run) over all processes of each.
+  const both = Object.entries(calls).filter(([, v]) => v.mine !== 0 && v.theirs !== 0 && v.label !== 'All call paths')
+    .sort((x, y) => Math.abs(y[1].shown) - Math.abs(x[1].shown))[0];
+  check(both !== undefined, 'a call path both runs have');
+  if (both) {
+    await act(page, () => page.click(`${row('#call-tree', both[0])} .label`));
+    const sums = processSums(await processRows(page));
+    const shownNow = (await treeValues(page, '#call-tree'))[both[0]];
+    near(shownNow.shown, sums.mine - sums.theirs, `difference at ${both[1].label} = sums over all processes of each run`);
+    near(sums.theirs, both[1].theirs, `${both[1].label}: the other run's processes add up to its call-tree value`);
+  }
   await shot(page, '01-difference');
   await act(page, () => page.click('#modes button[data-mode="other"]'));
   for (const v of Object.values(await treeValues(page, '#call-tree'))) {

@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "api.h"
 #include "comparison.h"
@@ -208,6 +212,202 @@ TEST(ViewerApi, ComparingShowsTheUnionOfBothCallTrees) {
     EXPECT_EQ(per_rank["other"][l], 0.5);
   }
   EXPECT_EQ(api.handle("info", {})["unmatched"]["other_callpaths"], 1);
+}
+
+// A scaling-study pair: the first run has 2 ranks, the other 3; each has a
+// metric the other lacks (wait_at_barrier only in the other run, under mpi;
+// bytes_sent only in the first) and call paths the other lacks (other seeds).
+struct RunPair {
+  report::Cube a = make_fixture_cube({.callpaths = 30, .locations = 2, .seed = 5, .scale = 1.0});
+  report::Cube b = make_fixture_cube({.callpaths = 40, .locations = 3, .seed = 8, .scale = 1.5});
+  RunPair() {
+    testing::drop_metric(a, "wait_at_barrier");
+    testing::drop_metric(b, "bytes_sent");
+  }
+};
+
+// Row of the call path with this chain of region names in `h`, if any.
+std::optional<std::size_t> callpath_named(const report::CubeHeader& h, const std::string& path) {
+  for (std::size_t c = 0; c < h.callpaths.size(); ++c) {
+    std::string chain;
+    for (auto p = static_cast<int32_t>(c); p >= 0; p = h.callpaths[static_cast<std::size_t>(p)].parent) {
+      chain = h.regions[static_cast<std::size_t>(h.callpaths[static_cast<std::size_t>(p)].region)].name +
+              (chain.empty() ? "" : "/" + chain);
+    }
+    if (chain == path) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> metric_named(const report::CubeHeader& h, const std::string& name) {
+  for (std::size_t m = 0; m < h.metrics.size(); ++m) {
+    if (h.metrics[m].name == name) return m;
+  }
+  return std::nullopt;
+}
+
+// The chain of region names of each call-path row of the API's (union) header.
+std::vector<std::string> union_paths(const nlohmann::json& header) {
+  std::vector<std::string> paths;
+  const auto& parents = header["callpaths"]["parent"];
+  for (std::size_t c = 0; c < parents.size(); ++c) {
+    const std::size_t region = header["callpaths"]["region"][c];
+    const std::string name = header["regions"][region]["name"];
+    const int parent = parents[c];
+    paths.push_back(parent >= 0 ? paths[static_cast<std::size_t>(parent)] + "/" + name : name);
+  }
+  return paths;
+}
+
+// One run's value of (metric by name, call path by chain, location by rank),
+// by brute force over that run's own cube; 0 where the run lacks any of them.
+double run_value(const report::Cube& cube, const std::string& metric, bool metric_incl,
+                 const std::string& path, bool path_incl, int32_t rank) {
+  const auto m = metric_named(cube.header, metric);
+  const auto c = callpath_named(cube.header, path);
+  for (std::size_t l = 0; l < cube.header.locations.size(); ++l) {
+    if (m && c && cube.header.locations[l].rank == rank) return brute_force(cube, {*m, metric_incl}, {*c, path_incl}, l);
+  }
+  return 0.0;
+}
+
+// ... summed over all of the run's processes.
+double run_total(const report::Cube& cube, const std::string& metric, bool metric_incl,
+                 const std::string& path, bool path_incl) {
+  double sum = 0.0;
+  for (const auto& l : cube.header.locations) sum += run_value(cube, metric, metric_incl, path, path_incl, l.rank);
+  return sum;
+}
+
+TEST(ViewerApi, ComparingUnitesProcessesAndMetricsOfBothRuns) {
+  const RunPair runs;
+  ViewerApi api(data_of(runs.a), data_of(runs.b));
+  const auto header = api.handle("header", {});
+  // Processes: the first run's 2, then the other run's rank 2, marked.
+  ASSERT_EQ(header["locations"].size(), 3U);
+  EXPECT_FALSE(header["locations"][1].contains("other_only"));
+  EXPECT_EQ(header["locations"][2]["rank"], 2);
+  EXPECT_EQ(header["locations"][2]["other_only"], true);
+  // Metrics: the first run's 7, then wait_at_barrier under the first run's mpi.
+  const auto& metrics = header["metrics"];
+  ASSERT_EQ(metrics.size(), runs.a.header.metrics.size() + 1);
+  EXPECT_EQ(metrics.back()["name"], "wait_at_barrier");
+  EXPECT_EQ(metrics.back()["other_only"], true);
+  EXPECT_EQ(metrics.back()["parent"], *metric_named(runs.a.header, "mpi"));
+  const auto info = api.handle("info", {});
+  EXPECT_EQ(info["unmatched"]["other_locations"], 1);
+  EXPECT_EQ(info["unmatched"]["other_metrics"], 1);
+  EXPECT_EQ(info["unmatched"]["metrics"], 1);  // bytes_sent
+  EXPECT_EQ(info["unmatched"]["locations"], 0);
+
+  // Metric totals: each run's over all of its processes (once both are read).
+  const std::atomic<bool> cancel{false};
+  api.preload(cancel);
+  const auto totals = api.handle("metrics", {});
+  EXPECT_EQ(totals["complete"], true);
+  ASSERT_EQ(totals["values"].size(), metrics.size());
+  ASSERT_EQ(totals["other"].size(), metrics.size());
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    double mine = 0.0;
+    double theirs = 0.0;
+    if (const auto row = metric_named(runs.a.header, metrics[m]["name"])) for (const double v : runs.a.values[*row]) mine += v;
+    if (const auto row = metric_named(runs.b.header, metrics[m]["name"])) for (const double v : runs.b.values[*row]) theirs += v;
+    EXPECT_NEAR(totals["values"][m].get<double>(), mine, 1e-9 * (1.0 + mine)) << metrics[m]["name"];
+    EXPECT_NEAR(totals["other"][m].get<double>(), theirs, 1e-9 * (1.0 + theirs)) << metrics[m]["name"];
+  }
+  EXPECT_GT(totals["other"].back().get<double>(), 0.0);
+  EXPECT_EQ(totals["values"].back().get<double>(), 0.0);
+
+  // Every metric selection x union call path x process: each run's values by
+  // brute force, and the other run's per call path totals over all 3 processes.
+  const auto paths = union_paths(header);
+  ASSERT_GT(paths.size(), runs.a.header.callpaths.size());  // the other run has call paths of its own
+  std::size_t compared = 0;
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string name = metrics[m]["name"];
+    for (const bool m_incl : {false, true}) {
+      const Params metric_params{{"metric", std::to_string(m)}, {"metric_incl", m_incl ? "1" : "0"}};
+      const auto calls = api.handle("callpaths", metric_params);
+      for (std::size_t c = 0; c < paths.size(); ++c) {
+        for (const bool c_incl : {false, true}) {
+          const char* field = c_incl ? "inclusive" : "exclusive";
+          const double mine = run_total(runs.a, name, m_incl, paths[c], c_incl);
+          const double theirs = run_total(runs.b, name, m_incl, paths[c], c_incl);
+          ASSERT_NEAR(calls[field][c].get<double>(), mine, 1e-9 * (1.0 + mine)) << name << " " << paths[c];
+          ASSERT_NEAR(calls["other"][field][c].get<double>(), theirs, 1e-9 * (1.0 + theirs)) << name << " " << paths[c];
+          auto params = metric_params;
+          params["callpath"] = std::to_string(c);
+          params["callpath_incl"] = c_incl ? "1" : "0";
+          const auto per_process = api.handle("locations", params);
+          ASSERT_EQ(per_process["values"].size(), 3U);
+          ASSERT_EQ(per_process["other"].size(), 3U);
+          for (std::size_t l = 0; l < 3; ++l) {
+            const int32_t rank = header["locations"][l]["rank"];
+            const double a_value = run_value(runs.a, name, m_incl, paths[c], c_incl, rank);
+            const double b_value = run_value(runs.b, name, m_incl, paths[c], c_incl, rank);
+            ASSERT_NEAR(per_process["values"][l].get<double>(), a_value, 1e-9 * (1.0 + a_value));
+            ASSERT_NEAR(per_process["other"][l].get<double>(), b_value, 1e-9 * (1.0 + b_value));
+            if (rank == 2 && b_value != 0.0) ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100U);  // many selections where the other run's rank 2 adds to its totals
+}
+
+TEST(ViewerApi, ComparingHeatmapUsesTheUnionOfCallPathsAndProcesses) {
+  const RunPair runs;
+  ViewerApi api(data_of(runs.a), data_of(runs.b));
+  const auto header = api.handle("header", {});
+  const auto paths = union_paths(header);
+  std::size_t other_only_rows = 0;
+  for (const std::string name : {"execution", "wait_at_barrier", "bytes_sent", "time"}) {
+    std::size_t m = 0;
+    while (header["metrics"][m]["name"] != name) ++m;
+    const auto heat = api.handle("heatmap", {{"metric", std::to_string(m)}, {"metric_incl", "1"}, {"top", "200"}});
+    // Independently: each union call path's larger exclusive total of the two runs.
+    std::vector<double> keys;
+    for (const auto& path : paths) {
+      keys.push_back(std::max(run_total(runs.a, name, true, path, false), run_total(runs.b, name, true, path, false)));
+    }
+    ASSERT_EQ(heat["callpaths"].size(),
+              static_cast<std::size_t>(std::count_if(keys.begin(), keys.end(), [](double k) { return k != 0.0; })))
+        << name;
+    double previous = 1e300;
+    for (std::size_t k = 0; k < heat["callpaths"].size(); ++k) {
+      const std::size_t c = heat["callpaths"][k];
+      EXPECT_LE(keys[c], previous) << name;
+      previous = keys[c];
+      if (c >= runs.a.header.callpaths.size()) ++other_only_rows;
+      ASSERT_EQ(heat["values"][k].size(), 3U);
+      ASSERT_EQ(heat["other"][k].size(), 3U);
+      for (std::size_t l = 0; l < 3; ++l) {
+        const int32_t rank = header["locations"][l]["rank"];
+        const double a_value = run_value(runs.a, name, true, paths[c], false, rank);
+        const double b_value = run_value(runs.b, name, true, paths[c], false, rank);
+        EXPECT_NEAR(heat["values"][k][l].get<double>(), a_value, 1e-9 * (1.0 + a_value));
+        EXPECT_NEAR(heat["other"][k][l].get<double>(), b_value, 1e-9 * (1.0 + b_value));
+      }
+    }
+  }
+  EXPECT_GT(other_only_rows, 0U);  // call paths only the other run has are among the hottest
+}
+
+TEST(ViewerApi, SingleReportAnswersHaveNoComparisonFields) {
+  const auto a = make_fixture_cube({.callpaths = 20, .locations = 3, .seed = 4, .scale = 1.0});
+  ViewerApi api(data_of(a));
+  const auto header = api.handle("header", {});
+  EXPECT_EQ(header["metrics"].size(), a.header.metrics.size());
+  EXPECT_EQ(header["locations"].size(), 3U);
+  EXPECT_FALSE(header["callpaths"].contains("other_only_from"));
+  for (const auto& m : header["metrics"]) EXPECT_FALSE(m.contains("other_only"));
+  for (const auto& l : header["locations"]) EXPECT_FALSE(l.contains("other_only"));
+  EXPECT_TRUE(api.handle("info", {})["unmatched"].is_null());
+  EXPECT_FALSE(api.handle("metrics", {}).contains("other"));
+  EXPECT_FALSE(api.handle("heatmap", {{"metric", "0"}}).contains("other"));
+  EXPECT_FALSE(api.handle("locations", {{"metric", "0"}, {"callpath", "0"}}).contains("other"));
+  EXPECT_THROW((void)api.handle("callpaths", {{"metric", std::to_string(a.header.metrics.size())}}), UsageError);
 }
 
 TEST(ViewerApi, DiffAnswersGiveTheOtherReportInTheFirstReportsRows) {

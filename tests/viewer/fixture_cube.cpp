@@ -6,6 +6,8 @@
 #include <utility>
 #include <string>
 
+#include "orrery/error.h"
+
 namespace orrery::viewer::testing {
 namespace {
 
@@ -122,6 +124,21 @@ report::Cube make_fixture_cube(const FixtureSpec& spec) {
     }
   }
   return cube;
+}
+
+void drop_metric(report::Cube& cube, const std::string& name) {
+  auto& metrics = cube.header.metrics;
+  const auto it = std::find_if(metrics.begin(), metrics.end(),
+                               [&](const report::Metric& m) { return m.name == name; });
+  if (it == metrics.end()) throw UsageError("no metric '" + name + "' in the fixture");
+  const auto row = static_cast<int32_t>(it - metrics.begin());
+  const int32_t parent = it->parent;
+  for (auto& m : metrics) {
+    if (m.parent == row) m.parent = parent;
+    else if (m.parent > row) --m.parent;
+  }
+  metrics.erase(it);
+  cube.values.erase(cube.values.begin() + row);
 }
 
 }  // namespace orrery::viewer::testing

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "orrery/report/cube.h"
 
@@ -20,5 +21,9 @@ struct FixtureSpec {
 
 /// Builds the cube in memory (values exclusive in both trees).
 [[nodiscard]] report::Cube make_fixture_cube(const FixtureSpec& spec);
+
+/// Removes the metric called `name` (its values too); its sub-metrics move up
+/// to its parent. Throws UsageError if there is no such metric.
+void drop_metric(report::Cube& cube, const std::string& name);
 
 }  // namespace orrery::viewer::testing

@@ -1,8 +1,11 @@
 // viewer_fixture OUT.h5 [--callpaths N] [--locations L] [--seed S] [--scale X]
+//                [--without-metric NAME]...
 // Writes a synthetic report through orrery::report's CubeWriter.
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "fixture_cube.h"
 #include "orrery/error.h"
@@ -17,9 +20,12 @@ int main(int argc, char** argv) {
   app.add_option("--locations", spec.locations, "number of processes")->check(CLI::Range(1, 1000000));
   app.add_option("--seed", spec.seed, "random seed");
   app.add_option("--scale", spec.scale, "factor on every time value");
+  std::vector<std::string> without;
+  app.add_option("--without-metric", without, "leave this metric out (its sub-metrics move up)");
   CLI11_PARSE(app, argc, argv);
   try {
-    const auto cube = orrery::viewer::testing::make_fixture_cube(spec);
+    auto cube = orrery::viewer::testing::make_fixture_cube(spec);
+    for (const auto& name : without) orrery::viewer::testing::drop_metric(cube, name);
     orrery::report::CubeWriter writer(out, cube.header);
     for (std::size_t m = 0; m < cube.values.size(); ++m) writer.write_metric(m, cube.values[m]);
     writer.close();

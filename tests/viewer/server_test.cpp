@@ -6,7 +6,9 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "fixture_cube.h"
 #include "orrery/error.h"
@@ -169,6 +171,71 @@ TEST_F(BrokenReportServerTest, UnreadableValuesGiveAReadableJsonError) {
   EXPECT_EQ(res->status, 500);
   const auto body = nlohmann::json::parse(res->body);
   EXPECT_EQ(body["error"], "gone.h5: cannot read /values/time: file truncated");
+}
+
+// Two runs of different sizes (2 and 3 ranks, each with a metric the other
+// lacks) over HTTP: answers cover every process of the other run.
+class ComparingServerTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    cube_ = testing::make_fixture_cube({.callpaths = 40, .locations = 2, .seed = 4, .scale = 1.0});
+    other_ = testing::make_fixture_cube({.callpaths = 50, .locations = 3, .seed = 9, .scale = 2.0});
+    testing::drop_metric(cube_, "visits");
+    testing::drop_metric(other_, "overhead");
+    auto mine = std::make_shared<ReportData>("a.h5", cube_.header, [this](std::size_t m) { return cube_.values[m]; });
+    auto theirs = std::make_shared<ReportData>("b.h5", other_.header, [this](std::size_t m) { return other_.values[m]; });
+    start(std::make_shared<ViewerApi>(mine, theirs));
+  }
+  // A metric's values summed over every call path, per location of `cube`.
+  static std::vector<double> per_location(const report::Cube& cube, const std::string& metric) {
+    std::vector<double> sums(cube.header.locations.size(), 0.0);
+    for (std::size_t m = 0; m < cube.header.metrics.size(); ++m) {
+      if (cube.header.metrics[m].name != metric) continue;
+      for (std::size_t i = 0; i < cube.values[m].size(); ++i) sums[i % sums.size()] += cube.values[m][i];
+    }
+    return sums;
+  }
+  [[nodiscard]] nlohmann::json get(const std::string& path) const {
+    auto c = client();
+    const auto res = c.Get(with_token(path).c_str());
+    EXPECT_TRUE(res && res->status == 200) << path;
+    return res ? nlohmann::json::parse(res->body) : nlohmann::json{};
+  }
+  report::Cube other_;
+};
+
+TEST_F(ComparingServerTest, EveryProcessAndMetricOfTheOtherRunIsAnswered) {
+  const auto header = get("/api/header");
+  ASSERT_EQ(header["locations"].size(), 3U);
+  EXPECT_EQ(header["locations"][2]["other_only"], true);
+  std::size_t visits = 0;
+  while (visits < header["metrics"].size() && header["metrics"][visits]["name"] != "visits") ++visits;
+  ASSERT_LT(visits, header["metrics"].size());
+  EXPECT_EQ(header["metrics"][visits]["other_only"], true);
+  EXPECT_EQ(header["metrics"][visits]["parent"], -1);
+  // A metric only the other run has, over the whole program ("all": the fixture has one root).
+  const auto per_process = get("/api/locations?metric=" + std::to_string(visits) + "&callpath=all");
+  const auto expected = per_location(other_, "visits");
+  double other_total = 0.0;
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(per_process["values"][l].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(per_process["other"][l].get<double>(), expected[l]);
+    other_total += expected[l];
+  }
+  const auto calls = get("/api/callpaths?metric=" + std::to_string(visits));
+  EXPECT_DOUBLE_EQ(calls["other"]["inclusive"][0].get<double>(), other_total);
+  EXPECT_EQ(calls["inclusive"][0].get<double>(), 0.0);
+  const auto totals = get("/api/metrics");
+  EXPECT_DOUBLE_EQ(totals["other"][visits].get<double>(), other_total);
+  // A metric only this run has: the other run is 0 everywhere, this run's 2 processes as stored.
+  std::size_t overhead = 0;
+  while (header["metrics"][overhead]["name"] != "overhead") ++overhead;
+  const auto mine = get("/api/locations?metric=" + std::to_string(overhead) + "&callpath=all");
+  const auto mine_expected = per_location(cube_, "overhead");
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_DOUBLE_EQ(mine["values"][l].get<double>(), l < 2 ? mine_expected[l] : 0.0);
+    EXPECT_EQ(mine["other"][l].get<double>(), 0.0);
+  }
 }
 
 TEST(ViewerEmbeddedAssets, ThePageIsEmbedded) {

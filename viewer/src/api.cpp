@@ -36,16 +36,22 @@ bool flag_param(const Params& params, const std::string& name, bool fallback) {
   throw UsageError("parameter '" + name + "' must be 0 or 1");
 }
 
+json metric_json(const report::Metric& m) {
+  return {{"name", m.name},
+          {"display_name", m.display_name},
+          {"parent", m.parent},
+          {"unit", m.unit},
+          {"description", m.description},
+          {"diagnosis", m.diagnosis}};
+}
+
+json location_json(const report::Location& l) {
+  return {{"rank", l.rank}, {"thread", l.thread}, {"node", l.node}, {"name", l.name}};
+}
+
 json header_json(const report::CubeHeader& h) {
   json metrics = json::array();
-  for (const auto& m : h.metrics) {
-    metrics.push_back({{"name", m.name},
-                       {"display_name", m.display_name},
-                       {"parent", m.parent},
-                       {"unit", m.unit},
-                       {"description", m.description},
-                       {"diagnosis", m.diagnosis}});
-  }
+  for (const auto& m : h.metrics) metrics.push_back(metric_json(m));
   json regions = json::array();
   for (const auto& r : h.regions) {
     regions.push_back(
@@ -58,10 +64,7 @@ json header_json(const report::CubeHeader& h) {
     region_rows.push_back(c.region);
   }
   json locations = json::array();
-  for (const auto& l : h.locations) {
-    locations.push_back(
-        {{"rank", l.rank}, {"thread", l.thread}, {"node", l.node}, {"name", l.name}});
-  }
+  for (const auto& l : h.locations) locations.push_back(location_json(l));
   return {{"attributes",
            {{"creator", h.attributes.creator},
             {"experiment", h.attributes.experiment},
@@ -70,6 +73,20 @@ json header_json(const report::CubeHeader& h) {
           {"regions", std::move(regions)},
           {"callpaths", {{"parent", std::move(parents)}, {"region", std::move(region_rows)}}},
           {"locations", std::move(locations)}};
+}
+
+// The `top` rows with the largest keys (ties: lower row first), without zeros.
+std::vector<std::size_t> largest_rows(const std::vector<double>& keys, std::size_t top) {
+  std::vector<std::size_t> order(keys.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  top = std::min(top, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                    [&](std::size_t x, std::size_t y) {
+                      return keys[x] != keys[y] ? keys[x] > keys[y] : x < y;
+                    });
+  order.resize(top);
+  std::erase_if(order, [&](std::size_t c) { return keys[c] == 0.0; });
+  return order;
 }
 
 }  // namespace
@@ -106,13 +123,16 @@ json ViewerApi::info() const {
     unmatched = {{"metrics", count(comparison_.metrics)},
                  {"callpaths", count(comparison_.callpaths)},
                  {"other_callpaths", comparison_.b_only_parents.size()},
-                 {"locations", count(comparison_.locations)}};
+                 {"locations", count(comparison_.locations)},
+                 {"other_metrics", comparison_.b_only_metric_parents.size()},
+                 {"other_locations", comparison_.location_union_to_b.size() - comparison_.locations.size()}};
   }
   return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}};
 }
 
-// Comparing, the call tree is the union of both runs': the other run's own
-// call paths follow the first report's, with their regions appended.
+// Comparing, the trees are the unions of both runs': the other run's own call
+// paths follow the first report's, with their regions appended; its own
+// metrics and locations follow the first report's, marked "other_only".
 json ViewerApi::header() const {
   json result = header_json(report_->header());
   if (!other_) return result;
@@ -133,6 +153,18 @@ json ViewerApi::header() const {
     result["callpaths"]["region"].push_back(it->second);
   }
   result["callpaths"]["other_only_from"] = n_a;
+  const std::size_t n_metrics = report_->header().metrics.size();
+  for (std::size_t i = 0; i < comparison_.b_only_metric_parents.size(); ++i) {
+    json metric = metric_json(b.metrics[comparison_.metric_union_to_b[n_metrics + i]]);
+    metric["parent"] = comparison_.b_only_metric_parents[i];
+    metric["other_only"] = true;
+    result["metrics"].push_back(std::move(metric));
+  }
+  for (std::size_t l = report_->location_count(); l < comparison_.location_union_to_b.size(); ++l) {
+    json location = location_json(b.locations[comparison_.location_union_to_b[l]]);
+    location["other_only"] = true;
+    result["locations"].push_back(std::move(location));
+  }
   return result;
 }
 
@@ -140,24 +172,37 @@ std::size_t ViewerApi::callpath_rows() const {
   return other_ ? comparison_.union_to_b.size() : report_->callpath_count();
 }
 
+std::size_t ViewerApi::metric_rows() const {
+  return other_ ? comparison_.metric_union_to_b.size() : report_->header().metrics.size();
+}
+
+std::size_t ViewerApi::location_rows() const {
+  return other_ ? comparison_.location_union_to_b.size() : report_->location_count();
+}
+
+std::vector<double> ViewerApi::my_locations(std::vector<double> values) const {
+  values.resize(location_rows(), 0.0);  // processes only the other run has are 0 in this one
+  return values;
+}
+
 // Never waits for a load: totals not computed yet are null, and `complete`
 // tells the page whether to ask again. The page paints at once with what is ready.
 json ViewerApi::metric_totals() {
   auto mine = report_->metric_totals_so_far();
   bool complete = std::none_of(mine.begin(), mine.end(), [](double v) { return std::isnan(v); });
+  mine.resize(metric_rows(), 0.0);  // metrics only the other run has are 0 in this one
   json result = {{"values", std::move(mine)}};
   if (other_) {
     auto theirs = other_->metric_totals_so_far();
     complete = complete && std::none_of(theirs.begin(), theirs.end(), [](double v) { return std::isnan(v); });
-    result["other"] = project(theirs, comparison_.metrics);
+    result["other"] = project(theirs, comparison_.metric_union_to_b);
   }
   result["complete"] = complete;
   return result;
 }
 
 TreeSelection ViewerApi::metric_selection(const Params& params) const {
-  return {size_param(params, "metric", report_->header().metrics.size()),
-          flag_param(params, "metric_incl", true)};
+  return {size_param(params, "metric", metric_rows()), flag_param(params, "metric_incl", true)};
 }
 
 TreeSelection ViewerApi::callpath_selection(const Params& params) const {
@@ -166,6 +211,11 @@ TreeSelection ViewerApi::callpath_selection(const Params& params) const {
   }
   return {size_param(params, "callpath", callpath_rows()),
           flag_param(params, "callpath_incl", true)};
+}
+
+std::optional<TreeSelection> ViewerApi::in_mine(TreeSelection selection, std::size_t rows) const {
+  if (selection.row == kAllCallpaths || selection.row < rows) return selection;
+  return std::nullopt;
 }
 
 std::optional<TreeSelection> ViewerApi::in_other(TreeSelection selection,
@@ -177,8 +227,10 @@ std::optional<TreeSelection> ViewerApi::in_other(TreeSelection selection,
 
 json ViewerApi::callpaths(const Params& params) {
   const TreeSelection metric = metric_selection(params);
-  auto values = report_->callpath_values(metric);
-  // Call paths only the other run has are 0 in this one.
+  const std::size_t n_mine = report_->callpath_count();
+  ReportData::CallpathValues values{std::vector<double>(n_mine, 0.0), std::vector<double>(n_mine, 0.0)};
+  if (const auto m = in_mine(metric, report_->header().metrics.size())) values = report_->callpath_values(*m);
+  // Call paths (and metrics) only the other run has are 0 in this one.
   values.exclusive.resize(callpath_rows(), 0.0);
   values.inclusive.resize(callpath_rows(), 0.0);
   json result = {{"exclusive", std::move(values.exclusive)},
@@ -186,7 +238,7 @@ json ViewerApi::callpaths(const Params& params) {
   if (other_) {
     const std::size_t n = callpath_rows();
     ReportData::CallpathValues theirs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-    if (const auto m = in_other(metric, comparison_.metrics)) {
+    if (const auto m = in_other(metric, comparison_.metric_union_to_b)) {
       const auto raw = other_->callpath_values(*m);
       theirs = {project(raw.exclusive, comparison_.union_to_b),
                 project(raw.inclusive, comparison_.union_to_b)};
@@ -200,14 +252,17 @@ json ViewerApi::callpaths(const Params& params) {
 json ViewerApi::locations(const Params& params) {
   const TreeSelection metric = metric_selection(params);
   const TreeSelection callpath = callpath_selection(params);
-  const bool only_other = callpath.row != kAllCallpaths && callpath.row >= report_->callpath_count();
-  json result = {{"values", only_other ? std::vector<double>(report_->location_count(), 0.0)
-                                       : report_->location_values(metric, callpath)}};
+  std::vector<double> mine(report_->location_count(), 0.0);
+  const auto my_metric = in_mine(metric, report_->header().metrics.size());
+  const auto my_callpath = in_mine(callpath, report_->callpath_count());
+  if (my_metric && my_callpath) mine = report_->location_values(*my_metric, *my_callpath);
+  json result = {{"values", my_locations(std::move(mine))}};
   if (other_) {
-    std::vector<double> theirs(report_->location_count(), 0.0);
-    const auto m = in_other(metric, comparison_.metrics);
+    // All of the other run's processes, in the union's location rows.
+    std::vector<double> theirs(location_rows(), 0.0);
+    const auto m = in_other(metric, comparison_.metric_union_to_b);
     const auto c = in_other(callpath, comparison_.union_to_b);
-    if (m && c) theirs = project(other_->location_values(*m, *c), comparison_.locations);
+    if (m && c) theirs = project(other_->location_values(*m, *c), comparison_.location_union_to_b);
     result["other"] = std::move(theirs);
   }
   return result;
@@ -215,21 +270,56 @@ json ViewerApi::locations(const Params& params) {
 
 // The call paths where the selected metric is largest, with one row of
 // per-location values each: the data of the process x call path heat map.
+// Comparing, the call paths are the union's, ranked by the larger of the two
+// runs' totals, and `other` holds the other run's rows over all its processes.
 json ViewerApi::heatmap(const Params& params) {
   const TreeSelection metric = metric_selection(params);
   std::size_t top = 20;
   if (params.count("top") != 0) top = size_param(params, "top", 201);
-  const auto totals = report_->callpath_values(metric).exclusive;
-  std::vector<std::size_t> order(totals.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  top = std::min(top, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                    [&](std::size_t x, std::size_t y) {
-                      return totals[x] != totals[y] ? totals[x] > totals[y] : x < y;
-                    });
-  order.resize(top);
-  std::erase_if(order, [&](std::size_t c) { return totals[c] == 0.0; });
-  return {{"callpaths", order}, {"values", report_->callpath_rows(metric, order)}};
+  if (!other_) {
+    const auto order = largest_rows(report_->callpath_values(metric).exclusive, top);
+    return {{"callpaths", order}, {"values", report_->callpath_rows(metric, order)}};
+  }
+  const std::size_t n = callpath_rows();
+  std::vector<double> mine(n, 0.0);
+  std::vector<double> theirs(n, 0.0);
+  const auto my_metric = in_mine(metric, report_->header().metrics.size());
+  const auto their_metric = in_other(metric, comparison_.metric_union_to_b);
+  if (my_metric) {
+    const auto totals = report_->callpath_values(*my_metric).exclusive;
+    std::copy(totals.begin(), totals.end(), mine.begin());
+  }
+  if (their_metric) {
+    theirs = project(other_->callpath_values(*their_metric).exclusive, comparison_.union_to_b);
+  }
+  std::vector<double> keys(n, 0.0);
+  for (std::size_t c = 0; c < n; ++c) keys[c] = std::max(std::abs(mine[c]), std::abs(theirs[c]));
+  const auto order = largest_rows(keys, top);
+  // Each run's rows for the call paths it has; the others stay 0.
+  std::vector<std::vector<double>> my_rows(order.size(), std::vector<double>(location_rows(), 0.0));
+  std::vector<std::vector<double>> their_rows = my_rows;
+  std::vector<std::size_t> my_callpaths, my_at, their_callpaths, their_at;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (my_metric && order[k] < report_->callpath_count()) {
+      my_callpaths.push_back(order[k]);
+      my_at.push_back(k);
+    }
+    if (their_metric && comparison_.union_to_b[order[k]] != Comparison::kNoMatch) {
+      their_callpaths.push_back(comparison_.union_to_b[order[k]]);
+      their_at.push_back(k);
+    }
+  }
+  if (!my_callpaths.empty()) {
+    auto rows = report_->callpath_rows(*my_metric, my_callpaths);
+    for (std::size_t i = 0; i < rows.size(); ++i) my_rows[my_at[i]] = my_locations(std::move(rows[i]));
+  }
+  if (!their_callpaths.empty()) {
+    const auto rows = other_->callpath_rows(*their_metric, their_callpaths);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      their_rows[their_at[i]] = project(rows[i], comparison_.location_union_to_b);
+    }
+  }
+  return {{"callpaths", order}, {"values", std::move(my_rows)}, {"other", std::move(their_rows)}};
 }
 
 }  // namespace orrery::viewer

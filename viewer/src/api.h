@@ -1,7 +1,8 @@
 #pragma once
 // The viewer's JSON API, independent of HTTP: each endpoint takes the query
-// parameters and returns a JSON document. Values of the second report (if
-// any) are always given in the first report's rows (see comparison.h).
+// parameters and returns a JSON document. Comparing two reports, rows are
+// those of the union of both (see comparison.h): the first report's rows,
+// then the second's unmatched ones; a report lacking a row counts as 0 there.
 
 #include <atomic>
 #include <map>
@@ -41,6 +42,14 @@ class ViewerApi {
 
   /// Call-path rows the page sees: the first report's, then (comparing) those only the other has.
   [[nodiscard]] std::size_t callpath_rows() const;
+  /// Metric rows the page sees, likewise.
+  [[nodiscard]] std::size_t metric_rows() const;
+  /// Location rows the page sees, likewise.
+  [[nodiscard]] std::size_t location_rows() const;
+  /// The selection in the first report's rows, or nullopt if only the other report has it.
+  [[nodiscard]] std::optional<TreeSelection> in_mine(TreeSelection selection, std::size_t rows) const;
+  /// The first report's per-location values in the page's rows (0 where it has none).
+  [[nodiscard]] std::vector<double> my_locations(std::vector<double> values) const;
   [[nodiscard]] TreeSelection metric_selection(const Params& params) const;
   [[nodiscard]] TreeSelection callpath_selection(const Params& params) const;
   /// The selection in the other report's rows, or nullopt if it has no match.

@@ -1,7 +1,9 @@
 #pragma once
 // Matching a second report to the first so that its values can be shown in
-// the first report's trees: metrics by name, call paths by the chain of
-// region names from the root (DESIGN §5), locations by (rank, thread).
+// the union of both reports' trees: metrics by name, call paths by the chain
+// of region names from the root (DESIGN §5), locations by (rank, thread).
+// Each union (metrics, call paths, locations) is the first report's rows,
+// then the second report's unmatched rows in its own order.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +25,15 @@ struct Comparison {
   std::vector<std::size_t> union_to_b;
   /// For each union row past a's call paths: its parent as a union row (-1 for a root).
   std::vector<int32_t> b_only_parents;
+  /// The union metric tree: a's metrics, then b's unmatched ones (in b's
+  /// order). For each union row, b's row or kNoMatch.
+  std::vector<std::size_t> metric_union_to_b;
+  /// For each union metric past a's: its parent as a union row, or -1 (a root,
+  /// or a parent that is not known as an earlier row).
+  std::vector<int32_t> b_only_metric_parents;
+  /// The union locations: a's, then b's unmatched ones (in b's order). For
+  /// each union row, b's row or kNoMatch.
+  std::vector<std::size_t> location_union_to_b;
 };
 
 /// Matches the rows of `b` to those of `a`.

@@ -64,24 +64,40 @@ export class Charts {
     }, { notMerge: true });
   }
 
-  /** Call paths (rows) x processes (columns), absolute exclusive values. */
-  heatmap({ names, callpathNames, rows, unit, title }) {
+  /**
+   * Call paths (rows) x processes (columns), exclusive values: absolute, or
+   * with the other run's rows (`otherRows`) this run − other ('diff') or
+   * this run / other in % ('other'; cells where the other run has 0 stay empty).
+   */
+  heatmap({ names, callpathNames, rows, otherRows = null, mode = 'abs', unit, title }) {
     const data = [];
     let max = 0;
-    rows.forEach((row, y) => row.forEach((v, x) => { data.push([x, y, v]); max = Math.max(max, v); }));
+    let least = 0;
+    rows.forEach((row, y) => row.forEach((v, x) => {
+      const theirs = otherRows ? otherRows[y][x] : 0;
+      const value = mode === 'diff' ? v - theirs : mode === 'other' ? (theirs !== 0 ? (100 * v) / theirs : '-') : v;
+      data.push([x, y, value]);
+      if (value !== '-') {
+        max = Math.max(max, value);
+        least = Math.min(least, value);
+      }
+    }));
+    // Comparing, the diverging scale is centred on "no change" (0, or 100 %).
+    const range = mode === 'diff' ? { min: -Math.max(max, -least, 1e-300), max: Math.max(max, -least, 1e-300) }
+      : mode === 'other' ? { min: 0, max: 200 } : { min: 0, max: max || 1 };
     this.chart.setOption({
       animation: false,
       title: titleOf(title, rows.length === 0),
       tooltip: {
         position: 'top',
-        formatter: (p) => `${callpathNames[p.value[1]]}<br>${names[p.value[0]]}: ${format('abs', p.value[2], unit)}`,
+        formatter: (p) => `${callpathNames[p.value[1]]}<br>${names[p.value[0]]}: ${format(mode, p.value[2], unit)}`,
       },
       grid: { left: 180, right: 90, top: 40, bottom: names.length > 64 ? 60 : 40 },
       xAxis: { type: 'category', data: names, axisLabel: { color: TEXT, hideOverlap: names.length <= 64 } },
       yAxis: { type: 'category', data: callpathNames, inverse: true,
         axisLabel: { color: TEXT, fontSize: 11, width: 170, overflow: 'truncate' } },
-      visualMap: { min: 0, max: max || 1, calculable: true, orient: 'vertical', right: 8, top: 40,
-        inRange: { color: legendColours('abs') }, formatter: (v) => format('abs', v, unit) },
+      visualMap: { ...range, calculable: true, orient: 'vertical', right: 8, top: 40,
+        inRange: { color: legendColours(mode) }, formatter: (v) => format(mode, v, unit) },
       dataZoom: names.length > 64 ? [{ type: 'slider', xAxisIndex: 0, bottom: 8, showDataShadow: false }] : [],
       series: [{ type: 'heatmap', data, progressive: 0, emphasis: { itemStyle: { borderColor: '#000' } } }],
     }, { notMerge: true });

@@ -92,7 +92,8 @@ function renderMetricTree() {
     roots: model.metricTree.roots,
     children: (m) => model.metricTree.children[m],
     label: (m) => model.metrics[m].display_name || model.metrics[m].name,
-    title: (m) => `${model.metrics[m].name} (${model.metrics[m].unit}): ${model.metrics[m].description}`,
+    title: (m) => model.metricTitle(m),
+    otherOnly: (m) => model.metricOtherOnly(m),
     expanded: (m) => state.metricExpanded.has(m),
     selected: state.metric,
     value: (m, expanded) => ({ mine: metricValue(m, expanded, values), theirs: metricValue(m, expanded, other) }),
@@ -116,6 +117,7 @@ function renderCallTree(calls) {
     children: (c) => model.callTree.children[c],
     label: (c) => model.callpathLabel(c),
     title: (c) => model.callpathTitle(c),
+    otherOnly: (c) => model.callpathOtherOnly(c),
     expanded: (c) => state.callpathExpanded.has(c),
     selected: state.callpath,
     value: (c, expanded) => (!calls ? pending : {
@@ -147,7 +149,8 @@ function renderProcessTree(calls, locations) {
     roots: model.processTree.roots,
     children: (id) => model.processTree.children[id],
     label: (id) => model.processLabel(id),
-    title: (id) => model.processLabel(id),
+    title: (id) => model.processTitle(id),
+    otherOnly: (id) => model.processOtherOnly(id),
     expanded: (id) => state.locationExpanded.has(id),
     selected: state.location,
     value: (id, open) => ({ mine: valueOf(locations?.values, id, open), theirs: valueOf(locations?.other, id, open) }),
@@ -177,10 +180,13 @@ function renderCharts(calls, locations, heat, selection) {
       title: `${what}: per process (${MODES.find((m) => m.id === state.mode).label})`,
     });
   } else if (state.chart === 'heat') {
+    // Comparing, the difference modes show both runs' cells (all processes of each).
+    const heatMode = heat.other && (state.mode === 'diff' || state.mode === 'other') ? state.mode : 'abs';
+    const how = { abs: 'exclusive', diff: 'exclusive, this run − other run', other: 'exclusive, % of other run' };
     charts.heatmap({
-      names, unit, rows: heat.values,
+      names, unit, rows: heat.values, otherRows: heat.other ?? null, mode: heatMode,
       callpathNames: heat.callpaths.map((c) => model.callpathPath(c).split(' › ').slice(-2).join(' › ')),
-      title: `${metric.display_name || metric.name}: hottest call paths × processes (exclusive)`,
+      title: `${metric.display_name || metric.name}: hottest call paths × processes (${how[heatMode]})`,
     });
   } else {
     charts.radar({ names, values: mine, otherValues: theirs, reports: info.reports,
@@ -338,6 +344,11 @@ async function start() {
   }
   if (hasOther() && info.unmatched.other_callpaths > 0) {
     $('#reports').textContent += ` · ${info.unmatched.other_callpaths} only in the other run`;
+  }
+  // Processes and metrics only the other run has (e.g. a run with more ranks).
+  for (const [count, what] of hasOther()
+    ? [[info.unmatched.other_locations, ['process', 'processes']], [info.unmatched.other_metrics, ['metric', 'metrics']]] : []) {
+    if (count > 0) $('#reports').textContent += ` · ${count} ${what[count === 1 ? 0 : 1]} only in the other run`;
   }
   const a = model.header.attributes;
   $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;

@@ -44,6 +44,14 @@ export function buildModel(header) {
     processChildren[groupIds.get(node)].push(i);
   });
   const threaded = locations.some((l) => l.thread !== 0);
+  // Comparing two runs, rows only the other run has (its own call paths,
+  // metrics and processes, appended after this run's) are marked.
+  const callpathOtherOnly = (c) => header.callpaths.other_only_from !== undefined
+    && c >= header.callpaths.other_only_from && c < callpathCount;
+  const locationOtherOnly = (l) => Boolean(locations[l]?.other_only);
+  const processOtherOnly = (id) => (id < locations.length ? locationOtherOnly(id)
+    : processChildren[id].every(locationOtherOnly));
+  const OTHER_ONLY = '\nonly in the other run';
   const locationName = (i) => locations[i].name || (threaded
     ? `rank ${locations[i].rank}, thread ${locations[i].thread}` : `rank ${locations[i].rank}`);
 
@@ -74,11 +82,18 @@ export function buildModel(header) {
     callpathTitle(c) {
       const r = regionOf(c);
       const where = r.file ? `\n${r.file}${r.line ? `:${r.line}` : ''}` : '';
-      const otherOnly = header.callpaths.other_only_from !== undefined && c >= header.callpaths.other_only_from
-        && c < callpathCount ? '\nonly in the other run' : '';
-      return `${pathOf(c)}${where}\n(${r.paradigm || 'unknown'})${otherOnly}`;
+      return `${pathOf(c)}${where}\n(${r.paradigm || 'unknown'})${callpathOtherOnly(c) ? OTHER_ONLY : ''}`;
     },
     callpathPath: pathOf,
+    callpathOtherOnly,
+    metricOtherOnly: (m) => Boolean(header.metrics[m]?.other_only),
+    metricTitle(m) {
+      const metric = header.metrics[m];
+      return `${metric.name} (${metric.unit}): ${metric.description}${metric.other_only ? OTHER_ONLY : ''}`;
+    },
+    processOtherOnly,
+    processTitle: (id) => `${id < locations.length ? locationName(id) : groupNames[id - locations.length]}`
+      + `${processOtherOnly(id) ? OTHER_ONLY : ''}`,
     callpathAncestors(c) {
       const out = [];
       if (c === allId) return out;

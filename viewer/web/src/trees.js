@@ -49,7 +49,8 @@ export class TreePanel {
   /**
    * model: roots, children(id), label(id), title(id), expanded(id), selected,
    * value(id, expanded) -> {mine, theirs}, unit(id), root(id), selection,
-   * mode, sortByValue, visible/match/forced (Sets or null: the filter), info
+   * mode, sortByValue, visible/match/forced (Sets or null: the filter), info,
+   * otherOnly(id) (optional: rows only the other run has, marked)
    */
   render(model) {
     const parts = [];
@@ -78,11 +79,14 @@ export class TreePanel {
         if (id === model.selected) classes.push('selected');
         if (model.match?.has(id)) classes.push('match');
         if (value.pending) classes.push('pending');
+        const otherOnly = Boolean(model.otherOnly?.(id));
+        if (otherOnly) classes.push('other-only');
         const swatch = value.pending ? 'transparent'
           : colour(model.mode, value.mine, value.theirs, model.root(id), value.selection);
         parts.push(
           `<div class="${classes.join(' ')}" role="treeitem" data-id="${id}" data-leaf="${leaf ? 1 : 0}"`
           + ` data-expanded="${expanded ? 1 : 0}" aria-selected="${id === model.selected}"`
+          + (otherOnly ? ' data-other-only="1"' : '')
           + ` style="--depth:${depth}" title="${escapeHtml(model.title(id))}">`
           + `<span class="toggle">${leaf ? '' : expanded ? '▾' : '▸'}</span>`
           + `<span class="swatch" style="background:${swatch}"></span>`
