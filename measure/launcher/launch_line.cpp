@@ -80,9 +80,13 @@ std::string find_in_path(const std::string& command) {
   std::string_view rest = path ? path : "/usr/bin:/bin";
   while (true) {
     const auto colon = rest.find(':');
-    std::string dir(rest.substr(0, colon));
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + command;
+    // Built by construction and append: GCC 12 at -O3 warns (-Wrestrict, a
+    // known false positive) on assigning a literal and on concatenation here.
+    const std::string_view entry = rest.substr(0, colon);
+    const std::string dir = entry.empty() ? std::string(1, '.') : std::string(entry);
+    std::string candidate;
+    candidate.reserve(dir.size() + 1 + command.size());
+    candidate.append(dir).append(1, '/').append(command);
     if (access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
     if (colon == std::string_view::npos) return {};
     rest.remove_prefix(colon + 1);
