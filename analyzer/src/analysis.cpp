@@ -54,17 +54,18 @@ void write_report(const std::string& path, const report::Cube& cube) {
 }
 
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
-  uint64_t counts[8] = {local.clock_violations, local.messages,          local.collectives,
+  uint64_t counts[9] = {local.clock_violations, local.messages,          local.collectives,
                         local.unclosed_regions, local.unmatched_requests, local.collectives_dropped,
-                        local.sends_unmatched,  local.recvs_unmatched};
-  uint64_t sums[8] = {};
-  MPI_Reduce(counts, sums, 8, MPI_UINT64_T, MPI_SUM, 0, world);
+                        local.sends_unmatched,  local.recvs_unmatched,    local.collectives_interrupted};
+  uint64_t sums[9] = {};
+  MPI_Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
   int64_t max_violation = 0;
   MPI_Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
   ReplayStatistics sum{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
   sum.collectives_dropped = sums[5];
   sum.sends_unmatched = sums[6];
   sum.recvs_unmatched = sums[7];
+  sum.collectives_interrupted = sums[8];
   return sum;
 }
 
@@ -221,6 +222,9 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   if (incomplete) {
     statistics.sends_unmatched = matching.unmatched_sends();
     statistics.recvs_unmatched = matching.unmatched_recvs();
+    for (const CollectiveOp& op : trace.collectives) {
+      if (!op.nonblocking && op.complete_call == kNone) ++statistics.collectives_interrupted;
+    }
   }
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = options.correct_clock_violations;

@@ -125,6 +125,11 @@ void print_summary(std::ostream& out, const report::Cube& cube,
         << " collective instances were not completed by every member of their communicator "
            "(a trace ended first) and were dropped.\n";
   }
+  if (statistics.collectives_interrupted > 0) {
+    out << "Warning: " << statistics.collectives_interrupted
+        << " collective calls were still in progress when their rank's trace ended (not "
+           "analyzed; their time counts, their waiting cannot be known).\n";
+  }
   out << "Report: " << report_path << "\n";
 }
 

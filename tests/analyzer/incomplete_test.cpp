@@ -138,7 +138,8 @@ TEST(Incomplete, SerializationRoundTrip) {
 /// regions and communicators defined in a rank-dependent order.
 ///   all ranks: main [0, 100000]; a barrier on "dup" (a dup of world) that
 ///              rank k enters at 10000 + 1000 k, all leave at 10000 + 1000 n;
-///              then a barrier on world that the last rank never recorded
+///              then a barrier on world that the last rank never recorded;
+///              the last rank ended inside another barrier (begin, no end)
 ///   rank 0:    MPI_Recv on dup from rank 1, entered at 1000, message at 5100;
 ///              two receives (world, tag 6) from rank 1 that it never sent
 ///   rank 1:    MPI_Send on dup to rank 0 at 5000 (late sender: 4000 ns),
@@ -193,6 +194,11 @@ void write_rank_archive(const std::string& exp, uint32_t r, uint32_t ranks) {
     me.collective_begin(20000);
     me.collective_end(30000, Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot, 0, 0);
     me.leave(30000, id["MPI_Barrier"]);
+  } else {
+    // The last rank ended inside a barrier on dup (no completion recorded).
+    me.enter(40000, id["MPI_Barrier"]);
+    me.collective_begin(40000);
+    me.leave(50000, id["MPI_Barrier"]);
   }
   me.leave(100000, id["main"]);
   a.close();
@@ -235,6 +241,7 @@ TEST(Incomplete, AnalyzesPerRankArchivesWithLocalIds) {
   EXPECT_EQ(result.statistics.sends_unmatched, 1U);
   EXPECT_EQ(result.statistics.recvs_unmatched, 2U);
   EXPECT_EQ(result.statistics.collectives_dropped, 1U);
+  EXPECT_EQ(result.statistics.collectives_interrupted, 1U);
   EXPECT_EQ(result.statistics.messages, 1U);
   ASSERT_EQ(result.rank_endings.size(), n);
   EXPECT_EQ(result.rank_endings[0], "exit without MPI_Finalize");

@@ -35,6 +35,7 @@ struct ReplayStatistics {
   uint64_t collectives_dropped = 0;  ///< instances not every member completed (counted once)
   uint64_t sends_unmatched = 0;      ///< sends whose receive was never recorded
   uint64_t recvs_unmatched = 0;      ///< receives whose send was never recorded
+  uint64_t collectives_interrupted = 0;  ///< blocking collective calls a trace ended in
 };
 
 /// Options of the replay.
