@@ -69,6 +69,31 @@ ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
   return sum;
 }
 
+/// Every rank's `text`, on rank 0 (empty elsewhere).
+std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), displs(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    displs[r] = total;
+    total += lengths[r];
+  }
+  std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
+  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
+              0, world);
+  std::vector<std::string> texts;
+  if (rank != 0) return texts;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    texts.push_back(all.substr(static_cast<std::size_t>(displs[r]),
+                               static_cast<std::size_t>(lengths[r])));
+  }
+  return texts;
+}
+
 }  // namespace
 
 std::string describe_endings(const std::vector<std::string>& endings) {
@@ -143,25 +168,9 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
              std::to_string(definitions.comms.size()) + " communicators of " +
              std::to_string(size) + " ranks");
     // How each rank ended, for the summary.
-    const std::string reason = incomplete_reason(options.experiment, static_cast<uint32_t>(rank));
-    int length = static_cast<int>(reason.size());
-    std::vector<int> lengths(static_cast<std::size_t>(size)), displs(lengths.size());
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
-    int total = 0;
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-      displs[r] = total;
-      total += lengths[r];
-    }
-    std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
-    MPI_Gatherv(reason.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(),
-                MPI_CHAR, 0, world);
-    if (rank == 0) {
-      for (std::size_t r = 0; r < lengths.size(); ++r) {
-        result.rank_endings.push_back(all.substr(static_cast<std::size_t>(displs[r]),
-                                                 static_cast<std::size_t>(lengths[r])));
-      }
-      progress(describe_endings(result.rank_endings));
-    }
+    result.rank_endings = gather_on_root(
+        incomplete_reason(options.experiment, static_cast<uint32_t>(rank)), world);
+    if (rank == 0) progress(describe_endings(result.rank_endings));
   } else {
     progress("reading definitions of " + options.experiment);
     phases.run([&] {
