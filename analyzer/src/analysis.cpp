@@ -1,5 +1,6 @@
 #include "orrery/analyzer/analysis.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -7,6 +8,7 @@
 
 #include "orrery/analyzer/call_tree.h"
 #include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/incomplete.h"
 #include "orrery/analyzer/merge.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
@@ -52,16 +54,68 @@ void write_report(const std::string& path, const report::Cube& cube) {
 }
 
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
-  uint64_t counts[5] = {local.clock_violations, local.messages, local.collectives,
-                        local.unclosed_regions, local.unmatched_requests};
-  uint64_t sums[5] = {0, 0, 0, 0, 0};
-  MPI_Reduce(counts, sums, 5, MPI_UINT64_T, MPI_SUM, 0, world);
+  uint64_t counts[9] = {local.clock_violations, local.messages,          local.collectives,
+                        local.unclosed_regions, local.unmatched_requests, local.collectives_dropped,
+                        local.sends_unmatched,  local.recvs_unmatched,    local.collectives_interrupted};
+  uint64_t sums[9] = {};
+  MPI_Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
   int64_t max_violation = 0;
   MPI_Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
-  return ReplayStatistics{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
+  ReplayStatistics sum{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
+  sum.collectives_dropped = sums[5];
+  sum.sends_unmatched = sums[6];
+  sum.recvs_unmatched = sums[7];
+  sum.collectives_interrupted = sums[8];
+  return sum;
+}
+
+/// Every rank's `text`, on rank 0 (empty elsewhere).
+std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), displs(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    displs[r] = total;
+    total += lengths[r];
+  }
+  std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
+  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
+              0, world);
+  std::vector<std::string> texts;
+  if (rank != 0) return texts;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    texts.push_back(all.substr(static_cast<std::size_t>(displs[r]),
+                               static_cast<std::size_t>(lengths[r])));
+  }
+  return texts;
 }
 
 }  // namespace
+
+std::string describe_endings(const std::vector<std::string>& endings) {
+  // Reasons in order of their first rank; at most 8 ranks listed per reason.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t r = 0; r < endings.size(); ++r) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& group) { return group.first == endings[r]; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {endings[r], {}});
+    it->second.push_back(r);
+  }
+  std::string text = "Incomplete run (no MPI_Finalize), analyzed up to each rank's end: ";
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& [reason, ranks] = groups[g];
+    text += (g == 0 ? "" : "; ") + reason + (ranks.size() == 1 ? ": rank " : ": ranks ");
+    for (std::size_t k = 0; k < ranks.size() && k < 8; ++k) {
+      text += (k == 0 ? "" : ", ") + std::to_string(ranks[k]);
+    }
+    if (ranks.size() > 8) text += " and " + std::to_string(ranks.size() - 8) + " more";
+  }
+  return text + ".";
+}
 
 std::string default_report_path(const std::string& experiment) {
   fs::path dir(experiment);
@@ -79,21 +133,60 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   result.report_path = options.output.empty() ? default_report_path(options.experiment)
                                               : options.output;
 
-  progress("reading definitions of " + options.experiment);
+  const auto wrong_size = [&](std::size_t ranks) {
+    return InputError("the trace has " + std::to_string(ranks) +
+                      " ranks but the analysis runs on " + std::to_string(size) +
+                      "; run it as: mpirun -np " + std::to_string(ranks) + " orrery-analyze " +
+                      options.experiment);
+  };
+  // A run that never reached MPI_Finalize left one archive per rank with
+  // that rank's own definitions (incomplete.h): unified here, and the
+  // truncation it causes is tolerated (and counted) below.
+  const bool incomplete = is_incomplete_experiment(options.experiment);
+  result.incomplete = incomplete;
+  const std::string source = incomplete
+                                 ? incomplete_archive(options.experiment, static_cast<uint32_t>(rank))
+                                 : options.experiment;
   Definitions definitions;
-  phases.run([&] {
-    definitions = read_definitions(options.experiment);
-    if (definitions.ranks.size() != static_cast<std::size_t>(size)) {
-      throw InputError("the trace has " + std::to_string(definitions.ranks.size()) +
-                       " ranks but the analysis runs on " + std::to_string(size) +
-                       "; run it as: mpirun -np " + std::to_string(definitions.ranks.size()) +
-                       " orrery-analyze " + options.experiment);
-    }
-  });
+  IdMapping mapping;
+  if (incomplete) {
+    progress("incomplete run (no MPI_Finalize): reading each rank's own trace in " +
+             options.experiment + "/incomplete");
+    phases.run([&] {
+      if (rank != 0) return;
+      const uint32_t ranks = incomplete_world_size(options.experiment);
+      if (ranks != static_cast<uint32_t>(size)) throw wrong_size(ranks);
+      check_incomplete_archives(options.experiment, ranks);
+    });
+    Definitions local;
+    phases.run([&] {
+      local = read_definitions(source);
+      if (local.ranks.size() != static_cast<std::size_t>(size)) throw wrong_size(local.ranks.size());
+    });
+    definitions = unify_definitions(local, world, mapping);
+    progress("unified " + std::to_string(definitions.regions.size()) + " regions and " +
+             std::to_string(definitions.comms.size()) + " communicators of " +
+             std::to_string(size) + " ranks");
+    // How each rank ended, for the summary.
+    result.rank_endings = gather_on_root(
+        incomplete_reason(options.experiment, static_cast<uint32_t>(rank)), world);
+    if (rank == 0) progress(describe_endings(result.rank_endings));
+  } else {
+    progress("reading definitions of " + options.experiment);
+    phases.run([&] {
+      definitions = read_definitions(options.experiment);
+      if (definitions.ranks.size() != static_cast<std::size_t>(size)) {
+        throw wrong_size(definitions.ranks.size());
+      }
+    });
+  }
 
   progress("reading traces");
   LocalTrace trace;
-  phases.run([&] { read_rank_trace(options.experiment, definitions, static_cast<uint32_t>(rank), trace); });
+  phases.run([&] {
+    read_rank_trace(source, definitions, static_cast<uint32_t>(rank), trace,
+                    incomplete ? &mapping : nullptr);
+  });
   result.events = trace.events_read;
   result.events_kept = trace.events.size();
   uint64_t total_events = 0;
@@ -120,7 +213,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   MessageMatching matching;
   phases.run([&] {
     std::string error;
-    matching = MessageMatching::build(trace, definitions, comms, world, error);
+    matching = MessageMatching::build(trace, definitions, comms, world, error, incomplete);
     if (!error.empty()) throw InputError(error);
   });
 
@@ -135,6 +228,13 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   ReplayStatistics statistics;
   statistics.unclosed_regions = trace.unclosed_regions;
   statistics.unmatched_requests = trace.unmatched_requests;
+  if (incomplete) {
+    statistics.sends_unmatched = matching.unmatched_sends();
+    statistics.recvs_unmatched = matching.unmatched_recvs();
+    for (const CollectiveOp& op : trace.collectives) {
+      if (!op.nonblocking && op.complete_call == kNone) ++statistics.collectives_interrupted;
+    }
+  }
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = options.correct_clock_violations;
   progress("forward replay (messages, clock correction)");
@@ -143,7 +243,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   progress("collective replay");
   phases.run_or_abort("the collective replay", [&] {
-    replay_collectives(trace, definitions, comms, bus, statistics);
+    replay_collectives(trace, definitions, comms, bus, statistics, incomplete);
   });
   phases.run([&] {
     if (statistics.collective_mismatches > 0) {
@@ -170,6 +270,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
   }
   if (rank == 0 && options.progress != nullptr) {
+    if (incomplete) *options.progress << "\n" << describe_endings(result.rank_endings) << "\n";
     print_summary(*options.progress, result.cube, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
   }

@@ -156,7 +156,7 @@ int64_t total(const std::vector<uint64_t>& counts) {
 
 MessageMatching MessageMatching::build(const LocalTrace& trace, const Definitions& definitions,
                                        const Communicators& comms, MPI_Comm world,
-                                       std::string& error) {
+                                       std::string& error, bool tolerate_truncation) {
   error.clear();
   int world_size = 0, my_rank = 0;
   MPI_Comm_size(world, &world_size);
@@ -209,7 +209,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   }
   std::vector<uint64_t> they_sent(n, 0);
   MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, they_sent.data(), 1, MPI_UINT64_T, world);
-  for (std::size_t p = 0; p < n && local_error.empty(); ++p) {
+  for (std::size_t p = 0; p < n && local_error.empty() && !tolerate_truncation; ++p) {
     if (they_sent[p] != received_from[p]) {
       local_error = "the traces disagree: rank " + std::to_string(p) + " sent " +
                     std::to_string(they_sent[p]) + " messages to rank " +
@@ -274,15 +274,18 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   // unmatched. The receives are grouped by source (a counting sort keeps
   // their order); per source the channels get dense numbers and the slots
   // are bucketed by channel, in order. Linear in the messages, no sorting.
-  std::vector<uint32_t> receives(matching.recv_total_);  // counts agree by now
+  // (The counts agree per source unless truncation is tolerated: this
+  // rank's receives get their own layout.)
+  std::vector<std::size_t> mine_displs(n + 1, 0);
+  for (std::size_t p = 0; p < n; ++p) mine_displs[p + 1] = mine_displs[p] + received_from[p];
+  std::vector<uint32_t> receives(mine_displs[n]);
   {
-    std::vector<int> fill = matching.recv_displs_;
+    std::vector<std::size_t> fill(mine_displs.begin(), mine_displs.end() - 1);
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-      if (source[j] != kNone) {
-        receives[static_cast<std::size_t>(fill[source[j]]++)] = static_cast<uint32_t>(j);
-      }
+      if (source[j] != kNone) receives[fill[source[j]]++] = static_cast<uint32_t>(j);
     }
   }
+  matching.known_recvs_ = receives.size();
   std::vector<uint8_t> slot_matched(matching.recv_total_, 0);
   ChannelNumbers numbers;
   std::vector<uint32_t> slot_channel, by_channel, starts, taken;
@@ -303,8 +306,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
       by_channel[starts[c] + taken[c]++] = static_cast<uint32_t>(begin + k);
     }
     std::fill(taken.begin(), taken.end(), 0U);
-    for (std::size_t b = 0; b < count; ++b) {
-      const uint32_t j = receives[begin + b];
+    for (std::size_t b = mine_displs[p]; b < mine_displs[p + 1]; ++b) {
+      const uint32_t j = receives[b];
       const uint32_t c = numbers.find(channel(trace.recvs[j].comm, trace.recvs[j].tag));
       if (c == kNone || starts[c] + taken[c] == starts[c + 1]) continue;
       const uint32_t slot = by_channel[starts[c] + taken[c]++];
@@ -320,6 +323,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   MPI_Alltoallv(slot_matched.data(), matching.recv_counts_.data(), matching.recv_displs_.data(),
                 MPI_UINT8_T, sent_matched.data(), matching.send_counts_.data(),
                 matching.send_displs_.data(), MPI_UINT8_T, world);
+  matching.known_sends_ = matching.send_total_;
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
     const uint32_t position = matching.send_position_[i];
     if (position != kNone && sent_matched[position] != 0) {

@@ -217,7 +217,28 @@ OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offse
 struct EventSink {
   TraceBuilder builder;
   std::exception_ptr failure;
+  const IdMapping* mapping = nullptr;
 };
+
+uint32_t translate(const std::vector<uint32_t>& table, uint32_t id, const char* what) {
+  const uint32_t mapped = id < table.size() ? table[id] : kNone;
+  if (mapped == kNone) {
+    throw InputError(std::string("an event refers to ") + what + " " + std::to_string(id) +
+                     " that the rank's definitions do not define");
+  }
+  return mapped;
+}
+
+/// The unified id of an event's region / communicator (the id itself
+/// without a mapping).
+uint32_t region_of(void* user, uint32_t id) {
+  const IdMapping* mapping = static_cast<EventSink*>(user)->mapping;
+  return mapping == nullptr ? id : translate(mapping->regions, id, "region");
+}
+uint32_t comm_of(void* user, uint32_t id) {
+  const IdMapping* mapping = static_cast<EventSink*>(user)->mapping;
+  return mapping == nullptr ? id : translate(mapping->comms, id, "communicator");
+}
 
 template <class F>
 OTF2_CallbackCode guarded(void* user, F&& body) {
@@ -237,24 +258,24 @@ OTF2_CallbackCode guarded(void* user, F&& body) {
 #define ORRERY_T static_cast<int64_t>(time)
 
 ORRERY_EVT_CB(ev_enter, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, region); });
+  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, region_of(user, region)); });
 }
 ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, region); });
+  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, region_of(user, region)); });
 }
 ORRERY_EVT_CB(ev_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, comm, tag, bytes); });
+  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, comm_of(user, comm), tag, bytes); });
 }
 ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
               uint64_t request) {
   return guarded(user,
-                 [&](TraceBuilder& b) { b.isend(ORRERY_T, peer, comm, tag, bytes, request); });
+                 [&](TraceBuilder& b) { b.isend(ORRERY_T, peer, comm_of(user, comm), tag, bytes, request); });
 }
 ORRERY_EVT_CB(ev_isend_complete, uint64_t request) {
   return guarded(user, [&](TraceBuilder& b) { b.isend_complete(ORRERY_T, request); });
 }
 ORRERY_EVT_CB(ev_recv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, comm, tag, bytes); });
+  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, comm_of(user, comm), tag, bytes); });
 }
 ORRERY_EVT_CB(ev_irecv_request, uint64_t request) {
   return guarded(user, [&](TraceBuilder& b) { b.irecv_request(ORRERY_T, request); });
@@ -262,7 +283,7 @@ ORRERY_EVT_CB(ev_irecv_request, uint64_t request) {
 ORRERY_EVT_CB(ev_irecv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
               uint64_t request) {
   return guarded(user,
-                 [&](TraceBuilder& b) { b.irecv(ORRERY_T, peer, comm, tag, bytes, request); });
+                 [&](TraceBuilder& b) { b.irecv(ORRERY_T, peer, comm_of(user, comm), tag, bytes, request); });
 }
 ORRERY_EVT_CB(ev_cancelled, uint64_t request) {
   (void)time;
@@ -276,7 +297,7 @@ ORRERY_EVT_CB(ev_coll_end, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t roo
               uint64_t received) {
   const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
   return guarded(user, [&](TraceBuilder& b) {
-    b.collective_end(ORRERY_T, to_kind(op), comm, root_rank, sent, received);
+    b.collective_end(ORRERY_T, to_kind(op), comm_of(user, comm), root_rank, sent, received);
   });
 }
 ORRERY_EVT_CB(ev_nbc_request, uint64_t request) {
@@ -286,7 +307,7 @@ ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t
               uint64_t sent, uint64_t received, uint64_t request) {
   const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
   return guarded(user, [&](TraceBuilder& b) {
-    b.nbc_complete(ORRERY_T, to_kind(op), comm, root_rank, sent, received, request);
+    b.nbc_complete(ORRERY_T, to_kind(op), comm_of(user, comm), root_rank, sent, received, request);
   });
 }
 
@@ -388,7 +409,7 @@ void add_measurement_regions(Definitions& definitions) {
 }
 
 void read_rank_trace(const std::string& experiment, const Definitions& definitions, uint32_t rank,
-                     LocalTrace& trace) {
+                     LocalTrace& trace, const IdMapping* mapping) {
   trace.rank = rank;
   trace.measurement_regions = static_cast<uint32_t>(definitions.regions.size());
   const uint64_t location = definitions.ranks.at(rank).location;
@@ -430,7 +451,7 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   // OTF2 would apply them a second time.
   reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, false),
                     "configuring the event reader");
-  EventSink sink{TraceBuilder(trace), nullptr};
+  EventSink sink{TraceBuilder(trace), nullptr, mapping};
   OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);

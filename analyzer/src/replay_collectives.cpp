@@ -35,7 +35,7 @@ CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) 
 
 void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
                         const Communicators& comms, const EventBus& bus,
-                        ReplayStatistics& statistics) {
+                        ReplayStatistics& statistics, bool tolerate_truncation) {
   // Instances per communicator in start order; the rest are published alone.
   std::map<uint32_t, std::vector<uint32_t>> by_comm;
   for (uint32_t index = 0; index < trace.collectives.size(); ++index) {
@@ -63,16 +63,24 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
     MPI_Comm_rank(comm, &rank);
     const auto n = static_cast<std::size_t>(size);
     const std::vector<uint32_t>& mine = by_comm[id];
-    // Everyone must have seen the same number of instances.
+    // Everyone must have seen the same number of instances. A truncated
+    // trace may have fewer: then the first `common` instances, which every
+    // member completed, are replayed and the rest dropped.
     const auto count = static_cast<uint64_t>(mine.size());
     std::vector<uint64_t> counts(n);
     MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm);
-    if (std::any_of(counts.begin(), counts.end(), [&](uint64_t c) { return c != count; })) {
-      ++statistics.collective_mismatches;
-      continue;
+    const uint64_t common = *std::min_element(counts.begin(), counts.end());
+    const uint64_t most = *std::max_element(counts.begin(), counts.end());
+    if (common != most) {
+      if (!tolerate_truncation) {
+        ++statistics.collective_mismatches;
+        continue;
+      }
+      if (rank == 0) statistics.collectives_dropped += most - common;
     }
-    for (std::size_t first = 0; first < mine.size(); first += kChunk) {
-      const std::size_t m = std::min(kChunk, mine.size() - first);
+    const auto replayed = static_cast<std::size_t>(common);
+    for (std::size_t first = 0; first < replayed; first += kChunk) {
+      const std::size_t m = std::min(kChunk, replayed - first);
       local.resize(2 * m);
       for (std::size_t j = 0; j < m; ++j) {
         const CollectiveOp& op = trace.collectives[mine[first + j]];

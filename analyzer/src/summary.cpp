@@ -114,6 +114,22 @@ void print_summary(std::ostream& out, const report::Cube& cube,
     out << "Warning: " << statistics.unmatched_requests
         << " request completions had no matching post and were ignored.\n";
   }
+  if (statistics.sends_unmatched > 0 || statistics.recvs_unmatched > 0) {
+    out << "Warning: " << statistics.sends_unmatched << " sends and "
+        << statistics.recvs_unmatched
+        << " receives had no partner in the traces (it ended before the other side) and were "
+           "left unmatched.\n";
+  }
+  if (statistics.collectives_dropped > 0) {
+    out << "Warning: " << statistics.collectives_dropped
+        << " collective instances were not completed by every member of their communicator "
+           "(a trace ended first) and were dropped.\n";
+  }
+  if (statistics.collectives_interrupted > 0) {
+    out << "Warning: " << statistics.collectives_interrupted
+        << " collective calls were still in progress when their rank's trace ended (not "
+           "analyzed; their time counts, their waiting cannot be known).\n";
+  }
   out << "Report: " << report_path << "\n";
 }
 

@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "orrery/analyzer/replay.h"
 #include "orrery/report/cube.h"
@@ -31,7 +32,14 @@ struct AnalysisResult {
   uint64_t events = 0;          ///< events of this rank
   uint64_t events_kept = 0;     ///< of which kept for the replays (the rest folded)
   std::string report_path;
+  bool incomplete = false;  ///< an incomplete experiment (no MPI_Finalize; incomplete.h)
+  /// Incomplete experiments, on rank 0: how each rank ended (rank-<r>.json reason).
+  std::vector<std::string> rank_endings;
 };
+
+/// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without
+/// MPI_Finalize: rank 0." for the reasons of each rank.
+[[nodiscard]] std::string describe_endings(const std::vector<std::string>& endings);
 
 /// The default report path of an experiment.
 [[nodiscard]] std::string default_report_path(const std::string& experiment);

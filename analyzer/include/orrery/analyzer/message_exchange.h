@@ -42,8 +42,13 @@ class MessageMatching {
   /// every rank gets the same `error` (the first failing rank's text) and an
   /// object whose exchanges are still collective and safe but carry nothing
   /// (all kNoValue). `error` is empty if all is well.
+  /// With `tolerate_truncation` (an incomplete experiment, where a rank's
+  /// trace may end before its partner's), pairs of ranks may disagree on the
+  /// count: per channel the messages pair in posting order as usual and the
+  /// surplus on either side stays unmatched (unmatched_sends/recvs).
   static MessageMatching build(const LocalTrace& trace, const Definitions& definitions,
-                               const Communicators& comms, MPI_Comm world, std::string& error);
+                               const Communicators& comms, MPI_Comm world, std::string& error,
+                               bool tolerate_truncation = false);
 
   /// per_send[i] for send i (size: the trace's sends) → for each receive j
   /// the value of its matching send (kNoValue if none). Collective.
@@ -62,6 +67,10 @@ class MessageMatching {
   [[nodiscard]] std::size_t matched_recvs() const { return matched_recvs_; }
   /// Sends of this rank paired with a receive.
   [[nodiscard]] std::size_t matched_sends() const { return matched_sends_; }
+  /// Sends with a known destination / receives with a known source that
+  /// found no partner (cancelled ones and unknown peers not counted).
+  [[nodiscard]] std::size_t unmatched_sends() const { return known_sends_ - matched_sends_; }
+  [[nodiscard]] std::size_t unmatched_recvs() const { return known_recvs_ - matched_recvs_; }
   /// Whether receive j / send i has a partner.
   [[nodiscard]] bool recv_matched(std::size_t j) const { return recv_position_[j] != kNone; }
   [[nodiscard]] bool send_matched(std::size_t i) const { return send_matched_[i] != 0; }
@@ -81,6 +90,8 @@ class MessageMatching {
   std::size_t recv_total_ = 0;
   std::size_t matched_recvs_ = 0;
   std::size_t matched_sends_ = 0;
+  std::size_t known_sends_ = 0;
+  std::size_t known_recvs_ = 0;
 };
 
 }  // namespace orrery::analyzer

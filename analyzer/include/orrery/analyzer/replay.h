@@ -31,6 +31,11 @@ struct ReplayStatistics {
   uint64_t unclosed_regions = 0;  ///< regions still open at the end of a trace
   uint64_t unmatched_requests = 0;  ///< request completions without a post
   uint64_t collective_mismatches = 0;  ///< communicators whose members disagree
+  /// Incomplete experiments only (tolerated truncation):
+  uint64_t collectives_dropped = 0;  ///< instances not every member completed (counted once)
+  uint64_t sends_unmatched = 0;      ///< sends whose receive was never recorded
+  uint64_t recvs_unmatched = 0;      ///< receives whose send was never recorded
+  uint64_t collectives_interrupted = 0;  ///< blocking collective calls a trace ended in
 };
 
 /// Options of the replay.
@@ -45,9 +50,13 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
                     ReplayStatistics& statistics);
 
 /// Collective replay over the corrected times; raises CollectiveCompleted.
+/// Members that saw different numbers of instances of a communicator count
+/// as a mismatch (nothing replayed there); with `tolerate_truncation` the
+/// instances every member completed (the first k, k the smallest count) are
+/// replayed and the others counted in collectives_dropped.
 void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
                         const Communicators& comms, const EventBus& bus,
-                        ReplayStatistics& statistics);
+                        ReplayStatistics& statistics, bool tolerate_truncation = false);
 
 /// Backward replay over the corrected times; raises SendsCompleted.
 void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,

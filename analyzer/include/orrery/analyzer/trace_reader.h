@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "orrery/analyzer/trace.h"
 
@@ -28,8 +29,19 @@ inline constexpr const char* kMeasurementOffRegion = "MEASUREMENT OFF";
 /// reading, before any other region is added.
 void add_measurement_regions(Definitions& definitions);
 
+/// Local → unified ids, for an archive whose definitions are one rank's own
+/// (an incomplete experiment, incomplete.h): indexed by the archive's id,
+/// kNone where the unified definitions have none.
+struct IdMapping {
+  std::vector<uint32_t> regions;
+  std::vector<uint32_t> comms;
+};
+
 /// Reads the events (and clock offsets) of world rank `rank` into `trace`.
+/// With `mapping`, every region and communicator id of an event is
+/// translated through it while reading (an event naming an id it does not
+/// map is an input error).
 void read_rank_trace(const std::string& experiment, const Definitions& definitions,
-                     uint32_t rank, LocalTrace& trace);
+                     uint32_t rank, LocalTrace& trace, const IdMapping* mapping = nullptr);
 
 }  // namespace orrery::analyzer
