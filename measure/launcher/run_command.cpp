@@ -81,8 +81,8 @@ void print_incomplete(const RunOutcome& outcome, const std::string& dir) {
   if (outcome.incomplete_ranks == 0) return;
   std::fprintf(stderr,
                "orrery run: %d rank(s) left rank-local traces in %s/incomplete/ "
-               "(otf2-print reads them; orrery-analyze needs a finalized run)\n",
-               outcome.incomplete_ranks, dir.c_str());
+               "(mpirun -np N orrery-analyze %s analyzes them; otf2-print reads them)\n",
+               outcome.incomplete_ranks, dir.c_str(), dir.c_str());
 }
 
 /// Tells the user how the run ended and returns the launcher's exit status.
