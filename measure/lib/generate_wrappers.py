@@ -108,13 +108,45 @@ def role_order(role):
         "requests", "statuses", "stypes", "rtypes", "indices") else 2
 
 
+def fast_path(row, cat, fid, pmpi_call):
+    """The blocking send/receive wrappers' fast path (recorder.h: fast_path()):
+    the same events as the generic path below it, without MpiArgs and the
+    category dispatch of before_call/after_call."""
+    arg = {role: name for name, role in row["roles"].items()}
+    if cat == "send":
+        return ["  if (om::fast_path()) [[likely]] {",
+                f"    const uint32_t region_ = om::fast_send_enter({fid}, {arg['dest']}, {arg['tag']}, "
+                f"{arg['comm']}, {arg['scount']}, {arg['stype']});",
+                f"    const int rc = {pmpi_call};",
+                "    om::fast_leave(region_);",
+                "    return rc;",
+                "  }"]
+    if cat == "recv":
+        status = arg["status"]
+        return ["  if (om::fast_path()) [[likely]] {",
+                f"    const uint32_t region_ = om::fast_enter({fid}, om::now());",
+                "    MPI_Status status_local_{};",
+                f"    if ({status} == MPI_STATUS_IGNORE) {status} = &status_local_;",
+                f"    const int rc = {pmpi_call};",
+                f"    om::fast_recv_leave(region_, rc, {arg['source']}, {arg['comm']}, {status});",
+                "    return rc;",
+                "  }"]
+    return []
+
+
 def c_wrapper(row, proto, fid):
     name, cat = row["name"], row["category"]
     params = ", ".join(a["text"] for a in proto["args"])
     call_args = ", ".join(a["name"] for a in proto["args"])
     ret = proto["ret"]
-    out = [f'extern "C" ORRERY_EXPORT {ret} {name}({params}) {{',
-           f"  om::Call call({fid});"]
+    fast = fast_path(row, cat, fid, f"P{name}({call_args})")
+    if fast:
+        # The generic path in its own function: the fast path then needs no
+        # big stack frame and no saved registers.
+        out = [f"static __attribute__((noinline)) {ret} generic_{name}({params}) {{"]
+    else:
+        out = [f'extern "C" ORRERY_EXPORT {ret} {name}({params}) {{']
+    out.append(f"  om::Call call({fid});")
     if cat == "query" or ret != "int":
         out.append(f"  return P{name}({call_args});")
         out.append("}")
@@ -154,6 +186,12 @@ def c_wrapper(row, proto, fid):
     out.append("  om::after_call(call, a, rc);")
     out.append("  return rc;")
     out.append("}")
+    if fast:
+        out.append("")
+        out.append(f'extern "C" ORRERY_EXPORT {ret} {name}({params}) {{')
+        out += fast
+        out.append(f"  return generic_{name}({call_args});")
+        out.append("}")
     return "\n".join(out)
 
 

@@ -61,4 +61,7 @@ class CommRegistry {
   std::vector<uint32_t> idups_;         ///< by local id: MPI_Comm_idup calls on it so far
 };
 
+/// The communicators of this process (mpi_handlers.cpp).
+extern CommRegistry g_comms;
+
 }  // namespace orrery::measure

@@ -1,6 +1,7 @@
 #include "event_buffer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -177,6 +178,19 @@ void EventBuffer::append(const Record& record) noexcept {
   pos_ += encode_record(record, pos_);
   ++records_;
   if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
+}
+
+void EventBuffer::prefault() noexcept {
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const auto page = static_cast<uintptr_t>(page_size > 0 ? page_size : 4096);
+  // Whole pages strictly inside the free part (the partial ones are being used).
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(pos_) + page - 1) & ~(page - 1);
+  const uintptr_t last = reinterpret_cast<uintptr_t>(end_) & ~(page - 1);
+#if defined(MADV_POPULATE_WRITE)
+  if (last > first && ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // Older kernels: write one byte per page (of the free part: nothing is overwritten).
+  for (uintptr_t p = first; p < last; p += page) *reinterpret_cast<volatile uint8_t*>(p) = 0;
 }
 
 void EventBuffer::flush() noexcept {

@@ -300,6 +300,7 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     // otherwise it spills into the experiment directory.
     g_state.hooks = false;
     prepare_recording(dir + "/.orrery-buffer-" + std::to_string(g_state.world_rank));
+    if (!g_state.profile) g_state.buffer->prefault();
     if (g_state.world_rank == 0 && !early_filter_error().empty()) {
       std::fprintf(stderr, "orrery: filter ignored: %s\n", early_filter_error().c_str());
     }

@@ -27,48 +27,9 @@ bool is_shared_request(MPI_Request request) noexcept {
 #endif
 }
 
-CommRegistry g_comms;
 RequestTable g_requests;
 std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
 uint64_t g_next_request_id = 1;
-
-/// Sizes of predefined (named) datatypes, which are never freed, so a cached
-/// size stays right; derived types are asked every time (a freed handle may
-/// come back as another type).
-struct TypeSizeSlot {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  uint64_t size = 0;
-  bool named = false;
-};
-TypeSizeSlot g_type_sizes[64];
-
-uint64_t type_size(MPI_Datatype type) noexcept {
-  if (type == MPI_DATATYPE_NULL) return 0;
-  TypeSizeSlot& slot = g_type_sizes[(reinterpret_cast<uintptr_t>(type) >> 4) & 63];
-  if (slot.type == type && slot.named) return slot.size;
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  const uint64_t bytes = size > 0 ? static_cast<uint64_t>(size) : 0;
-  if (slot.type != type) {
-    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED + 1;
-    PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-    slot = {type, bytes, combiner == MPI_COMBINER_NAMED};
-  }
-  return bytes;
-}
-
-uint64_t bytes_of(int count, MPI_Datatype type) noexcept {
-  return count > 0 ? static_cast<uint64_t>(count) * type_size(type) : 0;
-}
-
-uint64_t received_bytes(const MPI_Status& status) noexcept {
-#if defined(OPEN_MPI) && OPEN_MPI
-  return static_cast<uint64_t>(status._ucount);  // what MPI_Get_count(MPI_BYTE) divides, without the call
-#endif
-  int count = 0;
-  PMPI_Get_count(&status, MPI_BYTE, &count);
-  return count > 0 ? static_cast<uint64_t>(count) : 0;
-}
 
 uint64_t sum(const int* counts, int n) noexcept {
   uint64_t total = 0;
@@ -413,6 +374,23 @@ void complete_some(const Call& call, const MpiArgs& a) noexcept {
 }
 
 }  // namespace
+
+CommRegistry g_comms;
+TypeSizeSlot g_type_sizes[64];
+
+uint64_t type_size_slow(MPI_Datatype type) noexcept {
+  if (type == MPI_DATATYPE_NULL) return 0;
+  TypeSizeSlot& slot = g_type_sizes[(reinterpret_cast<uintptr_t>(type) >> 4) & 63];
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  const uint64_t bytes = size > 0 ? static_cast<uint64_t>(size) : 0;
+  if (slot.type != type) {
+    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED + 1;
+    PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+    slot = {type, bytes, combiner == MPI_COMBINER_NAMED};
+  }
+  return bytes;
+}
 
 int peer_count(MPI_Comm comm, bool neighborhood) noexcept {
   int n = 0;

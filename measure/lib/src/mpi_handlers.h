@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "comm_registry.h"
 #include "mpi_catalog.h"
 #include "recorder.h"
 
@@ -49,6 +50,82 @@ struct MpiArgs {
   MPI_Request request_before = MPI_REQUEST_NULL;
   MPI_Message message_before = MPI_MESSAGE_NULL;
 };
+
+/// Sizes of predefined (named) datatypes, which are never freed, so a cached
+/// size stays right; derived types are asked every time (a freed handle may
+/// come back as another type). Direct-mapped by handle.
+struct TypeSizeSlot {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  uint64_t size = 0;
+  bool named = false;
+};
+extern TypeSizeSlot g_type_sizes[64];
+/// Size of `type` through PMPI (and fills its cache slot).
+uint64_t type_size_slow(MPI_Datatype type) noexcept;
+
+inline uint64_t type_size(MPI_Datatype type) noexcept {
+  const TypeSizeSlot& slot = g_type_sizes[(reinterpret_cast<uintptr_t>(type) >> 4) & 63];
+  if (slot.type == type && slot.named) [[likely]] return slot.size;
+  return type_size_slow(type);
+}
+
+inline uint64_t bytes_of(int count, MPI_Datatype type) noexcept {
+  return count > 0 ? static_cast<uint64_t>(count) * type_size(type) : 0;
+}
+
+/// Bytes received according to `status`.
+inline uint64_t received_bytes(const MPI_Status& status) noexcept {
+#if defined(OPEN_MPI) && OPEN_MPI
+  return static_cast<uint64_t>(status._ucount);  // what MPI_Get_count(MPI_BYTE) divides, without the call
+#else
+  int count = 0;
+  PMPI_Get_count(&status, MPI_BYTE, &count);
+  return count > 0 ? static_cast<uint64_t>(count) : 0;
+#endif
+}
+
+/// Fast path (see fast_path()) of the blocking sends: Enter and, unless the
+/// peer is MPI_PROC_NULL, MpiSend at the same time. Returns the region.
+__attribute__((always_inline)) inline uint32_t fast_send_enter(FunctionId fn, int dest, int tag, MPI_Comm comm,
+                                                               int count, MPI_Datatype type) noexcept {
+  const uint64_t time = now();
+  t_depth = 1;
+  const uint32_t region = mpi_region(fn);
+  g_state.stack.push_back(region);
+  if (dest == MPI_PROC_NULL) {
+    g_state.buffer->enter(time, region);
+  } else {
+    const uint32_t id = g_comms.id(comm);
+    g_state.buffer->enter_send(time, region, static_cast<uint32_t>(dest) + g_comms.peer_offset(id), id,
+                               static_cast<uint32_t>(tag), bytes_of(count, type));
+  }
+  return region;
+}
+
+/// Fast path of the blocking receive after PMPI returned `rc`: MpiRecv
+/// (unless nothing was received) and Leave at the same time.
+__attribute__((always_inline)) inline void fast_recv_leave(uint32_t region, int rc, int source, MPI_Comm comm,
+                                                           const MPI_Status* status) noexcept {
+  t_depth = 0;
+  const uint64_t time = now();
+  if (!g_state.active) return;
+  const bool message = rc == MPI_SUCCESS && source != MPI_PROC_NULL && status->MPI_SOURCE != MPI_PROC_NULL;
+  if (!message) {
+    record_leave(region, time);
+    return;
+  }
+  const uint32_t id = g_comms.id(comm);
+  const uint32_t peer = static_cast<uint32_t>(status->MPI_SOURCE) + g_comms.peer_offset(id);
+  const auto tag = static_cast<uint32_t>(status->MPI_TAG);
+  const uint64_t bytes = received_bytes(*status);
+  if (!g_state.stack.empty() && g_state.stack.back() == region) [[likely]] {
+    g_state.stack.pop_back();
+    g_state.buffer->recv_leave(time, region, peer, id, tag, bytes);
+  } else {
+    g_state.buffer->message(RecordKind::kMpiRecv, time, peer, id, tag, bytes);
+    ++g_state.anomalies.unmatched_leaves;
+  }
+}
 
 /// Called after Enter, before the PMPI call.
 void before_call(Call& call, MpiArgs& args) noexcept;

@@ -39,6 +39,40 @@ struct Anomalies {
   uint64_t hook_calls_outside_measurement = 0;
 };
 
+/// The open regions, innermost last: push and pop inline, growth out of line
+/// (std::vector's push_back stayed a call in the wrappers).
+class RegionStack {
+ public:
+  RegionStack() = default;
+  RegionStack(const RegionStack&) = delete;
+  RegionStack& operator=(const RegionStack&) = delete;
+  ~RegionStack() { delete[] data_; }
+  __attribute__((always_inline)) void push_back(uint32_t region) {
+    if (size_ == capacity_) [[unlikely]] grow(capacity_ * 2 + 16);
+    data_[size_++] = region;
+  }
+  void pop_back() noexcept { --size_; }
+  [[nodiscard]] uint32_t back() const noexcept { return data_[size_ - 1]; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  void clear() noexcept { size_ = 0; }
+  void reserve(std::size_t capacity) {
+    if (capacity > capacity_) grow(capacity);
+  }
+
+ private:
+  __attribute__((noinline)) void grow(std::size_t capacity) {
+    auto* bigger = new uint32_t[capacity];
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = data_[i];
+    delete[] data_;
+    data_ = bigger;
+    capacity_ = capacity;
+  }
+  uint32_t* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 /// Everything the recording thread writes.
 struct RecorderState {
   bool active = false;  ///< between MPI_Init and MPI_Finalize on an enabled rank
@@ -52,7 +86,7 @@ struct RecorderState {
   int world_size = 1;
   std::unique_ptr<EventBuffer> buffer;
   LocalDefinitions definitions;
-  std::vector<uint32_t> stack;  ///< open regions, innermost last
+  RegionStack stack;  ///< open regions, innermost last
   std::vector<uint32_t> fn_region;  ///< region id per FunctionId (UINT32_MAX: not yet defined)
   std::vector<uint64_t> counted_calls;  ///< per FunctionId: counted, not traced
   uint64_t counted_user_calls = 0;
@@ -65,8 +99,9 @@ extern RecorderState g_state;
 /// Calls made on threads other than the recording one (counted, not recorded).
 extern std::atomic<uint64_t> g_other_thread_events;
 
-extern thread_local int t_depth __attribute__((tls_model("initial-exec")));
-extern thread_local bool t_is_recorder __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialisation, so no TLS wrapper check at each use.
+extern constinit thread_local int t_depth __attribute__((tls_model("initial-exec")));
+extern constinit thread_local bool t_is_recorder __attribute__((tls_model("initial-exec")));
 
 /// True when this thread may record right now.
 inline bool recording_here() noexcept { return g_state.hooks && t_is_recorder; }
@@ -112,6 +147,30 @@ uint32_t define_mpi_region(FunctionId fn) noexcept;
 inline uint32_t mpi_region(FunctionId fn) noexcept {
   const uint32_t region = g_state.fn_region[fn];
   return region != UINT32_MAX ? region : define_mpi_region(fn);
+}
+
+/// The fast path of the generated blocking point-to-point wrappers may be
+/// taken: trace mode, measuring, on the recording thread, not inside another
+/// wrapper. It records exactly what the generic path (Call, before_call,
+/// after_call) records for these calls, with fewer branches and one buffer
+/// room check for the two events that share a timestamp.
+__attribute__((always_inline)) inline bool fast_path() noexcept {
+  return g_state.active && !g_state.profile && t_is_recorder && t_depth == 0;
+}
+
+/// Fast path: Enter of MPI function `fn` at `time`; returns its region.
+__attribute__((always_inline)) inline uint32_t fast_enter(FunctionId fn, uint64_t time) noexcept {
+  t_depth = 1;
+  const uint32_t region = mpi_region(fn);
+  g_state.buffer->enter(time, region);
+  g_state.stack.push_back(region);
+  return region;
+}
+
+/// Fast path: Leave of the call entered by fast_enter (or fast_send_enter).
+__attribute__((always_inline)) inline void fast_leave(uint32_t region) noexcept {
+  t_depth = 0;
+  if (g_state.active) record_leave(region, now());
 }
 
 /// RAII for one wrapped MPI call: re-entry guard, Enter now (or deferred until

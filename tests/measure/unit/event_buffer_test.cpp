@@ -81,6 +81,92 @@ TEST(EventBuffer, HotPathMessageEqualsGenericEncoding) {
   buffer.discard_spill();
 }
 
+// The wrappers' fast paths write two records at once: the same records, in
+// the same order, as the separate hot-path calls.
+TEST(EventBuffer, PairedHotPathRecordsEqualSeparateOnes) {
+  EventBuffer paired(4096, spill_path(), 1);
+  EventBuffer separate(4096, spill_path() + "-b", 1);
+  paired.enter_send(1000, 17, 3, 4, 5, (1ULL << 35) + 8);
+  paired.recv_leave(2000, 18, 6, 7, 8, 9);
+  separate.enter(1000, 17);
+  separate.message(RecordKind::kMpiSend, 1000, 3, 4, 5, (1ULL << 35) + 8);
+  separate.message(RecordKind::kMpiRecv, 2000, 6, 7, 8, 9);
+  separate.leave(2000, 18);
+  EXPECT_EQ(paired.records(), 4u);
+  std::vector<Record> a;
+  std::vector<Record> b;
+  ASSERT_TRUE(paired.for_each([&](const Record& r) { a.push_back(r); }));
+  ASSERT_TRUE(separate.for_each([&](const Record& r) { b.push_back(r); }));
+  ASSERT_EQ(a.size(), 4u);
+  ASSERT_EQ(b.size(), 4u);
+  const RecordKind kinds[] = {RecordKind::kEnter, RecordKind::kMpiSend, RecordKind::kMpiRecv, RecordKind::kLeave};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(a[i].kind, kinds[i]);
+    EXPECT_EQ(a[i].kind, b[i].kind);
+    EXPECT_EQ(a[i].time, b[i].time);
+    EXPECT_EQ(a[i].region, b[i].region);
+    EXPECT_EQ(a[i].peer, b[i].peer);
+    EXPECT_EQ(a[i].comm, b[i].comm);
+    EXPECT_EQ(a[i].tag, b[i].tag);
+    EXPECT_EQ(a[i].bytes, b[i].bytes);
+  }
+  EXPECT_EQ(a[0].region, 17u);
+  EXPECT_EQ(a[1].bytes, (1ULL << 35) + 8);
+  EXPECT_EQ(a[2].peer, 6u);
+  EXPECT_EQ(a[3].region, 18u);
+  paired.discard_spill();
+  separate.discard_spill();
+}
+
+// Paired records into a tiny buffer: flushes come between pairs, nothing is
+// lost and time order holds.
+TEST(EventBuffer, PairedRecordsInTinyBufferLoseNothing) {
+  const std::size_t n = 4000;
+  EventBuffer buffer(100, spill_path(), 42);
+  for (std::size_t i = 0; i < n; ++i) {
+    buffer.enter_send(now(), 1, static_cast<uint32_t>(i), 0, 0, 8);
+    buffer.recv_leave(now(), 1, static_cast<uint32_t>(i), 0, 0, 8);
+  }
+  EXPECT_GT(buffer.flushes(), 100u);
+  std::size_t sends = 0;
+  std::size_t recvs = 0;
+  uint64_t last = 0;
+  ASSERT_TRUE(buffer.for_each([&](const Record& r) {
+    EXPECT_GE(r.time, last);
+    last = r.time;
+    if (r.kind == RecordKind::kMpiSend) {
+      EXPECT_EQ(r.peer, sends);
+      ++sends;
+    }
+    if (r.kind == RecordKind::kMpiRecv) {
+      EXPECT_EQ(r.peer, recvs);
+      ++recvs;
+    }
+  }));
+  EXPECT_EQ(sends, n);
+  EXPECT_EQ(recvs, n);
+  buffer.discard_spill();
+}
+
+// Making the buffer's pages resident changes none of the records.
+TEST(EventBuffer, PrefaultKeepsRecords) {
+  EventBuffer buffer(1 << 20, spill_path(), 1);
+  buffer.enter(5, 2);
+  buffer.message(RecordKind::kMpiSend, 6, 1, 0, 3, 4);
+  buffer.prefault();
+  buffer.leave(7, 2);
+  std::vector<Record> seen;
+  ASSERT_TRUE(buffer.for_each([&](const Record& r) { seen.push_back(r); }));
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].kind, RecordKind::kEnter);
+  EXPECT_EQ(seen[1].kind, RecordKind::kMpiSend);
+  EXPECT_EQ(seen[1].tag, 3u);
+  EXPECT_EQ(seen[2].kind, RecordKind::kLeave);
+  EXPECT_EQ(seen[2].time, 7u);
+  EXPECT_EQ(buffer.flushes(), 0u);
+  buffer.discard_spill();
+}
+
 TEST(EventBuffer, TinyBufferFlushesAndLosesNothing) {
   const std::size_t n = 5000;
   std::vector<Record> seen;
