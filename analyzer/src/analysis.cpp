@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 
 #include "orrery/analyzer/call_tree.h"
@@ -45,12 +49,6 @@ std::string iso8601_now() {
   char buffer[32];
   std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return buffer;
-}
-
-void write_report(const std::string& path, const report::Cube& cube) {
-  report::CubeWriter writer(path, cube.header);
-  for (std::size_t m = 0; m < cube.values.size(); ++m) writer.write_metric(m, cube.values[m]);
-  writer.close();
 }
 
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
@@ -258,20 +256,48 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   result.statistics = sum_statistics(statistics, world);
 
   progress("merging call trees and severities");
-  phases.run([&] { result.cube = merge_on_root(tree, severities, registry, definitions, world); });
+  std::optional<CubeMerge> merge;
+  phases.run([&] { merge.emplace(tree, registry, definitions, world); });
+  report::CubeHeader header;
   if (rank == 0) {
-    result.cube.header.attributes = report::CubeAttributes{
-        "orrery-analyze " ORRERY_VERSION, options.experiment, iso8601_now()};
+    header = merge->header();
+    header.attributes = report::CubeAttributes{"orrery-analyze " ORRERY_VERSION,
+                                               options.experiment, iso8601_now()};
   }
-  if (options.write_report) {
-    progress("writing " + result.report_path);
-    phases.run([&] {
-      if (rank == 0) write_report(result.report_path, result.cube);
-    });
+  if (options.write_report) progress("writing " + result.report_path);
+  // One metric at a time: rank 0 writes each as it arrives, so it never
+  // holds more than one metric of the cube (unless asked to keep it). A
+  // write failure is kept until every metric went by (the other ranks are in
+  // the gathers) and then agreed on.
+  std::unique_ptr<report::CubeWriter> writer;
+  std::exception_ptr write_failure;
+  const auto attempt = [&](const std::function<void()>& step) {
+    if (write_failure) return;
+    try {
+      step();
+    } catch (...) {
+      write_failure = std::current_exception();
+    }
+  };
+  if (rank == 0 && options.write_report) {
+    attempt([&] { writer = std::make_unique<report::CubeWriter>(result.report_path, header); });
   }
+  SummaryDigest digest(header);
+  if (rank == 0 && options.keep_cube) result.cube.header = header;
+  for (std::size_t m = 0; m < severities.metrics(); ++m) {
+    report::MetricValues values = merge->gather_metric(m, severities);
+    if (rank != 0) continue;
+    digest.add(m, values);
+    if (writer) attempt([&] { writer->write_metric(m, values); });
+    if (options.keep_cube) result.cube.values.push_back(std::move(values));
+  }
+  if (writer) attempt([&] { writer->close(); });
+  phases.run([&] {
+    if (write_failure) std::rethrow_exception(write_failure);
+  });
   if (rank == 0 && options.progress != nullptr) {
     if (incomplete) *options.progress << "\n" << describe_endings(result.rank_endings) << "\n";
-    print_summary(*options.progress, result.cube, registry, result.statistics,
+    print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
   }
   return result;

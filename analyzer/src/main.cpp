@@ -39,6 +39,7 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   }
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
+  options.keep_cube = false;  // streamed to the report, one metric at a time
   return -1;
 }
 

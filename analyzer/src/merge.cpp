@@ -48,33 +48,25 @@ std::vector<std::vector<T>> gather(const std::vector<T>& local, MPI_Comm world, 
 
 }  // namespace
 
-report::Cube merge_on_root(const CallTree& tree, const patterns::SeverityMap& severities,
-                           const patterns::PatternRegistry& registry,
-                           const Definitions& definitions, MPI_Comm world) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& registry,
+                     const Definitions& definitions, MPI_Comm world)
+    : world_(world) {
+  MPI_Comm_rank(world, &rank_);
+  MPI_Comm_size(world, &size_);
 
   std::vector<uint32_t> local_tree;
   for (const CallPathNode& node : tree.nodes()) {
     local_tree.push_back(node.parent);
     local_tree.push_back(node.region);
   }
-  std::vector<double> local_values;
-  for (std::size_t m = 0; m < severities.metrics(); ++m) {
-    const auto& values = severities.metric(m);
-    local_values.insert(local_values.end(), values.begin(), values.end());
-  }
-  const auto trees = gather(local_tree, world, rank, size);
-  const auto values = gather(local_values, world, rank, size);
-  report::Cube cube;
-  if (rank != 0) return cube;
+  const auto trees = gather(local_tree, world, rank_, size_);
+  if (rank_ != 0) return;
 
   // Unify: a call path is its parent's unified id plus its region.
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> unified;
   std::vector<CallPathNode> nodes;
-  std::vector<std::vector<uint32_t>> local_to_unified(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) {
+  std::vector<std::vector<uint32_t>> local_to_unified(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
     const auto& t = trees[static_cast<std::size_t>(r)];
     auto& map = local_to_unified[static_cast<std::size_t>(r)];
     for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
@@ -101,7 +93,6 @@ report::Cube merge_on_root(const CallTree& tree, const patterns::SeverityMap& se
   };
   for (uint32_t r : roots) visit(r);
 
-  report::CubeHeader& header = cube.header;
   for (const patterns::MetricInfo& info : registry.metric_table()) {
     report::Metric metric;
     metric.name = info.name;
@@ -110,34 +101,56 @@ report::Cube merge_on_root(const CallTree& tree, const patterns::SeverityMap& se
     metric.unit = info.unit;
     metric.description = info.description;
     metric.diagnosis = info.diagnosis;
-    header.metrics.push_back(std::move(metric));
+    header_.metrics.push_back(std::move(metric));
   }
   for (const RegionDef& def : definitions.regions) {
-    header.regions.push_back(report::Region{def.name, def.file, def.line, paradigm_name(def.paradigm)});
+    header_.regions.push_back(report::Region{def.name, def.file, def.line, paradigm_name(def.paradigm)});
   }
   for (uint32_t n : order) {
     const int32_t parent = nodes[n].parent == kNone ? -1 : position[nodes[n].parent];
-    header.callpaths.push_back(report::Callpath{parent, static_cast<int32_t>(nodes[n].region)});
+    header_.callpaths.push_back(report::Callpath{parent, static_cast<int32_t>(nodes[n].region)});
   }
-  for (int r = 0; r < size; ++r) {
+  for (int r = 0; r < size_; ++r) {
     const RankDef& def = definitions.ranks[static_cast<std::size_t>(r)];
-    header.locations.push_back(report::Location{r, 0, def.host, "rank " + std::to_string(r)});
+    header_.locations.push_back(report::Location{r, 0, def.host, "rank " + std::to_string(r)});
   }
-
-  const std::size_t n_callpaths = nodes.size();
-  const auto n_locations = static_cast<std::size_t>(size);
-  cube.values.assign(severities.metrics(), report::MetricValues(n_callpaths * n_locations, 0.0));
-  for (int r = 0; r < size; ++r) {
+  // Each rank's local call path → its row in the cube.
+  rows_.resize(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
     const auto ru = static_cast<std::size_t>(r);
-    const auto& map = local_to_unified[ru];
-    const auto& v = values[ru];
-    const std::size_t local_callpaths = map.size();
-    for (std::size_t m = 0; m < severities.metrics(); ++m) {
-      for (std::size_t c = 0; c < local_callpaths; ++c) {
-        const auto row = static_cast<std::size_t>(position[map[c]]);
-        cube.values[m][row * n_locations + ru] += v[m * local_callpaths + c];
-      }
+    for (uint32_t local : local_to_unified[ru]) {
+      rows_[ru].push_back(static_cast<uint32_t>(position[local]));
     }
+  }
+}
+
+report::MetricValues CubeMerge::gather_metric(std::size_t metric,
+                                              const patterns::SeverityMap& severities) const {
+  const auto gathered = gather(severities.metric(metric), world_, rank_, size_);
+  if (rank_ != 0) return {};
+  const std::size_t n_locations = header_.locations.size();
+  report::MetricValues values(header_.callpaths.size() * n_locations, 0.0);
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    const auto& local = gathered[r];
+    const auto& rows = rows_[r];
+    for (std::size_t c = 0; c < local.size() && c < rows.size(); ++c) {
+      values[static_cast<std::size_t>(rows[c]) * n_locations + r] += local[c];
+    }
+  }
+  return values;
+}
+
+report::Cube merge_on_root(const CallTree& tree, const patterns::SeverityMap& severities,
+                           const patterns::PatternRegistry& registry,
+                           const Definitions& definitions, MPI_Comm world) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  const CubeMerge merge(tree, registry, definitions, world);
+  report::Cube cube;
+  cube.header = merge.header();
+  for (std::size_t m = 0; m < severities.metrics(); ++m) {
+    report::MetricValues values = merge.gather_metric(m, severities);
+    if (rank == 0) cube.values.push_back(std::move(values));
   }
   return cube;
 }

@@ -28,11 +28,40 @@ std::string format(int decimals, double value) {
 
 }  // namespace
 
-double metric_total(const report::Cube& cube, std::size_t row) {
-  double total = 0;
-  for (std::size_t m : subtree(cube.header, row)) {
-    for (double v : cube.values[m]) total += v;
+SummaryDigest::SummaryDigest(const report::CubeHeader& header)
+    : callpaths_(header.callpaths.size()),
+      locations_(header.locations.size()),
+      by_callpath_(header.metrics.size()),
+      by_location_(header.metrics.size()) {}
+
+void SummaryDigest::add(std::size_t metric, const report::MetricValues& values) {
+  std::vector<double>& per_callpath = by_callpath_.at(metric);
+  std::vector<double>& per_location = by_location_.at(metric);
+  per_callpath.assign(callpaths_, 0.0);
+  per_location.assign(locations_, 0.0);
+  for (std::size_t c = 0; c < callpaths_; ++c) {
+    for (std::size_t l = 0; l < locations_; ++l) {
+      const double value = values[c * locations_ + l];
+      per_callpath[c] += value;
+      per_location[l] += value;
+    }
   }
+}
+
+void SummaryDigest::add_subtree(const std::vector<std::vector<double>>& source,
+                                const std::vector<std::size_t>& rows, std::vector<double>& sum) {
+  for (std::size_t m : rows) {
+    if (sum.size() < source[m].size()) sum.resize(source[m].size(), 0.0);
+    for (std::size_t i = 0; i < source[m].size(); ++i) sum[i] += source[m][i];
+  }
+}
+
+double metric_total(const report::CubeHeader& header, const SummaryDigest& digest,
+                    std::size_t row) {
+  std::vector<double> per_location;
+  SummaryDigest::add_subtree(digest.by_location(), subtree(header, row), per_location);
+  double total = 0;
+  for (double v : per_location) total += v;
   return total;
 }
 
@@ -55,16 +84,24 @@ std::string callpath_name(const report::CubeHeader& header, std::size_t callpath
 void print_summary(std::ostream& out, const report::Cube& cube,
                    const patterns::PatternRegistry& registry, const ReplayStatistics& statistics,
                    const std::string& report_path, std::size_t top) {
-  const std::size_t n_loc = cube.header.locations.size();
-  const std::size_t n_cp = cube.header.callpaths.size();
-  const double total = metric_total(cube, registry.row("time"));
+  SummaryDigest digest(cube.header);
+  for (std::size_t m = 0; m < cube.values.size(); ++m) digest.add(m, cube.values[m]);
+  print_summary(out, cube.header, digest, registry, statistics, report_path, top);
+}
+
+void print_summary(std::ostream& out, const report::CubeHeader& header,
+                   const SummaryDigest& digest, const patterns::PatternRegistry& registry,
+                   const ReplayStatistics& statistics, const std::string& report_path,
+                   std::size_t top) {
+  const std::size_t n_loc = header.locations.size();
+  const double total = metric_total(header, digest, registry.row("time"));
   out << "\nTotal time: " << format(6, total) << " s over " << n_loc << " ranks\n";
 
   struct Found { std::size_t row; double value; };
   std::vector<Found> found;
   for (const auto& pattern : registry.patterns()) {
     if (pattern->info().kind != patterns::MetricKind::kWaitState) continue;
-    const double value = metric_total(cube, pattern->row());
+    const double value = metric_total(header, digest, pattern->row());
     // Below a microsecond is noise of the clock, not a wait state worth reading.
     if (value >= 1e-6) found.push_back({pattern->row(), value});
   }
@@ -76,30 +113,25 @@ void print_summary(std::ostream& out, const report::Cube& cube,
   }
   for (std::size_t i = 0; i < std::min(top, found.size()); ++i) {
     const std::size_t row = found[i].row;
-    const auto rows = subtree(cube.header, row);
-    std::vector<double> by_cp(n_cp, 0.0), by_rank(n_loc, 0.0);
-    for (std::size_t m : rows) {
-      for (std::size_t c = 0; c < n_cp; ++c) {
-        for (std::size_t l = 0; l < n_loc; ++l) {
-          by_cp[c] += cube.values[m][c * n_loc + l];
-          by_rank[l] += cube.values[m][c * n_loc + l];
-        }
-      }
-    }
+    const auto rows = subtree(header, row);
+    std::vector<double> by_cp, by_rank;
+    SummaryDigest::add_subtree(digest.by_callpath(), rows, by_cp);
+    SummaryDigest::add_subtree(digest.by_location(), rows, by_rank);
+    if (by_cp.empty() || by_rank.empty()) continue;
     const auto cp = static_cast<std::size_t>(std::max_element(by_cp.begin(), by_cp.end()) - by_cp.begin());
-    std::vector<std::size_t> ranks(n_loc);
-    for (std::size_t l = 0; l < n_loc; ++l) ranks[l] = l;
+    std::vector<std::size_t> ranks(by_rank.size());
+    for (std::size_t l = 0; l < ranks.size(); ++l) ranks[l] = l;
     std::stable_sort(ranks.begin(), ranks.end(),
                      [&](std::size_t a, std::size_t b) { return by_rank[a] > by_rank[b]; });
     std::string affected;
-    for (std::size_t k = 0; k < std::min<std::size_t>(3, n_loc) && by_rank[ranks[k]] > 0; ++k) {
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, ranks.size()) && by_rank[ranks[k]] > 0; ++k) {
       if (!affected.empty()) affected += ", ";
       affected += "rank " + std::to_string(ranks[k]) + " (" + format(6, by_rank[ranks[k]]) + " s)";
     }
-    out << "  " << cube.header.metrics[row].display_name << ": " << format(6, found[i].value)
+    out << "  " << header.metrics[row].display_name << ": " << format(6, found[i].value)
         << " s (" << format(1, total > 0 ? 100.0 * found[i].value / total : 0.0)
         << "% of time)\n"
-        << "      at " << callpath_name(cube.header, cp) << "\n"
+        << "      at " << callpath_name(header, cp) << "\n"
         << "      most affected: " << affected << "\n";
   }
   if (statistics.clock_violations > 0) {

@@ -15,8 +15,12 @@ import tempfile
 
 import h5py
 
-ABS_TOL = 0.025
-REL_TOL = 0.10
+# Two separate runs are compared (not a run against its own observation, as
+# the other e2e tests do), on 4 oversubscribed ranks while other tests run:
+# each side carries its own scheduling noise. The injected waits are
+# 100-300 ms, so a lost or doubled wait still fails by far.
+ABS_TOL = 0.050
+REL_TOL = 0.15
 NP = 4
 METRICS = ["time", "late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn"]
 

@@ -21,11 +21,14 @@ struct AnalysisOptions {
   std::string output;              ///< report path; empty: EXP/report.h5
   bool correct_clock_violations = true;
   bool write_report = true;
+  /// Keep the whole cube in the result on rank 0 (tests, library use). The
+  /// command line does not: it streams the cube to the file metric by metric.
+  bool keep_cube = true;
   std::ostream* progress = nullptr;  ///< rank 0's progress and summary, or none
   bool quiet = false;                ///< summary only, no progress lines
 };
 
-/// What came out: the cube (on rank 0 only) and what the replay saw.
+/// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
 struct AnalysisResult {
   report::Cube cube;
   ReplayStatistics statistics;  ///< summed over ranks (on rank 0)
