@@ -18,7 +18,9 @@ for part in "${parts[@]}"; do
       cmake --build "$build" --target analyzer_bench >/dev/null
       mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace"
       mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace-communication" \
-        5000000 communication ;;
+        5000000 communication
+      cmake --build "$build" --target analyzer_accuracy_app orrery orrery-analyze orrery-measure >/dev/null
+      /usr/bin/python3 bench/analyzer/run_accuracy.py --build "$build" ;;
     report) cmake --build "$build" --target bench_report ;;
     viewer) cmake --build "$build" --target bench_viewer ;;
     *) echo "bench.sh: unknown benchmark '$part' (measure, analyzer, report, viewer)" >&2; exit 2 ;;
