@@ -196,6 +196,29 @@ TEST(TraceBuilder, FoldsInstancesWithoutCommunication) {
   EXPECT_FALSE(analyzer::needs_root(trace));
 }
 
+TEST(ProgramRoot, RootOverOnlyFoldedInstancesIsFoldedToo) {
+  // No communication at all: both top-level instances are folded, and so is
+  // the synthetic root, whose exclusive time is the gap between them.
+  analyzer::LocalTrace trace;
+  analyzer::TraceBuilder builder(trace);
+  builder.enter(10, 1);
+  builder.leave(20, 1);
+  builder.enter(25, 2);
+  builder.leave(40, 2);
+  builder.finish();
+  ASSERT_EQ(trace.events.size(), 0u);
+  ASSERT_TRUE(analyzer::needs_root(trace));
+  ASSERT_TRUE(analyzer::enclose_in_root(trace, 9));
+  EXPECT_EQ(trace.events.size(), 0u);
+  EXPECT_EQ(trace.calltree.region(0), 9u);
+  EXPECT_EQ(trace.folded[0].visits, 1u);
+  EXPECT_EQ(trace.folded[0].exclusive, 5);  // 30 ticks, of which 10 + 15 in the children
+  EXPECT_EQ(trace.folded[1].visits, 1u);
+  EXPECT_EQ(trace.folded[1].exclusive, 10);
+  EXPECT_EQ(trace.folded[2].exclusive, 15);
+  EXPECT_FALSE(analyzer::needs_root(trace));
+}
+
 TEST(TraceBuilder, AppliesClockOffsetsWhileReading) {
   analyzer::LocalTrace trace;
   // Offset 100 at local 0, 300 at local 1000: reference = local + 100 + 0.2 * local.
