@@ -180,12 +180,14 @@ void EventBuffer::append(const Record& record) noexcept {
   if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
 }
 
-void EventBuffer::prefault() noexcept {
+void EventBuffer::prefault(std::size_t max_bytes) noexcept {
   const long page_size = ::sysconf(_SC_PAGESIZE);
   const auto page = static_cast<uintptr_t>(page_size > 0 ? page_size : 4096);
   // Whole pages strictly inside the free part (the partial ones are being used).
   const uintptr_t first = (reinterpret_cast<uintptr_t>(pos_) + page - 1) & ~(page - 1);
-  const uintptr_t last = reinterpret_cast<uintptr_t>(end_) & ~(page - 1);
+  const auto free_bytes = static_cast<uintptr_t>(end_ - pos_);
+  const uintptr_t stop = reinterpret_cast<uintptr_t>(pos_) + (free_bytes < max_bytes ? free_bytes : max_bytes);
+  const uintptr_t last = stop & ~(page - 1);
 #if defined(MADV_POPULATE_WRITE)
   if (last > first && ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE) == 0) return;
 #endif

@@ -300,7 +300,9 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     // otherwise it spills into the experiment directory.
     g_state.hooks = false;
     prepare_recording(dir + "/.orrery-buffer-" + std::to_string(g_state.world_rank));
-    if (!g_state.profile) g_state.buffer->prefault();
+    // The buffer's first 64 MiB resident now rather than faulted in by the
+    // calls (a larger buffer's rest only when used, as before).
+    if (!g_state.profile) g_state.buffer->prefault(std::size_t{64} << 20);
     if (g_state.world_rank == 0 && !early_filter_error().empty()) {
       std::fprintf(stderr, "orrery: filter ignored: %s\n", early_filter_error().c_str());
     }

@@ -153,7 +153,8 @@ TEST(EventBuffer, PrefaultKeepsRecords) {
   EventBuffer buffer(1 << 20, spill_path(), 1);
   buffer.enter(5, 2);
   buffer.message(RecordKind::kMpiSend, 6, 1, 0, 3, 4);
-  buffer.prefault();
+  buffer.prefault(1 << 16);
+  buffer.prefault(std::size_t{1} << 40);  // more than the buffer: only the buffer is touched
   buffer.leave(7, 2);
   std::vector<Record> seen;
   ASSERT_TRUE(buffer.for_each([&](const Record& r) { seen.push_back(r); }));
