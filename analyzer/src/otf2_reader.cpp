@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <string_view>
 #include <unordered_map>
 
 #include "orrery/analyzer/trace_builder.h"
@@ -420,6 +422,13 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
                      events_file.string() + " does not exist");
   }
   ReaderHandle reader(experiment);
+  // Orrery's measurement writes an ORRERY_FLUSH region around every
+  // BufferFlush event (docs/trace-conventions.md): count those, not both.
+  char* creator = nullptr;
+  if (OTF2_Reader_GetCreator(reader.get(), &creator) == OTF2_SUCCESS && creator != nullptr) {
+    trace.flushes_are_regions = std::string_view(creator).starts_with("Orrery");
+  }
+  std::free(creator);
   reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
 
   const bool has_local_defs = fs::exists(dir / (std::to_string(location) + ".def"));

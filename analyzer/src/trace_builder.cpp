@@ -64,7 +64,7 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
 }
 
 void TraceBuilder::buffer_flush(int64_t time, int64_t stop) {
-  if (trace_.measurement_regions == kNone) return;
+  if (trace_.measurement_regions == kNone || trace_.flushes_are_regions) return;
   trace_.measurement_regions_used = true;
   enter(time, trace_.measurement_regions);
   leave(stop, trace_.measurement_regions);

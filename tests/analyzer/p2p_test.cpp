@@ -422,5 +422,27 @@ TEST(AnalyzerP2P, OtherProducersBufferFlushesAndMeasurementOffAreRegions) {
   EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), us(20), 1e-9);
 }
 
+TEST(AnalyzerP2P, OrrerysOwnFlushesAreCountedOnceAsTheirRegion) {
+  // Orrery's measurement writes a BufferFlush event and an ORRERY_FLUSH
+  // region around every flush: the region counts, the event is skipped.
+  auto result = analyze_scenario("orrery_flushes", [](TestArchive& a, const Regions& r) {
+    a.creator("Orrery liborrery-measure");
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      rank.enter(at(0), r.main);
+      rank.buffer_flush(at(10), at(13));
+      rank.enter(at(10), r.flush);
+      rank.leave(at(13), r.flush);
+      rank.leave(at(20), r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  for (int k = 0; k < world_size(); ++k) {
+    EXPECT_NEAR(value(result.cube, "overhead", "main/ORRERY_FLUSH", k), us(3), 1e-9) << k;
+    EXPECT_EQ(value(result.cube, "visits", "main/TRACE BUFFER FLUSH", k), 0.0) << k;
+    EXPECT_NEAR(value(result.cube, "execution", "main", k), us(17), 1e-9) << k;
+  }
+}
+
 }  // namespace
 }  // namespace orrery::testing

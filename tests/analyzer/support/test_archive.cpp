@@ -149,6 +149,10 @@ void TestArchive::Rank::nbc_complete(uint64_t t, Collective op, uint32_t comm, u
       request));
 }
 
+void TestArchive::creator(const std::string& name) {
+  check(OTF2_Archive_SetCreator(A(archive_), name.c_str()), "creator");
+}
+
 void TestArchive::close() {
   if (closed_) return;
   closed_ = true;

@@ -36,6 +36,8 @@ class TestArchive {
   uint32_t region(const std::string& name, const std::string& paradigm = "compiler");
   /// A communicator over world ranks (in communicator rank order).
   uint32_t comm(const std::string& name, const std::vector<uint32_t>& members);
+  /// The archive's creator string (as a producer names itself).
+  void creator(const std::string& name);
   /// A clock offset record of a rank (reference = local + offset).
   void clock_offset(uint32_t rank, uint64_t time, int64_t offset);
 

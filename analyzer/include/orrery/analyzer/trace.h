@@ -179,6 +179,10 @@ struct LocalTrace {
   /// events (buffer flush, measurement off; trace_reader.h), kNone if none.
   uint32_t measurement_regions = kNone;
   bool measurement_regions_used = false;
+  /// The producer records its flushes as regions of its own (Orrery's
+  /// ORRERY_FLUSH around each BufferFlush event): BufferFlush events are
+  /// then skipped, so a flush is not counted twice.
+  bool flushes_are_regions = false;
   uint64_t events_read = 0;          ///< every event read, kept or folded
   uint64_t top_level_instances = 0;  ///< region instances with no caller
   uint64_t loose_events = 0;         ///< communication events outside any region
