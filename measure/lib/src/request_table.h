@@ -9,7 +9,7 @@
 #include <otf2/OTF2_GeneralDefinitions.h>
 
 #include <cstdint>
-#include <unordered_map>
+#include <cstring>
 #include <vector>
 
 namespace orrery::measure {
@@ -31,47 +31,113 @@ struct RequestInfo {
   uint32_t root = OTF2_UNDEFINED_UINT32;
 };
 
-/// Live requests by handle, oldest first for a shared handle.
+/// Live requests by handle, oldest first for a shared handle. Open
+/// addressing (linear probing, backward-shift deletion) in one array: adding
+/// and removing a request allocates nothing (a node-based map did a malloc
+/// and a free per request, ~150 instructions of a wrapper's ~550).
 class RequestTable {
  public:
-  /// Adds a request; the reference stays valid until it is removed. A handle
-  /// that is not `shared` replaces whatever was recorded for it (a request
-  /// object the library reuses after a completion this table did not see).
+  /// Adds a request; the reference stays valid until the next add or remove.
+  /// A handle that is not `shared` replaces whatever was recorded for it (a
+  /// request object the library reuses after a completion this table did not see).
   RequestInfo& add(MPI_Request handle, const RequestInfo& info, bool shared) {
-    auto [it, added] = slots_.try_emplace(handle);
-    if (added || !shared) {
-      it->second.first = info;
-      it->second.more.clear();
-      return it->second.first;
+    if (Slot* slot = lookup(handle)) {
+      if (!shared) {
+        slot->first = info;
+        slot->more.clear();
+        return slot->first;
+      }
+      slot->more.push_back(info);
+      return slot->more.back();
     }
-    it->second.more.push_back(info);
-    return it->second.more.back();
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    std::size_t i = home(handle);
+    while (slots_[i].used) i = (i + 1) & mask_;
+    Slot& slot = slots_[i];
+    slot.used = true;
+    slot.handle = handle;
+    slot.first = info;
+    slot.more.clear();
+    ++used_;
+    return slot.first;
   }
   /// The oldest live request with this handle, or nullptr.
   RequestInfo* find(MPI_Request handle) noexcept {
-    auto it = slots_.find(handle);
-    return it == slots_.end() ? nullptr : &it->second.first;
+    Slot* slot = lookup(handle);
+    return slot == nullptr ? nullptr : &slot->first;
   }
   /// Forgets the oldest request with this handle.
   void remove(MPI_Request handle) noexcept {
-    auto it = slots_.find(handle);
-    if (it == slots_.end()) return;
-    Slot& slot = it->second;
-    if (slot.more.empty()) {
-      slots_.erase(it);
+    Slot* slot = lookup(handle);
+    if (slot == nullptr) return;
+    if (!slot->more.empty()) {
+      slot->first = slot->more.front();
+      slot->more.erase(slot->more.begin());
       return;
     }
-    slot.first = slot.more.front();
-    slot.more.erase(slot.more.begin());
+    erase_at(static_cast<std::size_t>(slot - slots_.data()));
   }
-  void clear() noexcept { slots_.clear(); }
+  void clear() noexcept {
+    slots_.clear();
+    used_ = 0;
+    mask_ = 0;
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return used_; }
 
  private:
   struct Slot {
+    bool used = false;
+    MPI_Request handle{};
     RequestInfo first;
     std::vector<RequestInfo> more;  ///< empty unless the handle is shared
   };
-  std::unordered_map<MPI_Request, Slot> slots_;
+
+  [[nodiscard]] std::size_t home(MPI_Request handle) const noexcept {
+    uint64_t bits = 0;  // MPI_Request is a pointer (Open MPI) or an int (MPICH)
+    std::memcpy(&bits, &handle, sizeof handle < sizeof bits ? sizeof handle : sizeof bits);
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ULL) >> 32) & mask_;
+  }
+  static bool same(MPI_Request a, MPI_Request b) noexcept { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+  Slot* lookup(MPI_Request handle) noexcept {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = home(handle);; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (!slot.used) return nullptr;
+      if (same(slot.handle, handle)) return &slot;
+    }
+  }
+  // Backward-shift deletion: later slots of the probe run move up into the
+  // hole unless that would put them before their home slot.
+  void erase_at(std::size_t hole) noexcept {
+    for (std::size_t j = (hole + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
+      const std::size_t h = home(slots_[j].handle);
+      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
+        slots_[hole] = std::move(slots_[j]);
+        hole = j;
+      }
+    }
+    slots_[hole].used = false;
+    slots_[hole].more.clear();
+    --used_;
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 64 : 2 * slots_.size());
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    used_ = 0;
+    for (Slot& slot : old) {
+      if (!slot.used) continue;
+      std::size_t i = home(slot.handle);
+      while (slots_[i].used) i = (i + 1) & mask_;
+      slots_[i] = std::move(slot);
+      ++used_;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+  std::size_t mask_ = 0;
 };
 
 }  // namespace orrery::measure
