@@ -97,14 +97,28 @@ async function withTrace(page, url, browser) {
   const reset = requests.at(-1);
   check(reset.t0 === first.t0 && reset.t1 === first.t1, `double-click asked for the whole run again: ${JSON.stringify(reset)}`);
 
-  // Click the widest MPI call drawn: its call path becomes the call tree's selection.
+  // Zoom into the communication phase (eight wheel steps at 70 % of the width).
+  const drawnWhole = await page.$eval('#timeline', (e) => e.dataset.drawn);
+  await page.mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.5);
+  for (let i = 0; i < 8; ++i) await page.mouse.wheel(0, -200);
+  await page.waitForFunction((d) => {
+    const e = document.querySelector('#timeline');
+    return e.dataset.drawn !== d && !e.dataset.busy && e.__settled !== false;
+  }, drawnWhole, { timeout: 10000 });
+  await page.waitForTimeout(200);
+  await page.waitForFunction(() => !document.querySelector('#timeline').dataset.busy, null, { timeout: 10000 });
+  const deep = requests.at(-1);
+  check(deep.t1 - deep.t0 < (first.t1 - first.t0) * 0.2, `eight wheel steps zoom in further: ${deep.t1 - deep.t0}`);
+
+  // Click the widest point-to-point or collective call drawn (not MPI_Init/Finalize):
+  // its call path becomes the call tree's selection.
   const target = await page.evaluate(() => {
     const t = window.__orreryTimeline;
     let best = null;
     for (const row of t.answer.rows) {
       for (const span of row.spans) {
         const [b, e, region, instance] = span;
-        if (instance < 0 || t.regions[region].kind !== 'mpi') continue;
+        if (instance < 0 || t.regions[region].kind !== 'mpi' || /^MPI_(Init|Finalize)/.test(t.regions[region].name)) continue;
         const width = t.xOf(e) - t.xOf(b);
         if (!best || width > best.width) {
           best = { width, x: (t.xOf(b) + t.xOf(e)) / 2, y: t.rowY(row.rank) + t.rowHeight / 2, name: t.regions[region].name };
@@ -116,6 +130,9 @@ async function withTrace(page, url, browser) {
   check(target !== null && target.width >= 2, `an MPI call is wide enough to click: ${JSON.stringify(target)}`);
   if (target) {
     const selectedBefore = await page.$eval('#call-tree .row.selected .label', (e) => e.textContent).catch(() => '');
+    await page.mouse.move(box.x + target.x, box.y + target.y);
+    const tip = await page.$eval('#timeline .timeline-tooltip', (e) => (e.hidden ? '' : e.textContent));
+    check(tip.includes(target.name) && /rank \d/.test(tip), `hovering names the call and rank: ${tip}`);
     await page.mouse.click(box.x + target.x, box.y + target.y);
     await page.waitForFunction((name) => {
       const label = document.querySelector('#call-tree .row.selected .label');

@@ -297,6 +297,49 @@ TEST_F(TimelineTest, MergingToFewPixelsKeepsAllBusyTime) {
   EXPECT_EQ(part["message_count"], 1);
 }
 
+TEST_F(TimelineTest, ACallCompletingSeveralReceivesWaitsForItsLatestSender) {
+  // Rank 0: MPI_Waitall [1000,3000] completes receives from 1 (sent at 1500)
+  // and 2 (sent at 2500): one wait [1000,2500], not 500 + 1500 ns summed.
+  const std::string dir = (fs::temp_directory_path() / ("orrery_timeline_waitall_" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    TestArchive archive(dir, 3);
+    const uint32_t main = archive.region("main");
+    const uint32_t waitall = archive.region("MPI_Waitall", "mpi");
+    const uint32_t send = archive.region("MPI_Send", "mpi");
+    auto& r0 = archive.rank(0);
+    r0.enter(0, main);
+    r0.irecv_request(100, 1);
+    r0.irecv_request(110, 2);
+    r0.enter(1000, waitall);
+    r0.irecv(2990, 1, TestArchive::kWorld, 1, 8, 1);
+    r0.irecv(2995, 2, TestArchive::kWorld, 2, 8, 2);
+    r0.leave(3000, waitall);
+    r0.leave(4000, main);
+    for (uint32_t r : {1U, 2U}) {
+      auto& rank = archive.rank(r);
+      const uint64_t at = r == 1 ? 1500 : 2500;
+      rank.enter(0, main);
+      rank.enter(at, send);
+      rank.send(at + 5, 0, TestArchive::kWorld, r, 8);
+      rank.leave(at + 10, send);
+      rank.leave(4000, main);
+    }
+    archive.close();
+  }
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(dir));
+  const json w = api.handle("timeline", {{"width", "4000"}, {"t0", "0"}, {"t1", "0.000004"}});
+  EXPECT_EQ(w["message_count"], 2);
+  const json& waits = w["rows"][0]["waits"];
+  ASSERT_EQ(waits.size(), 1U);
+  EXPECT_NEAR(waits[0][0].get<double>(), 1000 * kNs, 1e-15);
+  EXPECT_NEAR(waits[0][1].get<double>(), 2500 * kNs, 1e-15);
+  EXPECT_NEAR(waits[0][2].get<double>(), 1500 * kNs, 1e-15);
+  fs::remove_all(dir);
+}
+
 TEST_F(TimelineTest, InstanceResolvesItsCallPath) {
   ViewerApi api(report_for_trace());
   api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "orrery/error.h"
@@ -303,19 +304,20 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
       if (wait_count > 0) waits.push_back({ns(wait[0]), ns(wait[1]), ns(wait[2]), wait_count});
       wait_count = 0;
     };
-    const auto& receives = trace.receives;
-    auto from = std::lower_bound(receives.begin(), receives.end(), t0,
-                                 [](const tl::MessageEnd& m, double t) { return m.time < t; });
-    for (auto it = from; it != receives.end(); ++it) {
-      const double send = matched->send_of_receive[static_cast<std::size_t>(it - receives.begin())];
-      if (std::isnan(send)) continue;
-      add_message({it->peer, r, send, it->time, it->call_enter, it->bytes, it->tag, 0, it->instance});
-      if (it->call_enter > t1) continue;
-      const double wait_end = std::min(send, it->time);
-      if (wait_end <= it->call_enter) continue;
-      const double b = std::max(it->call_enter, t0);
+    // One wait per receiving call: a call completing several receives (a
+    // Waitall) waits for its latest sender (DESIGN §4), so its receives are
+    // taken together; they share the call and its exit time.
+    uint32_t call = tl::kNoInstance;
+    double call_enter = 0;
+    double call_exit = 0;
+    double latest_send = -std::numeric_limits<double>::infinity();
+    auto close_call = [&] {
+      if (latest_send == -std::numeric_limits<double>::infinity()) return;
+      const double wait_end = std::min(latest_send, call_exit);
+      const double b = std::max(call_enter, t0);
       const double e = std::min(wait_end, t1);
-      if (e <= b) continue;
+      latest_send = -std::numeric_limits<double>::infinity();
+      if (wait_end <= call_enter || e <= b) return;
       if (wait_count > 0 && b - wait[1] < pixel) {
         wait[1] = std::max(wait[1], e);
         wait[2] += e - b;
@@ -325,7 +327,24 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
         wait = {b, e, e - b};
         wait_count = 1;
       }
+    };
+    const auto& receives = trace.receives;
+    auto from = std::lower_bound(receives.begin(), receives.end(), t0,
+                                 [](const tl::MessageEnd& m, double t) { return m.time < t; });
+    for (auto it = from; it != receives.end(); ++it) {
+      const double send = matched->send_of_receive[static_cast<std::size_t>(it - receives.begin())];
+      if (std::isnan(send)) continue;
+      add_message({it->peer, r, send, it->time, it->call_enter, it->bytes, it->tag, 0, it->instance});
+      if (it->call_enter > t1) continue;
+      if (it->instance != call || it->instance == tl::kNoInstance) {
+        close_call();
+        call = it->instance;
+        call_enter = it->call_enter;
+        call_exit = it->time;
+      }
+      latest_send = std::max(latest_send, send);
     }
+    close_call();
     emit_wait();
 
     // Sends from this rank to ranks not in the request (their receives are not visited).

@@ -148,6 +148,25 @@ export class Timeline {
   }
 
   async fetch() {
+    // One request at a time: while the server reads a large trace, newer
+    // windows wait here (the latest wins) instead of holding server threads.
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    this.inFlight = true;
+    try {
+      await this.fetchOnce();
+    } finally {
+      this.inFlight = false;
+    }
+    if (this.again) {
+      this.again = false;
+      this.fetch();
+    }
+  }
+
+  async fetchOnce() {
     const mine = ++this.generation;
     const [firstRank, ranks] = this.visibleRanks();
     const [t0, t1] = this.window;
@@ -157,13 +176,13 @@ export class Timeline {
     this.element.dataset.busy = '1';
     try {
       const answer = await api.timeline({ t0, t1, width, first_rank: firstRank, ranks });
-      if (mine !== this.generation) return;
+      if (mine !== this.generation || this.again) return;
       this.answer = answer;
       delete this.element.dataset.busy;
       this.draw();
       this.element.dataset.drawn = String(this.generation);
     } catch (error) {
-      if (mine !== this.generation) return;
+      if (mine !== this.generation || this.again) return;
       delete this.element.dataset.busy;
       this.status.textContent = `Timeline: ${error.message}`;
     }
