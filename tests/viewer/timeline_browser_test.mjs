@@ -110,6 +110,23 @@ async function withTrace(page, url, browser) {
   const deep = requests.at(-1);
   check(deep.t1 - deep.t0 < (first.t1 - first.t0) * 0.2, `eight wheel steps zoom in further: ${deep.t1 - deep.t0}`);
 
+  // Dragging right by 200 px shows earlier times: same length, shifted by 200 px worth.
+  const drawnDeep = await page.$eval('#timeline', (e) => e.dataset.drawn);
+  await page.mouse.move(box.x + 300, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 400, box.y + box.height * 0.5, { steps: 4 });
+  await page.mouse.move(box.x + 500, box.y + box.height * 0.5, { steps: 4 });
+  await page.mouse.up();
+  await page.waitForFunction((d) => {
+    const e = document.querySelector('#timeline');
+    return e.dataset.drawn !== d && !e.dataset.busy;
+  }, drawnDeep, { timeout: 10000 });
+  const panned = requests.at(-1);
+  const shift = (200 / box.width) * (deep.t1 - deep.t0);
+  check(Math.abs((deep.t0 - panned.t0) - shift) < shift * 0.02
+    && Math.abs((panned.t1 - panned.t0) - (deep.t1 - deep.t0)) < 1e-9,
+  `dragging pans: ${JSON.stringify(deep)} -> ${JSON.stringify(panned)}, expected shift ${shift}`);
+
   // Click the widest point-to-point or collective call drawn (not MPI_Init/Finalize):
   // its call path becomes the call tree's selection.
   const target = await page.evaluate(() => {

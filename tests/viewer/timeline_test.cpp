@@ -340,6 +340,27 @@ TEST_F(TimelineTest, ACallCompletingSeveralReceivesWaitsForItsLatestSender) {
   fs::remove_all(dir);
 }
 
+TEST_F(TimelineTest, MessagesBeyondTheCapAreAnEvenSelection) {
+  TimelineSource source(fixture_->dir);
+  TimelineWindow request;
+  request.t0 = 0;
+  request.t1 = 5000 * kNs;
+  request.ranks = 3;
+  request.max_messages = 2;
+  const json w = source.window(request);
+  EXPECT_EQ(w["message_count"], 3);
+  EXPECT_TRUE(w["messages_truncated"].get<bool>());
+  ASSERT_EQ(w["messages"].size(), 2U);
+  // Rank 1 receives all three (in order 0→1, 0→1, 2→1): the 1st and the 2nd of them are kept.
+  EXPECT_NEAR(w["messages"][0][1].get<double>(), 1000 * kNs, 1e-15);
+  EXPECT_NEAR(w["messages"][1][1].get<double>(), 2000 * kNs, 1e-15);
+  request.max_messages = 1;  // the kept ones thinned on the way: still the count, one message
+  const json one = source.window(request);
+  EXPECT_EQ(one["message_count"], 3);
+  ASSERT_EQ(one["messages"].size(), 1U);
+  EXPECT_NEAR(one["messages"][0][1].get<double>(), 1000 * kNs, 1e-15);
+}
+
 TEST_F(TimelineTest, InstanceResolvesItsCallPath) {
   ViewerApi api(report_for_trace());
   api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));

@@ -238,17 +238,23 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
   const double pixel = (t1 - t0) / request.width;
 
   nlohmann::json rows = nlohmann::json::array();
-  nlohmann::json messages = nlohmann::json::array();
+  // Messages crossing the window; beyond the cap an evenly spaced selection
+  // (in rank, then time order) is sent, so every part of the view keeps some.
+  // Memory stays bounded: past twice the cap every other one kept is dropped
+  // and from then on only every `stride`-th message is looked at.
+  std::vector<Message> crossing;
+  std::size_t stride = 1;
   std::size_t message_count = 0;
-  bool truncated = false;
+  const std::size_t cap = std::max<std::size_t>(1, request.max_messages);
   auto add_message = [&](const Message& m) {
     if (!(m.send <= t1 && m.receive >= t0)) return;
-    ++message_count;
-    if (messages.size() >= request.max_messages) {
-      truncated = true;
-      return;
+    if (message_count++ % stride != 0) return;
+    crossing.push_back(m);
+    if (crossing.size() >= 2 * cap) {
+      for (std::size_t k = 0; k < crossing.size() / 2; ++k) crossing[k] = crossing[2 * k];
+      crossing.resize(crossing.size() / 2);
+      stride *= 2;
     }
-    messages.push_back({m.sender, ns(m.send), m.receiver, ns(m.receive), m.bytes, m.tag});
   };
 
   for (uint32_t r = request.first_rank; r < last; ++r) {
@@ -358,6 +364,13 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
     }
     rows.push_back({{"rank", r}, {"spans", std::move(spans)}, {"waits", std::move(waits)}});
   }
+  nlohmann::json messages = nlohmann::json::array();
+  const std::size_t keep = std::min(crossing.size(), request.max_messages);
+  for (std::size_t k = 0; k < keep; ++k) {
+    const Message& m = crossing[k * crossing.size() / keep];
+    messages.push_back({m.sender, ns(m.send), m.receiver, ns(m.receive), m.bytes, m.tag});
+  }
+  const bool truncated = keep < message_count;
   return {{"t0", t0},
           {"t1", t1},
           {"width", request.width},

@@ -316,6 +316,7 @@ export class Timeline {
     let drag = null;
     canvas.addEventListener('mousedown', (event) => {
       if (!this.window) return;
+      this.suppressClick = false;
       drag = { x: event.clientX, window: [...this.window], moved: false };
     });
     window.addEventListener('mousemove', (event) => {
