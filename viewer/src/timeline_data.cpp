@@ -142,30 +142,6 @@ std::shared_ptr<const RankData> TimelineSource::load(uint32_t r) {
   return index_rank(std::move(trace));
 }
 
-std::optional<Message> TimelineSource::match_receive(const RankData& receiver, uint32_t index) {
-  const tl::MessageEnd& receive = receiver.trace.receives.at(index);
-  if (receive.peer >= definitions().ranks.size()) return std::nullopt;
-  const auto sender = rank(receive.peer);
-  const auto it = sender->sends_by_key.find({receive.comm, receiver.trace.rank, receive.tag});
-  const uint32_t ordinal = receiver.receive_ordinal[index];
-  if (it == sender->sends_by_key.end() || ordinal >= it->second.size()) return std::nullopt;
-  const tl::MessageEnd& send = sender->trace.sends[it->second[ordinal]];
-  return Message{receive.peer, receiver.trace.rank, send.time, receive.time, receive.call_enter,
-                 receive.bytes, receive.tag, send.instance, receive.instance};
-}
-
-std::optional<Message> TimelineSource::match_send(const RankData& sender, uint32_t index) {
-  const tl::MessageEnd& send = sender.trace.sends.at(index);
-  if (send.peer >= definitions().ranks.size()) return std::nullopt;
-  const auto receiver = rank(send.peer);
-  const auto it = receiver->receives_by_key.find({send.comm, sender.trace.rank, send.tag});
-  const uint32_t ordinal = sender.send_ordinal[index];
-  if (it == receiver->receives_by_key.end() || ordinal >= it->second.size()) return std::nullopt;
-  const tl::MessageEnd& receive = receiver->trace.receives[it->second[ordinal]];
-  return Message{sender.trace.rank, send.peer, send.time, receive.time, receive.call_enter,
-                 receive.bytes, send.tag, send.instance, receive.instance};
-}
-
 std::shared_ptr<const TimelineSource::Matches> TimelineSource::matches(uint32_t r) {
   {
     const std::lock_guard lock(mutex_);

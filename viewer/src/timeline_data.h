@@ -79,11 +79,6 @@ class TimelineSource {
   };
   InstanceInfo instance(uint32_t rank, uint32_t index);
 
-  /// The receive `index` of `rank` matched to its send, if the sender has it.
-  std::optional<Message> match_receive(const RankData& receiver, uint32_t index);
-  /// The send `index` of `rank` matched to its receive, if the receiver has it.
-  std::optional<Message> match_send(const RankData& sender, uint32_t index);
-
   /// Per rank, each receive's matched send time and each send's matched receive
   /// time (NaN where unmatched); computed once per rank, kept (16 bytes per message).
   struct Matches {
