@@ -59,6 +59,13 @@ for args in ([], [good, "--port", "70000"], [good, "--bogus"]):
     check(result.returncode == 2, f"bad usage {args}: exit {result.returncode}")
 result = subprocess.run([orrery, "view", "--help"], capture_output=True, text=True, timeout=20)
 check(result.returncode == 0 and "--port" in result.stdout and "--host" in result.stdout, "--help")
+check("--trace" in result.stdout and "--no-trace" in result.stdout, "--help names --trace and --no-trace")
+# --trace must name an experiment with a trace (exit 1, one line); it excludes --no-trace (2).
+result = view(good, "--trace", work)
+check(result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1 and "--trace" in result.stderr,
+      f"--trace without traces.otf2: exit {result.returncode}, {result.stderr!r}")
+result = view(good, "--trace", work, "--no-trace")
+check(result.returncode == 2, f"--trace with --no-trace: exit {result.returncode}")
 
 # A good report: the printed address is on loopback and carries the token.
 server = subprocess.Popen([orrery, "view", good, "--no-browser"], stdout=subprocess.PIPE, text=True)

@@ -36,6 +36,32 @@ bool flag_param(const Params& params, const std::string& name, bool fallback) {
   throw UsageError("parameter '" + name + "' must be 0 or 1");
 }
 
+double time_param(const Params& params, const std::string& name, double fallback) {
+  const auto it = params.find(name);
+  if (it == params.end()) return fallback;
+  double value = 0;
+  std::size_t used = 0;
+  try {
+    value = std::stod(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != it->second.size() || !std::isfinite(value)) {
+    throw UsageError("parameter '" + name + "' must be a time in seconds");
+  }
+  return value;
+}
+
+std::size_t count_param(const Params& params, const std::string& name, std::size_t fallback,
+                        std::size_t low, std::size_t high) {
+  if (params.find(name) == params.end()) return fallback;
+  const std::size_t value = size_param(params, name, high + 1);
+  if (value < low) {
+    throw UsageError("parameter '" + name + "' must be at least " + std::to_string(low));
+  }
+  return value;
+}
+
 json metric_json(const report::Metric& m) {
   return {{"name", m.name},
           {"display_name", m.display_name},
@@ -103,6 +129,9 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "callpaths") return callpaths(params);
   if (endpoint == "locations") return locations(params);
   if (endpoint == "heatmap") return heatmap(params);
+  if (endpoint == "timeline_info") return timeline_info();
+  if (endpoint == "timeline") return timeline(params);
+  if (endpoint == "timeline_instance") return timeline_instance(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 
@@ -320,6 +349,75 @@ json ViewerApi::heatmap(const Params& params) {
     }
   }
   return {{"callpaths", order}, {"values", std::move(my_rows)}, {"other", std::move(their_rows)}};
+}
+
+void ViewerApi::set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none) {
+  timeline_ = std::move(timeline);
+  if (!why_none.empty()) why_no_timeline_ = std::move(why_none);
+}
+
+json ViewerApi::timeline_info() {
+  if (!timeline_) return {{"available", false}, {"reason", why_no_timeline_}};
+  try {
+    return timeline_->info();
+  } catch (const InputError& e) {
+    return {{"available", false}, {"reason", e.what()}};
+  }
+}
+
+json ViewerApi::timeline(const Params& params) {
+  if (!timeline_) throw NotFoundError(why_no_timeline_);
+  const auto& defs = timeline_->definitions();
+  TimelineWindow request;
+  request.t0 = time_param(params, "t0", 0);
+  request.t1 = time_param(params, "t1", defs.duration > 0 ? defs.duration : 1);
+  if (!(request.t1 > request.t0)) throw UsageError("parameter 't1' must be after 't0'");
+  constexpr std::size_t kMaxWidth = 16384;
+  constexpr std::size_t kMaxRanks = 4096;
+  request.width = static_cast<uint32_t>(count_param(params, "width", 1000, 1, kMaxWidth));
+  request.first_rank = params.count("first_rank") == 0U
+                           ? 0U
+                           : static_cast<uint32_t>(size_param(params, "first_rank", defs.ranks.size()));
+  request.ranks = static_cast<uint32_t>(count_param(params, "ranks", kMaxRanks, 1, kMaxRanks));
+  return timeline_->window(request);
+}
+
+json ViewerApi::timeline_instance(const Params& params) {
+  if (!timeline_) throw NotFoundError(why_no_timeline_);
+  const auto& defs = timeline_->definitions();
+  const auto rank = static_cast<uint32_t>(size_param(params, "rank", defs.ranks.size()));
+  const auto index = static_cast<uint32_t>(size_param(params, "instance", UINT32_MAX));
+  const auto found = timeline_->instance(rank, index);
+  const int64_t callpath = callpath_of(found.path);
+  return {{"rank", rank},
+          {"instance", index},
+          {"region", found.instance.region},
+          {"name", defs.regions.at(found.instance.region).name},
+          {"begin", found.instance.begin},
+          {"end", found.instance.end},
+          {"path", found.path},
+          {"callpath", callpath < 0 ? json(nullptr) : json(callpath)}};
+}
+
+int64_t ViewerApi::callpath_of(const std::vector<std::string>& path) const {
+  const auto& h = report_->header();
+  const auto name_of = [&h](std::size_t c) -> const std::string& {
+    return h.regions.at(static_cast<std::size_t>(h.callpaths[c].region)).name;
+  };
+  // Chains of every call path, built parent-first (pre-order).
+  std::vector<std::vector<std::string>> chains(h.callpaths.size());
+  int64_t suffix_match = -1;
+  for (std::size_t c = 0; c < h.callpaths.size(); ++c) {
+    const int32_t parent = h.callpaths[c].parent;
+    if (parent >= 0 && static_cast<std::size_t>(parent) < c) chains[c] = chains[static_cast<std::size_t>(parent)];
+    chains[c].push_back(name_of(c));
+    if (chains[c] == path) return static_cast<int64_t>(c);
+    if (suffix_match < 0 && chains[c].size() > path.size() &&
+        std::equal(path.rbegin(), path.rend(), chains[c].rbegin())) {
+      suffix_match = static_cast<int64_t>(c);
+    }
+  }
+  return suffix_match;
 }
 
 }  // namespace orrery::viewer

@@ -13,9 +13,18 @@
 #include <nlohmann/json.hpp>
 
 #include "comparison.h"
+#include "orrery/error.h"
 #include "report_data.h"
+#include "timeline_data.h"
 
 namespace orrery::viewer {
+
+/// A request for something this server does not have (HTTP 404), e.g. the
+/// timeline of a report whose trace is not at hand.
+class NotFoundError : public Error {
+ public:
+  explicit NotFoundError(const std::string& message) : Error(message, kExitBadInput) {}
+};
 
 /// Query parameters of one request.
 using Params = std::map<std::string, std::string>;
@@ -29,6 +38,9 @@ class ViewerApi {
   /// Routes `/api/<endpoint>`; throws UsageError (bad parameters) or InputError (bad report).
   [[nodiscard]] nlohmann::json handle(const std::string& endpoint, const Params& params);
 
+  /// The trace behind the first report (the timeline endpoints), or none and why.
+  void set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none = {});
+
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
 
@@ -39,6 +51,12 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json callpaths(const Params& params);
   [[nodiscard]] nlohmann::json locations(const Params& params);
   [[nodiscard]] nlohmann::json heatmap(const Params& params);
+  [[nodiscard]] nlohmann::json timeline_info();
+  [[nodiscard]] nlohmann::json timeline(const Params& params);
+  [[nodiscard]] nlohmann::json timeline_instance(const Params& params);
+  /// The first report's call path whose chain of region names is `path`
+  /// (else the one it ends with, for a root the trace lacks), or -1.
+  [[nodiscard]] int64_t callpath_of(const std::vector<std::string>& path) const;
 
   /// Call-path rows the page sees: the first report's, then (comparing) those only the other has.
   [[nodiscard]] std::size_t callpath_rows() const;
@@ -59,6 +77,8 @@ class ViewerApi {
   std::shared_ptr<ReportData> report_;
   std::shared_ptr<ReportData> other_;
   Comparison comparison_;
+  std::shared_ptr<TimelineSource> timeline_;
+  std::string why_no_timeline_ = "This view was started without a trace.";
 };
 
 }  // namespace orrery::viewer

@@ -105,6 +105,8 @@ void ViewerServer::install_routes() {
       res.set_header("Cache-Control", "no-store");
     } catch (const UsageError& e) {
       send_error(res, 400, req.path, e.what());
+    } catch (const NotFoundError& e) {
+      send_error(res, 404, req.path, e.what());
     } catch (const std::exception& e) {
       send_error(res, 500, req.path, e.what());
     }

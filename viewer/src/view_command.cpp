@@ -21,6 +21,7 @@
 #include "orrery/error.h"
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
+#include "orrery/analyzer/timeline.h"
 #include "token.h"
 
 extern char** environ;  // NOLINT: POSIX
@@ -83,8 +84,33 @@ class StopOnSignal {
   std::thread waiter_;
 };
 
+/// Where the report's trace is: `--trace`, else the report's own directory,
+/// else its `experiment` attribute; empty (with the reason) if nowhere.
+std::string find_trace(const std::string& report_path, const std::string& experiment_attribute,
+                       const std::string& explicit_trace, std::string& why_none) {
+  namespace tl = analyzer::timeline;
+  if (!explicit_trace.empty()) {
+    if (!tl::has_trace(explicit_trace)) {
+      throw InputError("--trace " + explicit_trace + ": no OTF2 archive (traces.otf2) there");
+    }
+    return explicit_trace;
+  }
+  const std::string own = std::filesystem::absolute(report_path).parent_path().string();
+  if (tl::has_trace(own)) return own;
+  if (!experiment_attribute.empty() && tl::has_trace(experiment_attribute)) {
+    return experiment_attribute;
+  }
+  why_none = "No trace next to the report: " + own + " has no traces.otf2" +
+             (experiment_attribute.empty() ? std::string()
+                                           : " (nor has the report's experiment " +
+                                                 experiment_attribute + ")") +
+             ". Start orrery view with --trace EXP to show the timeline.";
+  return {};
+}
+
 int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
-          bool no_browser, std::size_t cache_mib) {
+          bool no_browser, std::size_t cache_mib, const std::string& trace_path, bool no_trace,
+          std::size_t trace_cache_mib) {
   auto report = open_report(report_path);
   auto other = other_path.empty() ? nullptr : open_report(other_path);
   // The budget is shared: each report gets its part (by size of its metrics).
@@ -92,6 +118,18 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
   report->set_cache_budget(other ? budget / 2 : budget);
   if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
+  if (no_trace) {
+    api->set_timeline(nullptr, "This view was started with --no-trace.");
+  } else {
+    std::string why_none;
+    const std::string trace = find_trace(report_path, report->header().attributes.experiment,
+                                         trace_path, why_none);
+    if (trace.empty()) {
+      api->set_timeline(nullptr, why_none);
+    } else {
+      api->set_timeline(std::make_shared<TimelineSource>(trace, trace_cache_mib << 20U));
+    }
+  }
   options.token = random_token();
   ViewerServer server(api, embedded_assets(), options);
   server.bind();
@@ -145,6 +183,18 @@ int view_command(int argc, char** argv) {
                  "read again when needed; one metric is always kept)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
+  std::string trace_path;
+  bool no_trace = false;
+  app.add_option("--trace", trace_path,
+                 "the experiment (directory with traces.otf2) whose trace the timeline shows; "
+                 "default: the report's own directory, else its recorded experiment");
+  app.add_flag("--no-trace", no_trace, "show no timeline, even if the trace is there");
+  std::size_t trace_cache_mib = 1024;
+  app.add_option("--trace-cache-mib", trace_cache_mib,
+                 "memory for ranks of the trace read for the timeline (least recently used "
+                 "ranks are dropped and read again when needed)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -152,7 +202,9 @@ int view_command(int argc, char** argv) {
     return status == 0 ? kExitOk : kExitBadUsage;
   }
   try {
-    return serve(report_path, other_path, options, no_browser, cache_mib);
+    if (no_trace && !trace_path.empty()) throw UsageError("--trace and --no-trace exclude each other");
+    return serve(report_path, other_path, options, no_browser, cache_mib, trace_path, no_trace,
+                 trace_cache_mib);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());
     return e.exit_status();

@@ -46,4 +46,8 @@ export const api = {
   locations: (metric, metricIncl, callpath, callpathIncl) =>
     cached('locations', { metric, metric_incl: metricIncl, callpath, callpath_incl: callpathIncl }),
   heatmap: (metric, metricIncl, top) => cached('heatmap', { metric, metric_incl: metricIncl, top }),
+  timelineInfo: () => cached('timeline_info', {}),
+  /** {t0, t1, width, first_rank, ranks}: one window of the trace (never cached). */
+  timeline: (params) => get('timeline', params),
+  timelineInstance: (rank, instance) => get('timeline_instance', { rank, instance }),
 };

@@ -6,6 +6,7 @@ import { api, ServerError } from './api.js';
 import { Charts } from './charts.js';
 import { buildModel, filterCallpaths } from './model.js';
 import { defaultState, fromHash, toHash } from './state.js';
+import { Timeline } from './timeline.js';
 import { TreePanel } from './trees.js';
 import { MODES, legendColours, shown } from './values.js';
 
@@ -19,6 +20,7 @@ let state = defaultState();
 let filter = { visible: null, match: null, forced: null };
 let generation = 0;
 let charts;
+let timeline;
 const panels = {};
 
 function showError(error) {
@@ -164,7 +166,32 @@ function renderProcessTree(calls, locations) {
   return selected;
 }
 
+/** Shows the timeline instead of the charts (it keeps its own window and requests). */
+function showTimeline(visible) {
+  $('#chart').hidden = visible;
+  $('#timeline').hidden = !visible;
+  $('.legend-box').style.visibility = visible ? 'hidden' : '';
+  if (!visible) return;
+  if (!timeline.info) {
+    timeline.load(state.timeWindow);
+  } else if (String(timeline.window) !== String(state.timeWindow ?? timeline.fullWindow())) {
+    timeline.setWindow(state.timeWindow);
+  } else {
+    timeline.layout();
+    timeline.request();
+  }
+}
+
+/** Selects a call path from the timeline: its ancestors open so that it is in sight. */
+function selectCallpathFromTimeline(c) {
+  state.callpath = c;
+  for (const a of model.callpathAncestors(c)) state.callpathExpanded.add(a);
+  render().then(() => document.querySelector('#call-tree .row.selected')?.scrollIntoView({ block: 'nearest' }));
+}
+
 function renderCharts(calls, locations, heat, selection) {
+  showTimeline(state.chart === 'timeline');
+  if (state.chart === 'timeline') return;
   const metric = model.metrics[state.metric];
   const unit = metric.unit;
   const names = Array.from({ length: model.locationCount }, (_, l) => model.locationName(l));
@@ -353,6 +380,15 @@ async function start() {
   const a = model.header.attributes;
   $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;
   charts = new Charts($('#chart'));
+  timeline = new Timeline($('#timeline'), {
+    onWindow: (window) => {
+      const full = timeline.fullWindow();
+      state.timeWindow = window[0] === full[0] && window[1] === full[1] ? null : window;
+      history.replaceState(null, '', toHash(state, model.metrics));
+    },
+    onCallpath: (c) => selectCallpathFromTimeline(c),
+  });
+  window.__orreryTimeline = timeline;  // for the browser tests
   wireControls();
   loadStateFromHash();
   pollMetricTotals();

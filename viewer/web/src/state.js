@@ -13,6 +13,8 @@ export function defaultState() {
     query: '',
     sort: 'tree',
     chart: 'bars',
+    /** The timeline's window [t0, t1] in seconds, or null for the whole run. */
+    timeWindow: null,
   };
 }
 
@@ -32,6 +34,7 @@ export function toHash(state, metrics) {
   if (state.query) p.set('q', state.query);
   if (state.sort !== 'tree') p.set('sort', state.sort);
   p.set('chart', state.chart);
+  if (state.timeWindow) p.set('tw', state.timeWindow.map((t) => t.toPrecision(12)).join(','));
   return `#${p}`;
 }
 
@@ -53,6 +56,8 @@ export function fromHash(hash, metrics, counts, modes) {
   if (modes.includes(p.get('mode'))) state.mode = p.get('mode');
   state.query = p.get('q') ?? '';
   if (p.get('sort') === 'value') state.sort = 'value';
-  if (['bars', 'heat', 'radar'].includes(p.get('chart'))) state.chart = p.get('chart');
+  if (['bars', 'heat', 'radar', 'timeline'].includes(p.get('chart'))) state.chart = p.get('chart');
+  const window = (p.get('tw') ?? '').split(',').map(Number);
+  if (window.length === 2 && window.every(Number.isFinite) && window[1] > window[0]) state.timeWindow = window;
   return state;
 }
