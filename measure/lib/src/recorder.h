@@ -46,7 +46,11 @@ class RegionStack {
   RegionStack() = default;
   RegionStack(const RegionStack&) = delete;
   RegionStack& operator=(const RegionStack&) = delete;
-  ~RegionStack() { delete[] data_; }
+  ~RegionStack() {
+    delete[] data_;
+    data_ = nullptr;  // a hook running after static destruction grows a new one
+    size_ = capacity_ = 0;
+  }
   __attribute__((always_inline)) void push_back(uint32_t region) {
     if (size_ == capacity_) [[unlikely]] grow(capacity_ * 2 + 16);
     data_[size_++] = region;
