@@ -1,6 +1,7 @@
 #include "orrery/analyzer/summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <vector>
 
@@ -24,6 +25,50 @@ std::string format(int decimals, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
+}
+
+/// A buffer flush of the measurement: Orrery's ORRERY_FLUSH, Score-P's
+/// TRACE BUFFER FLUSH (regions of paradigm measurement named "...flush...").
+bool is_flush_region(const report::Region& region) {
+  if (region.paradigm != "measurement") return false;
+  std::string lower = region.name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("flush") != std::string::npos;
+}
+
+/// DESIGN §3: a full buffer is flushed and recorded "so the analysis can
+/// warn" — the flush stalls the rank and shifts everything after it.
+void warn_about_flushes(std::ostream& out, const report::CubeHeader& header,
+                        const SummaryDigest& digest, const patterns::PatternRegistry& registry) {
+  const std::vector<double>& visits = digest.by_callpath().at(registry.row("visits"));
+  double flushes = 0;
+  std::vector<std::size_t> flush_paths;
+  for (std::size_t c = 0; c < header.callpaths.size() && c < visits.size(); ++c) {
+    const auto region = static_cast<std::size_t>(header.callpaths[c].region);
+    if (region < header.regions.size() && is_flush_region(header.regions[region])) {
+      flushes += visits[c];
+      flush_paths.push_back(c);
+    }
+  }
+  if (flushes <= 0) return;
+  // Their time is overhead at those call paths; which ranks flushed.
+  const std::vector<double>& overhead = digest.by_callpath().at(registry.row("overhead"));
+  double seconds = 0;
+  for (std::size_t c : flush_paths) seconds += c < overhead.size() ? overhead[c] : 0.0;
+  const std::vector<double>& per_rank = digest.by_location().at(registry.row("overhead"));
+  std::string ranks;
+  std::size_t listed = 0, flushing = 0;
+  for (std::size_t l = 0; l < per_rank.size(); ++l) {
+    if (per_rank[l] <= 0) continue;
+    ++flushing;
+    if (listed++ < 8) ranks += (ranks.empty() ? "" : ", ") + std::to_string(l);
+  }
+  if (flushing > listed) ranks += " and " + std::to_string(flushing - listed) + " more";
+  out << "Warning: the measurement flushed its trace buffer " << format(0, flushes)
+      << " times (" << format(6, seconds) << " s, counted as overhead"
+      << (ranks.empty() ? std::string() : "; ranks " + ranks)
+      << "). A flush stalls its rank and delays what follows; a larger buffer avoids it "
+         "(orrery run --buffer SIZE).\n";
 }
 
 }  // namespace
@@ -134,6 +179,7 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
         << "      at " << callpath_name(header, cp) << "\n"
         << "      most affected: " << affected << "\n";
   }
+  warn_about_flushes(out, header, digest, registry);
   if (statistics.clock_violations > 0) {
     out << "Warning: corrected " << statistics.clock_violations
         << " clock-condition violations (receives that ended before their send began).\n";

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "orrery/analyzer/summary.h"
+#include "orrery/patterns/registry.h"
 #include "support/scenario.h"
 
 namespace orrery::testing {
@@ -437,6 +441,14 @@ TEST(AnalyzerP2P, OrrerysOwnFlushesAreCountedOnceAsTheirRegion) {
     }
   });
   if (world_rank() != 0) return;
+  // The summary warns about the flushes (DESIGN §3).
+  std::ostringstream summary;
+  const patterns::PatternRegistry registry;
+  analyzer::print_summary(summary, result.cube, registry, result.statistics, "r.h5");
+  EXPECT_NE(summary.str().find("flushed its trace buffer " + std::to_string(world_size()) +
+                               " times"),
+            std::string::npos)
+      << summary.str();
   for (int k = 0; k < world_size(); ++k) {
     EXPECT_NEAR(value(result.cube, "overhead", "main/ORRERY_FLUSH", k), us(3), 1e-9) << k;
     EXPECT_EQ(value(result.cube, "visits", "main/TRACE BUFFER FLUSH", k), 0.0) << k;
