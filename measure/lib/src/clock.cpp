@@ -28,5 +28,6 @@ bool invariant_tsc() noexcept {
 const bool g_tsc_clock = invariant_tsc();
 // Initialised after g_tsc_clock (same file, declaration order), so it reads the right clock.
 const uint64_t g_load_time = now();
+const uint64_t g_load_ns = monotonic_ns();
 
 }  // namespace orrery::measure

@@ -21,6 +21,8 @@ extern const bool g_tsc_clock;
 /// The event clock when the library was loaded (the program root region's Enter).
 /// Read it only after load (static initialisation order across files).
 extern const uint64_t g_load_time;
+/// CLOCK_MONOTONIC read right after g_load_time (a pair for rate estimates).
+extern const uint64_t g_load_ns;
 
 /// Nanoseconds on CLOCK_MONOTONIC.
 inline uint64_t monotonic_ns() noexcept {

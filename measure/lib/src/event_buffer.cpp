@@ -42,6 +42,7 @@ std::size_t payload_size(RecordKind kind) noexcept {
     case RecordKind::kCollBegin: return 0;
     case RecordKind::kCollEnd: return 25;
     case RecordKind::kNbcComplete: return 33;
+    case RecordKind::kMetric: return 8 * kResourceMetrics;
   }
   return SIZE_MAX;
 }
@@ -91,6 +92,9 @@ std::size_t encode_record(const Record& r, uint8_t* out) noexcept {
       p = put(p, r.bytes_received);
       if (r.kind == RecordKind::kNbcComplete) p = put(p, r.request);
       break;
+    case RecordKind::kMetric:
+      for (const uint64_t value : r.metrics) p = put(p, value);
+      break;
   }
   return static_cast<std::size_t>(p - out);
 }
@@ -130,6 +134,9 @@ std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& r) noex
       p = get(p, r.bytes);
       p = get(p, r.bytes_received);
       if (r.kind == RecordKind::kNbcComplete) get(p, r.request);
+      break;
+    case RecordKind::kMetric:
+      for (uint64_t& value : r.metrics) p = get(p, value);
       break;
   }
   return 9 + payload;
@@ -177,6 +184,37 @@ EventBuffer::~EventBuffer() {
 void EventBuffer::append(const Record& record) noexcept {
   pos_ += encode_record(record, pos_);
   ++records_;
+  if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
+}
+
+void EventBuffer::sample(uint64_t time) noexcept {
+  Record metric;
+  metric.kind = RecordKind::kMetric;
+  metric.time = time;
+  ResourceSample values;
+  read_resources(values);
+  metric.metrics[0] = values.rss_bytes;
+  metric.metrics[1] = values.cpu_ns;
+  metric.metrics[2] = values.minor_faults;
+  metric.metrics[3] = values.major_faults;
+  metric.metrics[4] = values.voluntary_switches;
+  metric.metrics[5] = values.involuntary_switches;
+  pos_ += encode_record(metric, pos_);
+  ++records_;
+  ++samples_;
+  next_sample_ = schedule_.next_after(time, ClockPair::sample());
+}
+
+void EventBuffer::start_sampling(const SamplingSchedule& schedule, uint64_t time) noexcept {
+  schedule_ = schedule;
+  if (!schedule_.enabled()) return;
+  sample(time);
+  if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
+}
+
+void EventBuffer::sample_now(uint64_t time) noexcept {
+  if (!schedule_.enabled() || next_sample_ == SamplingSchedule::kNever) return;
+  sample(time);
   if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
 }
 

@@ -11,13 +11,15 @@
 #include <functional>
 #include <string>
 
+#include "sampler.h"
+
 namespace orrery::measure {
 
 /// Kinds of records, one per OTF2 event the library writes.
 enum class RecordKind : uint8_t {
   kEnter = 1, kLeave, kMpiSend, kMpiRecv, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
   kMpiIrecv, kMpiRequestTest, kMpiRequestCancelled, kCollBegin, kCollEnd, kNbcRequest,
-  kNbcComplete, kBufferFlush,
+  kNbcComplete, kBufferFlush, kMetric,
 };
 
 /// One decoded record; only the fields of its kind are meaningful.
@@ -34,6 +36,10 @@ struct Record {
   uint64_t bytes_received = 0;
   uint64_t request = 0;
   uint64_t stop_time = 0;  ///< BufferFlush
+  /// Metric: the ResourceSample fields in order. Left uninitialised by
+  /// `Record r;` (only Metric records set them): no extra stores on the paths
+  /// that build the other kinds.
+  uint64_t metrics[kResourceMetrics];
 };
 
 /// Append-only event storage of one rank with spill-to-file flushing.
@@ -56,6 +62,7 @@ class EventBuffer {
                                              uint32_t tag, uint64_t bytes) noexcept {
     pos_ = put_message(pos_, kind, time, peer, comm, tag, bytes);
     ++records_;
+    if (time >= next_sample_) [[unlikely]] sample(time);
     if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
   }
   /// Hot path of a blocking send: its Enter and its MpiSend at the same time,
@@ -65,6 +72,7 @@ class EventBuffer {
     uint8_t* p = put_region(pos_, RecordKind::kEnter, time, region);
     pos_ = put_message(p, RecordKind::kMpiSend, time, peer, comm, tag, bytes);
     records_ += 2;
+    if (time >= next_sample_) [[unlikely]] sample(time);
     if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
   }
   /// Hot path of a blocking receive: its MpiRecv and its Leave at the same
@@ -74,6 +82,7 @@ class EventBuffer {
     uint8_t* p = put_message(pos_, RecordKind::kMpiRecv, time, peer, comm, tag, bytes);
     pos_ = put_region(p, RecordKind::kLeave, time, region);
     records_ += 2;
+    if (time >= next_sample_) [[unlikely]] sample(time);
     if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
   }
   /// Any other record.
@@ -82,6 +91,15 @@ class EventBuffer {
   /// Calls `visit` for every record in order (spilled ones first). Returns false
   /// if the spill file could not be read back.
   bool for_each(const std::function<void(const Record&)>& visit) const;
+
+  /// Resource sampling (sampler.h): takes a sample at `time` now and then
+  /// one with the first event at least the schedule's interval later.
+  void start_sampling(const SamplingSchedule& schedule, uint64_t time) noexcept;
+  /// One sample at `time` now (if sampling was started); not after stop_sampling.
+  void sample_now(uint64_t time) noexcept;
+  /// No more samples.
+  void stop_sampling() noexcept { next_sample_ = SamplingSchedule::kNever; }
+  [[nodiscard]] uint64_t samples() const noexcept { return samples_; }
 
   [[nodiscard]] uint64_t records() const noexcept { return records_; }
   [[nodiscard]] uint64_t flushes() const noexcept { return flushes_; }
@@ -102,6 +120,7 @@ class EventBuffer {
   __attribute__((always_inline)) void region_record(RecordKind kind, uint64_t time, uint32_t region) noexcept {
     pos_ = put_region(pos_, kind, time, region);
     ++records_;
+    if (time >= next_sample_) [[unlikely]] sample(time);
     if (static_cast<std::size_t>(end_ - pos_) < kReserve) flush();
   }
   // The fixed layouts encode_record writes: kind, time, then the fields.
@@ -122,13 +141,20 @@ class EventBuffer {
     return p + 29;
   }
   /// Room kept free: one more record (or the hot paths' two, together less
-  /// than kMaxRecord) plus a flush's own three.
+  /// than kMaxRecord), a resource sample after it, and a flush's own three.
   static constexpr std::size_t kReserve = 4 * kMaxRecord;
   __attribute__((noinline, cold)) void flush() noexcept;
+  /// Appends a Metric record at `time` and schedules the next one (no room check).
+  __attribute__((noinline, cold)) void sample(uint64_t time) noexcept;
 
   uint8_t* begin_ = nullptr;
   uint8_t* pos_ = nullptr;
   uint8_t* end_ = nullptr;
+  /// Event time at which the next resource sample is due (kNever: off). Next
+  /// to pos_/end_: the hot path's one extra compare reads the same cache line.
+  uint64_t next_sample_ = SamplingSchedule::kNever;
+  SamplingSchedule schedule_;
+  uint64_t samples_ = 0;
   std::string spill_path_;
   int spill_fd_ = -1;
   uint32_t flush_region_;

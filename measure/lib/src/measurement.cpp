@@ -110,6 +110,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
           {"events", trace.events},
           {"bytes", bytes},
           {"flushes", g_state.buffer->flushes()},
+          {"samples", g_state.buffer->samples()},
           {"lost_events", lost},
           {"trace_written", trace_ok},
           {"otf2_errors", trace.otf2_errors},
@@ -134,11 +135,12 @@ json settings_json(const Settings& s) {
 
 // Rank 0: measurement.json (and run.json without the launcher).
 void write_reports(const std::vector<json>& ranks, const std::vector<std::string>& hosts) {
-  json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"lost_events", 0},
+  json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"samples", 0}, {"lost_events", 0},
                  {"counted_not_traced", 0}, {"other_thread_calls", 0}};
   json counted = json::object();
   for (const json& r : ranks) {
-    for (const char* key : {"events", "bytes", "flushes", "lost_events", "counted_not_traced", "other_thread_calls"}) {
+    for (const char* key :
+         {"events", "bytes", "flushes", "samples", "lost_events", "counted_not_traced", "other_thread_calls"}) {
       totals[key] = totals[key].get<uint64_t>() + r.value(key, uint64_t{0});
     }
     const json calls = r.value("counted_calls", json::object());
@@ -322,7 +324,14 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     install_exit_guard();
     const uint32_t region = mpi_region(init_fn);
     record_enter(region, enter_time);
-    record_leave(region, now());
+    const uint64_t init_done = now();
+    record_leave(region, init_done);
+    // Resource sampling (trace mode): the first sample now, then with events.
+    if (!g_state.profile && g_state.settings.sampling_interval_ms > 0) {
+      g_state.buffer->start_sampling(
+          SamplingSchedule(g_state.settings.sampling_interval_ms, ClockPair{g_load_time, g_load_ns}, g_tsc_clock),
+          init_done);
+    }
     if (g_state.settings.verbose && g_state.world_rank == 0) {
       std::fprintf(stderr, "orrery: measuring %d ranks into %s\n", g_state.world_size, dir.c_str());
     }
@@ -339,6 +348,10 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   record_enter(region, enter_time);
   g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
   record_leave(region, now());
+  // The last resource sample, inside the still open program regions.
+  g_state.buffer->sample_now(now());
+  g_state.buffer->stop_sampling();
+  close_resource_files();
   close_open_regions();
   const TimeConverter converter(g_session.clock_start, ClockPair::sample());
   g_state.active = false;

@@ -425,7 +425,12 @@ void before_call(Call& call, MpiArgs& a) noexcept {
       record_send(call, a.dest, a.comm, a.stag >= 0 ? a.stag : a.tag, a.scount, a.stype);
       break;
     case Category::kColl:
-      if (call.recording()) record(Record{RecordKind::kCollBegin, call.enter_time()});
+      if (call.recording()) {
+        Record begin;
+        begin.kind = RecordKind::kCollBegin;
+        begin.time = call.enter_time();
+        record(begin);
+      }
       break;
     case Category::kRequestFree:
       if (a.request_before != MPI_REQUEST_NULL) g_requests.remove(a.request_before);

@@ -64,11 +64,13 @@ Settings read_settings(std::string& warnings) {
   }
   if (const std::string interval = env("ORRERY_SAMPLING_INTERVAL"); !interval.empty()) {
     char* end = nullptr;
-    const unsigned long ms = std::strtoul(interval.c_str(), &end, 10);
-    if (end != nullptr && *end == '\0') {
+    const unsigned long long ms = std::strtoull(interval.c_str(), &end, 10);
+    // Digits only (strtoull would take "-1" as a huge number), at most a day.
+    if (std::isdigit(static_cast<unsigned char>(interval[0])) && end != nullptr && *end == '\0' &&
+        ms <= 86400000ULL) {
       s.sampling_interval_ms = static_cast<unsigned>(ms);
     } else {
-      warnings += "orrery: ORRERY_SAMPLING_INTERVAL='" + interval + "' is not a number of ms; sampling off\n";
+      warnings += "orrery: ORRERY_SAMPLING_INTERVAL='" + interval + "' is not a number of ms (0 to 86400000); sampling off\n";
     }
   }
   return s;

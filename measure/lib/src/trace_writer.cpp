@@ -55,6 +55,39 @@ OTF2_RegionRole role_of(RegionRole r) noexcept {
   return OTF2_REGION_ROLE_UNKNOWN;
 }
 
+// Resource samples: metric members 0..5 (in ResourceSample's order) and
+// metric class 0 over them; fixed global ids, the same on every rank.
+constexpr OTF2_MetricRef kResourceClass = 0;
+
+struct MetricMemberDef {
+  const char* name;
+  const char* description;
+  const char* unit;
+  OTF2_MetricMode mode;
+};
+constexpr MetricMemberDef kResourceMembers[kResourceMetrics] = {
+    {"resident_set_size", "resident set size of the process (/proc/self/statm)", "bytes",
+     OTF2_METRIC_ABSOLUTE_POINT},
+    {"cpu_time", "user + system CPU time of the process since it started (getrusage)", "ns",
+     OTF2_METRIC_ACCUMULATED_START},
+    {"minor_page_faults", "minor page faults of the process since it started (getrusage)", "#",
+     OTF2_METRIC_ACCUMULATED_START},
+    {"major_page_faults", "major page faults of the process since it started (getrusage)", "#",
+     OTF2_METRIC_ACCUMULATED_START},
+    {"voluntary_context_switches", "voluntary context switches of the process since it started (getrusage)", "#",
+     OTF2_METRIC_ACCUMULATED_START},
+    {"involuntary_context_switches", "involuntary context switches of the process since it started (getrusage)",
+     "#", OTF2_METRIC_ACCUMULATED_START},
+};
+
+void write_metric(OTF2_EvtWriter* w, const Record& r, Checked& check) {
+  static constexpr OTF2_Type kTypes[kResourceMetrics] = {OTF2_TYPE_UINT64, OTF2_TYPE_UINT64, OTF2_TYPE_UINT64,
+                                                         OTF2_TYPE_UINT64, OTF2_TYPE_UINT64, OTF2_TYPE_UINT64};
+  OTF2_MetricValue values[kResourceMetrics];
+  for (unsigned i = 0; i < kResourceMetrics; ++i) values[i].unsigned_int = r.metrics[i];
+  check(OTF2_EvtWriter_Metric(w, nullptr, r.time, kResourceClass, kResourceMetrics, kTypes, values));
+}
+
 uint32_t mapped(const std::vector<uint32_t>& map, uint32_t local) noexcept {
   return local < map.size() ? map[local] : 0;
 }
@@ -90,6 +123,7 @@ void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, Check
                                                            r.bytes_received, r.request));
       break;
     case RecordKind::kBufferFlush: check(OTF2_EvtWriter_BufferFlush(w, nullptr, r.time, r.stop_time)); break;
+    case RecordKind::kMetric: write_metric(w, r, check); break;
   }
 }
 
@@ -111,7 +145,7 @@ class Strings {
 
 void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
                               const std::vector<uint64_t>& events, uint64_t first, uint64_t last,
-                              Checked& check) {
+                              bool metrics, Checked& check) {
   Strings str(w, check);
   const GlobalDefinitions& g = *in.global;
   const uint64_t realtime = in.realtime_anchor + (first - std::min(first, in.monotonic_anchor));
@@ -178,6 +212,16 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
                                          comm.parent == UINT32_MAX ? OTF2_UNDEFINED_COMM : comm.parent,
                                          OTF2_COMM_FLAG_NONE));
   }
+  if (!metrics) return;
+  OTF2_MetricMemberRef members[kResourceMetrics];
+  for (unsigned i = 0; i < kResourceMetrics; ++i) {
+    const MetricMemberDef& m = kResourceMembers[i];
+    members[i] = i;
+    check(OTF2_GlobalDefWriter_WriteMetricMember(w, i, str(m.name), str(m.description), OTF2_METRIC_TYPE_RUSAGE,
+                                                 m.mode, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, str(m.unit)));
+  }
+  check(OTF2_GlobalDefWriter_WriteMetricClass(w, kResourceClass, kResourceMetrics, members,
+                                              OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_CPU));
 }
 
 }  // namespace
@@ -226,6 +270,7 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
           ++out.clamped_timestamps;
         }
         last = r.time;
+        if (r.kind == RecordKind::kMetric) ++out.samples;
         write_event(evt, r, *in.mapping, check);
       });
     } catch (...) {
@@ -238,13 +283,15 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   }
   check(OTF2_Archive_CloseEvtFiles(archive));
 
-  // Rank 0 needs everyone's event count and time range for the global definitions.
-  uint64_t mine[3] = {out.events, first, last};
-  std::vector<uint64_t> all(static_cast<std::size_t>(3 * size));
+  // Rank 0 needs everyone's event count, time range and whether it wrote
+  // resource samples for the global definitions.
+  constexpr int kShared = 4;
+  uint64_t mine[kShared] = {out.events, first, last, out.samples};
+  std::vector<uint64_t> all(static_cast<std::size_t>(kShared * size));
   if (local) {
-    std::copy(mine, mine + 3, all.begin());
+    std::copy(mine, mine + kShared, all.begin());
   } else {
-    PMPI_Gather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, 0, in.comm);
+    PMPI_Gather(mine, kShared, MPI_UINT64_T, all.data(), kShared, MPI_UINT64_T, 0, in.comm);
   }
 
   check(OTF2_Archive_OpenDefFiles(archive));
@@ -262,9 +309,11 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
       std::vector<uint64_t> events(local ? in.global->hosts.size() : static_cast<std::size_t>(size));
       uint64_t global_first = UINT64_MAX;
       uint64_t global_last = 0;
+      bool metrics = false;
       for (int r = 0; r < size; ++r) {
-        const auto i = static_cast<std::size_t>(3 * r);
+        const auto i = static_cast<std::size_t>(kShared * r);
         events[static_cast<std::size_t>(local ? in.location : r)] = all[i];
+        metrics = metrics || all[i + 3] > 0;
         if (all[i] > 0) {
           global_first = std::min(global_first, all[i + 1]);
           global_last = std::max(global_last, all[i + 2]);
@@ -272,7 +321,7 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
       }
       if (global_first == UINT64_MAX) global_first = global_last = 0;
       try {
-        write_global_definitions(global, in, events, global_first, global_last, check);
+        write_global_definitions(global, in, events, global_first, global_last, metrics, check);
       } catch (...) {
         check(OTF2_ERROR_MEM_ALLOC_FAILED);
       }

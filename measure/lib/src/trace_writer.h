@@ -43,6 +43,7 @@ struct TraceOutput {
   uint64_t events = 0;
   uint64_t otf2_errors = 0;
   uint64_t clamped_timestamps = 0;  ///< events written at the previous event's time
+  uint64_t samples = 0;             ///< Metric events (resource samples) written
 };
 
 /// Collective over `in.comm` (none if it is MPI_COMM_NULL). False if anything went wrong on this rank.

@@ -251,6 +251,104 @@ def test_mode_and_verbose(tmp):
     check(library_lines, "--verbose: the library printed nothing")
 
 
+_METRIC_VALUE = re.compile(r'\("([a-z_]+)" <\d+>; UINT64; (\d+)\)')
+RESOURCE_METRICS = ["resident_set_size", "cpu_time", "minor_page_faults", "major_page_faults",
+                    "voluntary_context_switches", "involuntary_context_switches"]
+
+
+def metric_events(anchor):
+    """{location: [(time, {metric: value}), ...]} of the METRIC events, and
+    {location: (first, last)} event times, from otf2-print."""
+    done = run(["otf2-print", anchor], anchor.parent)
+    check(done.returncode == 0, "otf2-print failed")
+    samples, spans = {}, {}
+    for line in done.stdout.splitlines():
+        match = re.match(r"^([A-Z][A-Z0-9_]*)\s+(\d+)\s+(\d+)\s*(.*)$", line)
+        if not match:
+            continue
+        location, time_ = int(match.group(2)), int(match.group(3))
+        first, last = spans.get(location, (time_, time_))
+        spans[location] = (min(first, time_), max(last, time_))
+        if match.group(1) == "METRIC":
+            values = {name: int(value) for name, value in _METRIC_VALUE.findall(match.group(4))}
+            samples.setdefault(location, []).append((time_, values))
+    return samples, spans
+
+
+def analyze(exp, tmp):
+    done = run(mpirun(4, BUILD / "bin" / "orrery-analyze", exp), tmp)
+    check(done.returncode == 0 and (exp / "report.h5").exists(), f"orrery-analyze {exp} failed")
+    tables = {}
+    for metric in ("visits", "bytes_sent", "sends", "receives", "collectives"):
+        stat = run([ORRERY, "stat", "-m", metric, "-k", "0", "--format", "csv", exp / "report.h5"], tmp)
+        check(stat.returncode == 0, f"orrery stat -m {metric} failed")
+        tables[metric] = stat.stdout
+    return tables
+
+
+def test_sampling(tmp):
+    """--sampling-interval 1: METRIC events on every rank, in time order within
+    the run, RSS > 0, the counters never decrease, at least 1 ms apart (the
+    last one at MPI_Finalize excepted), as many as measurement.json says;
+    the analysis is the same as without sampling. --sampling-interval 0: none."""
+    interval_ms, ranks = 1, 4
+    launch = mpirun(ranks, EXAMPLES / "stencil2d", "--size", "256", "--iterations", "150", "--quiet")
+    sampled, plain = tmp / "SAMPLED", tmp / "PLAIN"
+    done = orrery_run(sampled, launch, tmp, ["--sampling-interval", str(interval_ms)])
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    measurement = load_json(sampled / "measurement.json")
+    check(measurement["settings"]["sampling_interval_ms"] == interval_ms, f"settings {measurement['settings']}")
+    per_rank = {entry["rank"]: entry for entry in measurement["statistics"]["per_rank"]}
+    samples, spans = metric_events(sampled / "traces.otf2")
+    check(sorted(samples) == list(range(ranks)), f"METRIC events on locations {sorted(samples)}")
+    total = 0
+    for rank, events in samples.items():
+        check(len(events) == per_rank[rank]["samples"],
+              f"rank {rank}: {len(events)} METRIC events, measurement.json says {per_rank[rank]['samples']}")
+        total += len(events)
+        first, last = spans[rank]
+        span_ms = (last - first) / 1e6
+        # At least the ones after MPI_Init and before the trace is written; at
+        # most one per interval of the run plus those two.
+        check(2 <= len(events) <= span_ms / interval_ms + 2,
+              f"rank {rank}: {len(events)} samples in {span_ms:.1f} ms at {interval_ms} ms")
+        previous = None
+        for index, (time_, values) in enumerate(events):
+            check(sorted(values) == sorted(RESOURCE_METRICS), f"rank {rank}: metric values {values}")
+            check(first <= time_ <= last, f"rank {rank}: sample at {time_} outside [{first}, {last}]")
+            check(values["resident_set_size"] > 0, f"rank {rank}: RSS {values['resident_set_size']}")
+            if previous is not None:
+                before_time, before = previous
+                check(time_ >= before_time, f"rank {rank}: samples out of time order")
+                if index < len(events) - 1:
+                    check(time_ - before_time >= interval_ms * 1e6 * 0.99,
+                          f"rank {rank}: samples {(time_ - before_time) / 1e6:.3f} ms apart")
+                for name in RESOURCE_METRICS[1:]:
+                    check(values[name] >= before[name],
+                          f"rank {rank}: {name} decreased from {before[name]} to {values[name]}")
+            previous = (time_, values)
+        check(events[-1][1]["cpu_time"] > events[0][1]["cpu_time"], f"rank {rank}: no CPU time used")
+        check(events[-1][1]["minor_page_faults"] > 0, f"rank {rank}: no minor page faults")
+    check(measurement["statistics"]["total"]["samples"] == total,
+          f"total samples {measurement['statistics']['total']['samples']} != {total}")
+    definitions = run(["otf2-print", "-G", sampled / "traces.otf2"], tmp).stdout
+    check(definitions.count("METRIC_MEMBER ") == len(RESOURCE_METRICS) and "METRIC_CLASS " in definitions,
+          "the global definitions lack the metric members or class")
+    check("ABSOLUTE_POINT" in definitions and "ACCUMULATED_START" in definitions, "metric modes")
+
+    done = orrery_run(plain, launch, tmp, ["--sampling-interval", "0"])
+    check(done.returncode == 0, f"orrery run exited with {done.returncode}")
+    none, _ = metric_events(plain / "traces.otf2")
+    check(not none, f"METRIC events with sampling off: {sorted(none)}")
+    check(load_json(plain / "measurement.json")["statistics"]["total"]["samples"] == 0, "samples with sampling off")
+    check("METRIC_MEMBER" not in run(["otf2-print", "-G", plain / "traces.otf2"], tmp).stdout,
+          "metric definitions with sampling off")
+    # The analyzer ignores the samples: counts per call path are the same.
+    with_samples, without = analyze(sampled, tmp), analyze(plain, tmp)
+    for metric, table in with_samples.items():
+        check(table == without[metric], f"{metric} differs with sampling:\n{table}\n{without[metric]}")
+
+
 def definition_line(source, function):
     for number, line in enumerate(source.read_text().splitlines(), 1):
         if re.search(rf"\b{function}\([^;]*\)\s*\{{", line):

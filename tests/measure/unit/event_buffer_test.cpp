@@ -30,7 +30,7 @@ Record message(uint64_t time, uint32_t peer) {
 
 TEST(EventBuffer, EveryKindRoundTrips) {
   std::vector<Record> records;
-  for (uint8_t k = 1; k <= static_cast<uint8_t>(RecordKind::kBufferFlush); ++k) {
+  for (uint8_t k = 1; k <= static_cast<uint8_t>(RecordKind::kMetric); ++k) {
     Record r = message(100 + k, k);
     r.kind = static_cast<RecordKind>(k);
     r.region = 1000u + k;

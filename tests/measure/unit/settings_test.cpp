@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <utility>
 
 namespace orrery::measure {
 namespace {
@@ -40,6 +41,23 @@ TEST(Settings, ReadsTheEnvironmentAndWarnsAboutBadValues) {
                            "ORRERY_SAMPLING_INTERVAL"}) {
     unsetenv(name);
   }
+}
+
+TEST(Settings, SamplingIntervalMustBeMillisecondsUpToADay) {
+  for (const char* bad : {"-1", "10ms", "1e3", "86400001", "99999999999999999999", " 5"}) {
+    setenv("ORRERY_SAMPLING_INTERVAL", bad, 1);
+    std::string warnings;
+    const Settings s = read_settings(warnings);
+    EXPECT_EQ(s.sampling_interval_ms, 0u) << bad;
+    EXPECT_NE(warnings.find("ORRERY_SAMPLING_INTERVAL"), std::string::npos) << bad;
+  }
+  for (const auto& [text, ms] : {std::pair{"0", 0u}, std::pair{"1", 1u}, std::pair{"86400000", 86400000u}}) {
+    setenv("ORRERY_SAMPLING_INTERVAL", text, 1);
+    std::string warnings;
+    EXPECT_EQ(read_settings(warnings).sampling_interval_ms, ms) << text;
+    EXPECT_EQ(warnings, "") << text;
+  }
+  unsetenv("ORRERY_SAMPLING_INTERVAL");
 }
 
 }  // namespace
