@@ -40,7 +40,14 @@ std::string check_byte_size(const std::string& text) {
 
 std::string check_milliseconds(const std::string& text) {
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  return digits ? std::string{} : "'" + text + "' is not a whole number of milliseconds";
+  if (!digits) return "'" + text + "' is not a whole number of milliseconds";
+  // The library accepts at most a day (ORRERY_SAMPLING_INTERVAL, settings.cpp).
+  const std::size_t first = text.find_first_not_of('0');
+  const std::string significant = first == std::string::npos ? "0" : text.substr(first);
+  if (significant.size() > 8 || std::stoll(significant) > 86400000) {
+    return "'" + text + "' is more than a day (86400000 ms)";
+  }
+  return {};
 }
 
 /// Index of the first "--" in argv, or argc when there is none.
