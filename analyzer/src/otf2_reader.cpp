@@ -1,5 +1,6 @@
-// The OTF2 adapter: the only place on the reading side that includes OTF2.
-// Every OTF2 error code goes through check(); callbacks never let an
+// The OTF2 adapter: with the timeline reader, the only place on the reading
+// side that includes OTF2. Every OTF2 error code goes through
+// ReaderHandle::check_call() (otf2_handle.h); callbacks never let an
 // exception cross OTF2's C frames (they stash it and interrupt the read).
 
 #include <otf2/otf2.h>
@@ -13,6 +14,7 @@
 #include <unordered_map>
 
 #include "orrery/analyzer/trace_builder.h"
+#include "otf2_handle.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/error.h"
 
@@ -20,43 +22,6 @@ namespace orrery::analyzer {
 namespace {
 
 namespace fs = std::filesystem;
-
-// OTF2 prints its own errors to stderr; we report them once, in our words.
-OTF2_ErrorCode silence_otf2(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
-                            const char*, va_list) {
-  return code;
-}
-
-void check(OTF2_ErrorCode code, const std::string& experiment, const char* what) {
-  if (code == OTF2_SUCCESS) return;
-  throw InputError("cannot read the trace of '" + experiment + "': " + what + " failed (" +
-                   OTF2_Error_GetDescription(code) + ")");
-}
-
-/// Owns an OTF2_Reader and closes it on every path.
-class ReaderHandle {
- public:
-  explicit ReaderHandle(const std::string& experiment) : experiment_(experiment) {
-    OTF2_Error_RegisterCallback(silence_otf2, nullptr);
-    const std::string anchor = anchor_path(experiment);
-    if (!fs::exists(anchor)) {
-      throw InputError("'" + experiment + "' is not an Orrery experiment: " + anchor +
-                       " does not exist");
-    }
-    reader_ = OTF2_Reader_Open(anchor.c_str());
-    if (reader_ == nullptr) throw InputError("cannot open the OTF2 archive " + anchor);
-    check(OTF2_Reader_SetSerialCollectiveCallbacks(reader_), experiment, "setting up the reader");
-  }
-  ~ReaderHandle() { OTF2_Reader_Close(reader_); }
-  ReaderHandle(const ReaderHandle&) = delete;
-  ReaderHandle& operator=(const ReaderHandle&) = delete;
-  OTF2_Reader* get() const { return reader_; }
-  void check_call(OTF2_ErrorCode code, const char* what) const { check(code, experiment_, what); }
-
- private:
-  std::string experiment_;
-  OTF2_Reader* reader_ = nullptr;
-};
 
 Paradigm to_paradigm(OTF2_Paradigm paradigm) {
   switch (paradigm) {
@@ -119,6 +84,8 @@ struct GlobalDefs {
   std::map<uint64_t, LocGroup> location_groups;
   std::unordered_map<uint32_t, uint32_t> node_names;
   uint64_t resolution = 1000000000;
+  uint64_t global_offset = 0;
+  uint64_t trace_length = 0;
 
   std::string string(uint32_t ref) const {
     auto it = strings.find(ref);
@@ -165,8 +132,12 @@ ORRERY_DEF_CB(on_comm, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef gro
   static_cast<GlobalDefs*>(user)->comms[self] = {name, group};
   return OTF2_CALLBACK_SUCCESS;
 }
-ORRERY_DEF_CB(on_clock_properties, uint64_t resolution, uint64_t, uint64_t, uint64_t) {
-  static_cast<GlobalDefs*>(user)->resolution = resolution == 0 ? 1000000000 : resolution;
+ORRERY_DEF_CB(on_clock_properties, uint64_t resolution, uint64_t offset, uint64_t length,
+              uint64_t) {
+  auto* defs = static_cast<GlobalDefs*>(user);
+  defs->resolution = resolution == 0 ? 1000000000 : resolution;
+  defs->global_offset = offset;
+  defs->trace_length = length;
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -375,6 +346,8 @@ Definitions read_definitions(const std::string& experiment) {
 
   Definitions defs;
   defs.timer_resolution = raw.resolution;
+  defs.global_offset = raw.global_offset;
+  defs.trace_length = raw.trace_length;
   for (const auto& [id, region] : raw.regions) {
     if (id >= defs.regions.size()) defs.regions.resize(id + 1);
     RegionDef& def = defs.regions[id];

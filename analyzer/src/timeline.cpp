@@ -1,145 +1,24 @@
 // The timeline reader: one rank's events as region instances and message
-// ends, for display. Like otf2_reader.cpp every OTF2 error goes through
-// check() and no exception crosses OTF2's C frames.
+// ends, for display. The definitions are the analyzer's own
+// (otf2_reader.cpp); like there, every OTF2 error goes through
+// ReaderHandle::check_call() and no exception crosses OTF2's C frames.
 
 #include "orrery/analyzer/timeline.h"
 
 #include <otf2/otf2.h>
 
-#include <cstdarg>
 #include <algorithm>
 #include <exception>
 #include <filesystem>
-#include <map>
-#include <unordered_map>
 
+#include "orrery/analyzer/trace_reader.h"
 #include "orrery/error.h"
+#include "otf2_handle.h"
 
 namespace orrery::analyzer::timeline {
 namespace {
 
 namespace fs = std::filesystem;
-
-OTF2_ErrorCode quiet(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char*,
-                     va_list) {
-  return code;
-}
-
-std::string anchor_of(const std::string& experiment) {
-  if (experiment.size() > 5 && experiment.ends_with(".otf2")) return experiment;
-  return (fs::path(experiment) / "traces.otf2").string();
-}
-
-void check(OTF2_ErrorCode code, const std::string& experiment, const char* what) {
-  if (code == OTF2_SUCCESS) return;
-  throw InputError("cannot read the trace of '" + experiment + "': " + what + " failed (" +
-                   OTF2_Error_GetDescription(code) + ")");
-}
-
-class Reader {
- public:
-  explicit Reader(const std::string& experiment) : experiment_(experiment) {
-    OTF2_Error_RegisterCallback(quiet, nullptr);
-    const std::string anchor = anchor_of(experiment);
-    if (!fs::exists(anchor)) throw InputError("no trace: " + anchor + " does not exist");
-    reader_ = OTF2_Reader_Open(anchor.c_str());
-    if (reader_ == nullptr) throw InputError("cannot open the OTF2 archive " + anchor);
-    call(OTF2_Reader_SetSerialCollectiveCallbacks(reader_), "setting up the reader");
-  }
-  ~Reader() { OTF2_Reader_Close(reader_); }
-  Reader(const Reader&) = delete;
-  Reader& operator=(const Reader&) = delete;
-  [[nodiscard]] OTF2_Reader* get() const { return reader_; }
-  void call(OTF2_ErrorCode code, const char* what) const { check(code, experiment_, what); }
-
- private:
-  std::string experiment_;
-  OTF2_Reader* reader_ = nullptr;
-};
-
-struct RawDefs {
-  std::unordered_map<uint32_t, std::string> strings;
-  struct RegionRaw { uint32_t name; OTF2_Paradigm paradigm; };
-  std::map<uint32_t, RegionRaw> regions;
-  struct Group { OTF2_GroupType type; OTF2_Paradigm paradigm; std::vector<uint64_t> members; };
-  std::map<uint32_t, Group> groups;
-  std::map<uint32_t, uint32_t> comms;  // comm -> group
-  struct Loc { uint32_t name; uint64_t group; };
-  std::map<uint64_t, Loc> locations;
-  std::map<uint64_t, OTF2_LocationGroupType> location_groups;
-  uint64_t resolution = 1000000000;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  [[nodiscard]] std::string string(uint32_t ref) const {
-    auto it = strings.find(ref);
-    return it == strings.end() ? std::string() : it->second;
-  }
-};
-
-RawDefs& defs_of(void* user) { return *static_cast<RawDefs*>(user); }
-
-OTF2_CallbackCode def_string(void* user, OTF2_StringRef self, const char* text) {
-  defs_of(user).strings[self] = text != nullptr ? text : "";
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_region(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
-                             OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm paradigm,
-                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
-  defs_of(user).regions[self] = {name, paradigm};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_location(void* user, OTF2_LocationRef self, OTF2_StringRef name,
-                               OTF2_LocationType, uint64_t, OTF2_LocationGroupRef group) {
-  defs_of(user).locations[self] = {name, group};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_location_group(void* user, OTF2_LocationGroupRef self, OTF2_StringRef,
-                                     OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef,
-                                     OTF2_LocationGroupRef) {
-  defs_of(user).location_groups[self] = type;
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
-                            OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count,
-                            const uint64_t* members) {
-  defs_of(user).groups[self] = {type, paradigm, std::vector<uint64_t>(members, members + count)};
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_comm(void* user, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef group,
-                           OTF2_CommRef, OTF2_CommFlag) {
-  defs_of(user).comms[self] = group;
-  return OTF2_CALLBACK_SUCCESS;
-}
-OTF2_CallbackCode def_clock(void* user, uint64_t resolution, uint64_t offset, uint64_t length,
-                            uint64_t) {
-  RawDefs& defs = defs_of(user);
-  defs.resolution = resolution == 0 ? 1000000000 : resolution;
-  defs.offset = offset;
-  defs.length = length;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-/// World ranks' locations: the MPI COMM_LOCATIONS group, else the first
-/// location of each process location group (as the analyzer resolves them).
-std::vector<uint64_t> rank_locations(const RawDefs& raw) {
-  std::vector<uint64_t> out;
-  for (const auto& [id, group] : raw.groups) {
-    if (group.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && group.paradigm == OTF2_PARADIGM_MPI) {
-      out = group.members;
-    }
-  }
-  if (!out.empty()) return out;
-  for (const auto& [group_id, type] : raw.location_groups) {
-    if (type != OTF2_LOCATION_GROUP_TYPE_PROCESS) continue;
-    for (const auto& [loc_id, loc] : raw.locations) {
-      if (loc.group == group_id) {
-        out.push_back(loc_id);
-        break;
-      }
-    }
-  }
-  return out;
-}
 
 /// Event state of one rank while reading.
 struct Sink {
@@ -247,67 +126,35 @@ std::size_t RankTimeline::bytes() const {
 
 bool has_trace(const std::string& experiment) {
   std::error_code ignored;
-  return fs::is_regular_file(anchor_of(experiment), ignored);
+  return fs::is_regular_file(anchor_path(experiment), ignored);
 }
 
 Definitions read_definitions(const std::string& experiment) {
-  Reader reader(experiment);
-  RawDefs raw;
-  OTF2_GlobalDefReader* def_reader = OTF2_Reader_GetGlobalDefReader(reader.get());
-  if (def_reader == nullptr) {
-    throw InputError("cannot read the definitions of the trace '" + experiment + "'");
-  }
-  OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
-  OTF2_GlobalDefReaderCallbacks_SetStringCallback(cbs, def_string);
-  OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cbs, def_region);
-  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cbs, def_location);
-  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cbs, def_location_group);
-  OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cbs, def_group);
-  OTF2_GlobalDefReaderCallbacks_SetCommCallback(cbs, def_comm);
-  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cbs, def_clock);
-  const OTF2_ErrorCode registered =
-      OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), def_reader, cbs, &raw);
-  OTF2_GlobalDefReaderCallbacks_Delete(cbs);
-  reader.call(registered, "registering definition callbacks");
-  uint64_t count = 0;
-  reader.call(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), def_reader, &count),
-              "reading the global definitions");
-
+  // The analyzer's own reading of the definitions (ranks resolved the same
+  // way), reduced to what the timeline draws.
+  const analyzer::Definitions full = analyzer::read_definitions(experiment);
   Definitions defs;
   defs.experiment = experiment;
-  defs.resolution = raw.resolution;
-  defs.global_offset = raw.offset;
-  defs.duration = static_cast<double>(raw.length) / static_cast<double>(raw.resolution);
-  for (const auto& [id, region] : raw.regions) {
-    if (id >= defs.regions.size()) defs.regions.resize(std::size_t{id} + 1);
-    Region& def = defs.regions[id];
-    def.name = raw.string(region.name);
-    def.kind = region.paradigm == OTF2_PARADIGM_MPI ? RegionKind::kMpi
-               : region.paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM &&
-                       def.name.rfind("ORRERY_", 0) == 0
+  defs.resolution = full.timer_resolution;
+  defs.global_offset = full.global_offset;
+  defs.duration = static_cast<double>(full.trace_length) / static_cast<double>(full.timer_resolution);
+  for (const RegionDef& region : full.regions) {
+    Region def;
+    def.name = region.name;
+    def.kind = region.paradigm == Paradigm::kMpi ? RegionKind::kMpi
+               : region.paradigm == Paradigm::kMeasurement && def.name.rfind("ORRERY_", 0) == 0
                    ? RegionKind::kMeasurement
                    : RegionKind::kCompute;
+    defs.regions.push_back(std::move(def));
   }
-  for (uint64_t location : rank_locations(raw)) {
-    Rank rank;
-    rank.location = location;
-    if (auto it = raw.locations.find(location); it != raw.locations.end()) {
-      rank.name = raw.string(it->second.name);
-    }
-    defs.ranks.push_back(std::move(rank));
-  }
-  if (defs.ranks.empty()) throw InputError("the trace of '" + experiment + "' defines no MPI ranks");
-  for (const auto& [id, group_id] : raw.comms) {
+  for (const RankDef& rank : full.ranks) defs.ranks.push_back(Rank{rank.location, rank.name});
+  for (const auto& [id, comm] : full.comms) {
     if (id >= defs.comm_members.size()) {
       defs.comm_members.resize(std::size_t{id} + 1);
       defs.comm_is_self.resize(std::size_t{id} + 1, false);
     }
-    if (auto g = raw.groups.find(group_id); g != raw.groups.end()) {
-      defs.comm_is_self[id] = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
-      for (uint64_t member : g->second.members) {
-        defs.comm_members[id].push_back(static_cast<uint32_t>(member));
-      }
-    }
+    defs.comm_is_self[id] = comm.is_self;
+    defs.comm_members[id] = comm.members;
   }
   return defs;
 }
@@ -318,29 +165,29 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
   }
   const std::string& experiment = definitions.experiment;
   const uint64_t location = definitions.ranks[rank].location;
-  const fs::path dir = fs::path(anchor_of(experiment)).replace_extension("");
+  const fs::path dir = fs::path(anchor_path(experiment)).replace_extension("");
   if (!fs::exists(dir / (std::to_string(location) + ".evt"))) {
     throw InputError("the trace of rank " + std::to_string(rank) + " is missing");
   }
-  Reader reader(experiment);
-  reader.call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
+  ReaderHandle reader(experiment);
+  reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
   // The event reader exists before the local definitions are read, so that
   // OTF2 picks up the rank's clock offsets and applies them to the events.
-  reader.call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
+  reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
   OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
   if (evt_reader == nullptr) throw InputError("cannot read the events of rank " + std::to_string(rank));
-  reader.call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, true), "configuring the event reader");
+  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, true), "configuring the event reader");
   if (fs::exists(dir / (std::to_string(location) + ".def"))) {
-    reader.call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
+    reader.check_call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
     OTF2_DefReader* def_reader = OTF2_Reader_GetDefReader(reader.get(), location);
     if (def_reader != nullptr) {
       uint64_t count = 0;
-      reader.call(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), def_reader, &count),
+      reader.check_call(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), def_reader, &count),
                   "reading the local definitions");
-      reader.call(OTF2_Reader_CloseDefReader(reader.get(), def_reader),
+      reader.check_call(OTF2_Reader_CloseDefReader(reader.get(), def_reader),
                   "closing the local definitions");
     }
-    reader.call(OTF2_Reader_CloseDefFiles(reader.get()), "closing the definition files");
+    reader.check_call(OTF2_Reader_CloseDefFiles(reader.get()), "closing the definition files");
   }
 
   RankTimeline out;
@@ -358,7 +205,7 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
   OTF2_EvtReaderCallbacks_Delete(cbs);
-  reader.call(registered, "registering event callbacks");
+  reader.check_call(registered, "registering event callbacks");
   uint64_t count = 0;
   const OTF2_ErrorCode read = OTF2_Reader_ReadAllLocalEvents(reader.get(), evt_reader, &count);
   if (sink.failure) std::rethrow_exception(sink.failure);
@@ -366,8 +213,8 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
     throw InputError("the trace of rank " + std::to_string(rank) + " is corrupt or truncated (" +
                      OTF2_Error_GetDescription(read) + ")");
   }
-  reader.call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
-  reader.call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
+  reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
+  reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
 
   // Regions still open at the end (a truncated trace) end at the last event.
   for (uint32_t open : sink.stack) out.instances[open].end = sink.last;

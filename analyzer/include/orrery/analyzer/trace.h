@@ -72,6 +72,8 @@ struct Definitions {
   std::map<uint32_t, CommDef> comms;     ///< by comm id, in id order
   std::vector<RankDef> ranks;            ///< indexed by world rank
   uint64_t timer_resolution = 1000000000;  ///< ticks per second
+  uint64_t global_offset = 0;             ///< tick of the trace's start (clock properties)
+  uint64_t trace_length = 0;              ///< ticks from start to end (clock properties)
 
   /// World rank of the member `rank_in_comm` of comm `comm` seen from `self`.
   [[nodiscard]] uint32_t world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const;
