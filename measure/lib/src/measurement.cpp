@@ -223,6 +223,25 @@ bool write_profile(const TimeConverter& converter) noexcept {
   }
 }
 
+/// What the trace writer needs of this rank's session, for an archive in
+/// `directory` (over `comm`, or rank-local with MPI_COMM_NULL).
+TraceInput session_trace_input(const std::string& directory, MPI_Comm comm,
+                               const IdMapping& mapping, const GlobalDefinitions& global,
+                               const TimeConverter& converter) {
+  TraceInput input;
+  input.directory = directory;
+  input.comm = comm;
+  input.location = g_state.world_rank;
+  input.buffer = g_state.buffer.get();
+  input.mapping = &mapping;
+  input.global = &global;
+  input.offsets = g_session.offsets;
+  input.clock = converter;
+  input.monotonic_anchor = g_session.monotonic_anchor;
+  input.realtime_anchor = g_session.realtime_anchor;
+  return input;
+}
+
 void release_session() noexcept {
   g_state.buffer->discard_spill();
   g_state.buffer.reset();
@@ -374,17 +393,9 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   TraceOutput trace;
   bool trace_ok = false;
   if (unified) {
-    TraceInput input;
-    input.directory = g_state.settings.experiment_dir;
-    input.comm = g_session.comm;
-    input.buffer = g_state.buffer.get();
-    input.mapping = &mapping;
-    input.global = &global;
-    input.offsets = g_session.offsets;
-    input.clock = converter;
-    input.monotonic_anchor = g_session.monotonic_anchor;
-    input.realtime_anchor = g_session.realtime_anchor;
-    trace_ok = write_trace(input, trace);
+    trace_ok = write_trace(session_trace_input(g_state.settings.experiment_dir, g_session.comm,
+                                               mapping, global, converter),
+                           trace);
   } else if (g_state.world_rank == 0) {
     std::fprintf(stderr, "orrery: definition unification failed; no trace written\n");
   }
@@ -425,17 +436,8 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
     const std::string archive = "incomplete/rank-" + std::to_string(g_state.world_rank);
     ::mkdir((dir + "/incomplete").c_str(), 0755);
     ::mkdir((dir + "/" + archive).c_str(), 0755);
-    TraceInput input;
-    input.directory = dir + "/" + archive;
-    input.comm = MPI_COMM_NULL;
-    input.location = g_state.world_rank;
-    input.buffer = g_state.buffer.get();
-    input.mapping = &mapping;
-    input.global = &global;
-    input.offsets = g_session.offsets;
-    input.clock = converter;
-    input.monotonic_anchor = g_session.monotonic_anchor;
-    input.realtime_anchor = g_session.realtime_anchor;
+    const TraceInput input =
+        session_trace_input(dir + "/" + archive, MPI_COMM_NULL, mapping, global, converter);
     TraceOutput trace;
     const bool trace_ok = g_state.profile ? write_profile(converter) : write_trace(input, trace);
     json statistics = rank_statistics(trace, trace_ok, archive);
