@@ -176,16 +176,17 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
   reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
   OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
   if (evt_reader == nullptr) throw InputError("cannot read the events of rank " + std::to_string(rank));
-  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, true), "configuring the event reader");
+  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, true),
+                    "configuring the event reader");
   if (fs::exists(dir / (std::to_string(location) + ".def"))) {
     reader.check_call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
     OTF2_DefReader* def_reader = OTF2_Reader_GetDefReader(reader.get(), location);
     if (def_reader != nullptr) {
       uint64_t count = 0;
       reader.check_call(OTF2_Reader_ReadAllLocalDefinitions(reader.get(), def_reader, &count),
-                  "reading the local definitions");
+                        "reading the local definitions");
       reader.check_call(OTF2_Reader_CloseDefReader(reader.get(), def_reader),
-                  "closing the local definitions");
+                        "closing the local definitions");
     }
     reader.check_call(OTF2_Reader_CloseDefFiles(reader.get()), "closing the definition files");
   }
