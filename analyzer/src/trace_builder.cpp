@@ -54,11 +54,14 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
                      " is inconsistent: a Leave without a matching Enter");
   }
   const int64_t reference = reference_time(time);
-  // A measurement-off instance still open when its caller is left ends there.
-  const uint32_t off_region = trace_.measurement_regions + 1;
-  while (trace_.measurement_regions != kNone && region != off_region && stack_.size() > 1 &&
-         trace_.calltree.region(stack_.back().callpath) == off_region) {
-    close_region(reference, off_region);
+  // A measurement-off instance still open when its caller is left ends
+  // there (checked only while one is open: this runs per Leave).
+  if (open_off_instances_ > 0) {
+    const uint32_t off_region = trace_.measurement_regions + 1;
+    while (region != off_region && stack_.size() > 1 &&
+           trace_.calltree.region(stack_.back().callpath) == off_region) {
+      close_region(reference, off_region);
+    }
   }
   close_region(reference, region);
 }
@@ -78,6 +81,7 @@ void TraceBuilder::measurement(int64_t time, bool on) {
   if (!on && !off_is_open) {
     trace_.measurement_regions_used = true;
     enter(time, off_region);
+    ++open_off_instances_;
   } else if (on && off_is_open) {
     leave(time, off_region);
   }
@@ -92,6 +96,7 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
                      " is inconsistent: Leave of region " + std::to_string(region) +
                      " while region " + std::to_string(open_region) + " is open");
   }
+  if (open_off_instances_ > 0 && region == trace_.measurement_regions + 1) --open_off_instances_;
   EventStore& events = trace_.events;
   const int64_t duration = leave_time - events[frame.enter].time;
   if (stack_.empty()) ++trace_.top_level_instances;

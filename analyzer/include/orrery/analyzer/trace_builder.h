@@ -89,6 +89,7 @@ class TraceBuilder {
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;
   uint32_t open_collective_ = kNone;
+  uint32_t open_off_instances_ = 0;  ///< measurement-off instances open (measurement())
 };
 
 }  // namespace orrery::analyzer
