@@ -140,19 +140,4 @@ report::MetricValues CubeMerge::gather_metric(std::size_t metric,
   return values;
 }
 
-report::Cube merge_on_root(const CallTree& tree, const patterns::SeverityMap& severities,
-                           const patterns::PatternRegistry& registry,
-                           const Definitions& definitions, MPI_Comm world) {
-  int rank = 0;
-  MPI_Comm_rank(world, &rank);
-  const CubeMerge merge(tree, registry, definitions, world);
-  report::Cube cube;
-  cube.header = merge.header();
-  for (std::size_t m = 0; m < severities.metrics(); ++m) {
-    report::MetricValues values = merge.gather_metric(m, severities);
-    if (rank == 0) cube.values.push_back(std::move(values));
-  }
-  return cube;
-}
-
 }  // namespace orrery::analyzer

@@ -36,11 +36,4 @@ class CubeMerge {
   std::vector<std::vector<uint32_t>> rows_;  ///< per rank: local call path → cube row
 };
 
-/// Collective over `world`; returns the whole cube on rank 0 and an empty
-/// cube elsewhere. Call paths come out in pre-order.
-[[nodiscard]] report::Cube merge_on_root(const CallTree& tree,
-                                         const patterns::SeverityMap& severities,
-                                         const patterns::PatternRegistry& registry,
-                                         const Definitions& definitions, MPI_Comm world);
-
 }  // namespace orrery::analyzer
