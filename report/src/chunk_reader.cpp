@@ -107,24 +107,42 @@ bool decode_chunk(const Pipeline& pipeline, const RawChunk& chunk, std::size_t c
   return true;
 }
 
+/// A chunk larger than its dataset (and than any chunk a writer would choose)
+/// can only be a corrupt size; it would make every reader allocate it.
+void check_chunk_shape(const hsize_t chunk_dims[2], std::size_t rows, std::size_t columns,
+                       const std::string& file, const std::string& what) {
+  constexpr hsize_t kLargestPlausibleChunk = hsize_t{1} << 24;  // elements (128 MiB of doubles)
+  const bool within_dataset = chunk_dims[0] <= rows && chunk_dims[1] <= columns;
+  const bool plausible = chunk_dims[0] <= kLargestPlausibleChunk &&
+                         chunk_dims[1] <= kLargestPlausibleChunk &&
+                         chunk_dims[0] * chunk_dims[1] <= kLargestPlausibleChunk;
+  if (!within_dataset && !plausible) {
+    h5::fail(file, what + ": its chunk size " + std::to_string(chunk_dims[0]) + " x " +
+                       std::to_string(chunk_dims[1]) + " is corrupt");
+  }
+}
+
 }  // namespace
 
 bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::string& what,
-                             std::size_t rows, std::size_t columns, ChunkSink sink,
-                             double* out) {
+                             std::size_t rows, std::size_t columns, std::uintmax_t file_size,
+                             ChunkSink sink, double* out) {
   if constexpr (std::endian::native != std::endian::little) {
     return false;
   }
   h5::Handle type(H5Dget_type(dataset), H5Tclose);
   h5::Handle creation(H5Dget_create_plist(dataset), H5Pclose);
-  if (!type.valid() || !creation.valid() || H5Tequal(type.get(), H5T_IEEE_F64LE) <= 0 ||
-      H5Pget_layout(creation.get()) != H5D_CHUNKED || !zero_fill(creation.get())) {
+  if (!type.valid() || !creation.valid() || H5Pget_layout(creation.get()) != H5D_CHUNKED) {
     return false;
   }
-  const auto pipeline = supported_pipeline(creation.get());
   hsize_t chunk_dims[2] = {0, 0};
-  if (!pipeline || H5Pget_chunk(creation.get(), 2, chunk_dims) != 2 || chunk_dims[0] == 0 ||
+  if (H5Pget_chunk(creation.get(), 2, chunk_dims) != 2 || chunk_dims[0] == 0 ||
       chunk_dims[1] == 0) {
+    return false;
+  }
+  check_chunk_shape(chunk_dims, rows, columns, file, what);
+  const auto pipeline = supported_pipeline(creation.get());
+  if (!pipeline || H5Tequal(type.get(), H5T_IEEE_F64LE) <= 0 || !zero_fill(creation.get())) {
     return false;
   }
   const std::size_t chunk_rows = chunk_dims[0];
@@ -162,6 +180,10 @@ bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::
       if (H5Dget_chunk_storage_size(dataset, offset, &stored) < 0 || stored == 0) {
         chunk.bytes.clear();
         continue;
+      }
+      if (stored > file_size) {
+        h5::fail(file, what + ": a chunk claims " + std::to_string(stored) +
+                           " bytes, more than the whole file");
       }
       chunk.bytes.resize(stored);
       chunk.skipped_filters = 0;

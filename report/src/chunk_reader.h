@@ -9,6 +9,7 @@
 #include <hdf5.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace orrery::report {
@@ -18,8 +19,10 @@ enum class ChunkSink { kStore, kAdd };
 
 /// Stores (or adds) `dataset` into `out` (rows x columns doubles); false if the
 /// dataset's layout or filters are not ones this reader handles (then `out` is
-/// untouched). Throws InputError (naming `file`) if a chunk is corrupt.
+/// untouched). Throws InputError (naming `file`) if a chunk is corrupt or its
+/// stored sizes cannot be true of a file of `file_size` bytes.
 bool read_chunks_in_parallel(hid_t dataset, const std::string& file, const std::string& what,
-                             std::size_t rows, std::size_t columns, ChunkSink sink, double* out);
+                             std::size_t rows, std::size_t columns, std::uintmax_t file_size,
+                             ChunkSink sink, double* out);
 
 }  // namespace orrery::report

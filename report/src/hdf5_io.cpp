@@ -11,6 +11,7 @@
 
 #include "chunk_reader.h"
 #include "hdf5_handle.h"
+#include "orrery/allocation_limit.h"
 #include "hdf5_tables.h"
 #include "orrery/report/validate.h"
 
@@ -26,6 +27,9 @@ constexpr std::size_t kChunkElements = 128 * 1024;
 constexpr std::size_t kMaxChunkColumns = 64 * 1024;
 // Room for a few chunks, so consecutive rows of one chunk decompress once.
 constexpr std::size_t kChunkCacheBytes = 8u << 20;
+// What reading a report's header may map beyond four times the file's size
+// (HDF5's caches, conversion buffers and the strings' own overhead).
+constexpr std::size_t kHeaderReadBudget = 128u << 20;
 
 /// File access: keep HDF5's file locks where the file system has them, but do
 /// not fail where it does not (Lustre, some NFS) — a common cause of "cannot open".
@@ -240,6 +244,7 @@ struct CubeReader::Impl {
   std::string path;
   h5::Handle file;
   CubeHeader header;
+  std::uintmax_t file_size = 0;
   mutable std::map<std::size_t, h5::Handle> datasets;  // opened on first use, cache kept
 
   hid_t dataset(std::size_t metric_row) const {
@@ -270,6 +275,11 @@ CubeReader::CubeReader(const std::string& path) : impl_(std::make_unique<Impl>()
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     h5::fail(path, "not an HDF5 file (or truncated)");
   }
+  impl_->file_size = std::filesystem::file_size(path, error);
+  // Everything the header holds is stored in the file, so reading it cannot
+  // legitimately need much more memory than the file's size: a corrupt length
+  // that asks HDF5 for more fails at once instead of exhausting the machine.
+  const ScopedAllocationLimit header_limit(kHeaderReadBudget + 4 * impl_->file_size);
   impl_->file = h5::checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access(path).get()),
                             H5Fclose, path,
                             "cannot open as HDF5 (corrupt or truncated?)");
@@ -317,8 +327,8 @@ MetricValues CubeReader::read_metric(std::size_t metric_row) const {
   const std::string what = "cannot read /" +
                            values_path(impl_->header.metrics[metric_row].name) +
                            " (corrupt or truncated?)";
-  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, ChunkSink::kStore,
-                               values.data())) {
+  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, impl_->file_size,
+                               ChunkSink::kStore, values.data())) {
     h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
               impl_->path, what);
   }
@@ -340,8 +350,8 @@ void CubeReader::add_metric(std::size_t metric_row, MetricValues& sum) const {
   const std::string what = "cannot read /" +
                            values_path(impl_->header.metrics[metric_row].name) +
                            " (corrupt or truncated?)";
-  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, ChunkSink::kAdd,
-                               sum.data())) {
+  if (!read_chunks_in_parallel(dataset, impl_->path, what, rows, columns, impl_->file_size,
+                               ChunkSink::kAdd, sum.data())) {
     const MetricValues values = read_metric(metric_row);
     for (std::size_t i = 0; i < sum.size(); ++i) {
       sum[i] += values[i];

@@ -118,6 +118,14 @@ TableReader::TableReader(hid_t parent, const std::string& file, const std::strin
   hsize_t dims[1] = {0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   rows_ = dims[0];
+  // Every row stores at least one byte per column, so a row count beyond what
+  // the dataset stores is a corrupt size, not a table to allocate for.
+  const int members = H5Tget_nmembers(file_type_.get());
+  const hsize_t stored = H5Dget_storage_size(dataset_.get());
+  if (members <= 0 || (rows_ > 0 && rows_ > stored / static_cast<hsize_t>(members))) {
+    fail(file, "table /" + name + " claims " + std::to_string(rows_) + " rows but stores " +
+                   std::to_string(stored) + " bytes (corrupt)");
+  }
 }
 
 Handle TableReader::member_type(const std::string& column, H5T_class_t expected,

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -367,11 +368,44 @@ def fuzz_corpus(directory, good):
     check(outcomes[1] > 0, "some damaged copies are refused")
 
 
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
+CORPUS_MEMORY_LIMIT_KB = 200 * 1024
+
+
+def section_corpus(directory):
+    """Every input that ever broke a tool: exit 1 with one line, no hang, under 200 MiB."""
+    files = sorted(f for f in os.listdir(CORPUS) if not f.endswith(".md"))
+    check(files, "the corpus is not empty")
+    for name in files:
+        path = os.path.join(CORPUS, name)
+        for args in (["info", path], ["stat", path], ["tree", path],
+                     ["export", path, "--format", "json"], ["view", path, "--no-trace"]):
+            what = "corpus %s, orrery %s" % (name, args[0])
+            process = subprocess.Popen([ORRERY, *args], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            try:
+                _, stderr = process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                check(False, "%s: still running after 30 s" % what)
+                continue
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            check(process.returncode == 1, "%s: exit %d" % (what, process.returncode))
+            lines = stderr.strip().splitlines()
+            check(len(lines) == 1 and lines[0].startswith("orrery %s: " % args[0]),
+                  "%s: one line, got %r" % (what, stderr))
+            # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: all stay below.
+            check(usage.ru_maxrss < CORPUS_MEMORY_LIMIT_KB,
+                  "%s: peak memory %d KiB" % (what, usage.ru_maxrss))
+
+
 def main():
     section = sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="orrery-report-e2e-") as directory:
         {"stat_tree": section_stat_tree, "algebra": section_algebra,
-         "bad_input": section_bad_input, "damaged": section_damaged}[section](directory)
+         "bad_input": section_bad_input, "damaged": section_damaged,
+         "corpus": section_corpus}[section](directory)
     for failure in FAILURES[:40]:
         print("FAIL:", failure)
     if FAILURES:
