@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "orrery/bounded_read.h"
 #include "orrery/error.h"
 
 namespace orrery::analyzer {
@@ -113,9 +114,10 @@ void check_incomplete_archives(const std::string& experiment, uint32_t ranks) {
 }
 
 std::string incomplete_reason(const std::string& experiment, uint32_t rank) {
-  std::ifstream in(fs::path(experiment) / "incomplete" / ("rank-" + std::to_string(rank) + ".json"));
-  if (!in) return "unknown";
-  const nlohmann::json marker = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto text =
+      read_bounded_text(fs::path(experiment) / "incomplete" / ("rank-" + std::to_string(rank) + ".json"));
+  if (!text) return "unknown";
+  const nlohmann::json marker = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!marker.is_object() || !marker.contains("reason") || !marker["reason"].is_string()) {
     return "unknown";
   }

@@ -344,6 +344,18 @@ Definitions read_definitions(const std::string& experiment) {
   reader.check_call(OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), def_reader, &count),
                     "reading the global definitions");
 
+  // Readers index tables by these ids: an id far beyond the number of
+  // definitions is a corrupt file, not a table of billions of entries to allocate.
+  auto check_id = [&](uint64_t id, std::size_t defined, const char* what) {
+    if (id >= 4 * static_cast<uint64_t>(defined) + 1024) {
+      throw InputError("the definitions of '" + experiment + "' are corrupt: " + what + " id " +
+                       std::to_string(id) + " among " + std::to_string(defined) + " " + what +
+                       " definitions");
+    }
+  };
+  for (const auto& entry : raw.regions) check_id(entry.first, raw.regions.size(), "region");
+  for (const auto& entry : raw.comms) check_id(entry.first, raw.comms.size(), "communicator");
+
   Definitions defs;
   defs.timer_resolution = raw.resolution;
   defs.global_offset = raw.global_offset;

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orrery/bounded_read.h"
+
 namespace orrery::analyzer {
 namespace {
 
@@ -83,9 +85,9 @@ std::string program_name(const std::string& experiment) {
     const auto slash = dir.rfind('/');
     dir = slash == std::string::npos ? "." : dir.substr(0, slash);
   }
-  std::ifstream in(dir + "/run.json");
-  if (!in) return "program";
-  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto text = read_bounded_text(dir + "/run.json");
+  if (!text) return "program";
+  const nlohmann::json run = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!run.is_object()) return "program";
   if (run.contains("measurement") && run["measurement"].is_object()) {
     const auto& program = run["measurement"].value("program", nlohmann::json());

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <optional>
 
+#include "orrery/bounded_read.h"
 #include "orrery/error.h"
 
 namespace orrery::measure {
@@ -59,10 +60,15 @@ std::string joined(const std::vector<std::string>& words) {
 /// A JSON file the library wrote, or nullopt if absent or unreadable (a
 /// half-written file from a killed run is recorded as an error string).
 std::optional<nlohmann::json> read_json(const fs::path& path, nlohmann::json& record) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  if (!fs::exists(path)) return std::nullopt;
+  const auto text = read_bounded_text(path);
+  if (!text) {
+    record["warnings"].push_back(path.filename().string() + " is unreadable or larger than " +
+                                 std::to_string(kMaxMetadataFileBytes >> 20) + " MiB");
+    return std::nullopt;
+  }
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
     record["warnings"].push_back(path.filename().string() + " is not valid JSON: " + e.what());
     return std::nullopt;

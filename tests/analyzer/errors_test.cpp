@@ -92,6 +92,25 @@ TEST(AnalyzerErrors, GarbageRankTrace) {
   EXPECT_FALSE(analysis_error(dir).empty());
 }
 
+TEST(AnalyzerErrors, ImplausibleRegionIdIsRefusedBeforeAllocating) {
+  // A damaged definition file may name region 4,000,000,000: tables indexed by
+  // id would allocate hundreds of gigabytes. It is refused with a message.
+  const std::string dir = shared_temp_dir("stray_region_id");
+  if (world_rank() == 0) {
+    TestArchive a(dir, static_cast<uint32_t>(world_size()));
+    const Regions r = define_regions(a);
+    a.region_with_id(4000000000u, "stray");
+    for (int k = 0; k < world_size(); ++k) {
+      a.rank(static_cast<uint32_t>(k)).enter(1000, r.main);
+      a.rank(static_cast<uint32_t>(k)).leave(2000, r.main);
+    }
+    a.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string message = analysis_error(dir);
+  EXPECT_NE(message.find("region id 4000000000"), std::string::npos) << message;
+}
+
 TEST(AnalyzerErrors, UnmatchedReceive) {
   const std::string dir = write_trace("unmatched", world_size(), /*with_send=*/false);
   const std::string message = analysis_error(dir);

@@ -70,6 +70,10 @@ uint32_t TestArchive::string(const std::string& text) {
   return it->second;
 }
 
+void TestArchive::region_with_id(uint32_t id, const std::string& name) {
+  regions_with_ids_.emplace_back(id, string(name));
+}
+
 uint32_t TestArchive::region(const std::string& name, const std::string& paradigm) {
   OTF2_Paradigm p = OTF2_PARADIGM_COMPILER;
   if (paradigm == "mpi") p = OTF2_PARADIGM_MPI;
@@ -204,6 +208,11 @@ void TestArchive::close() {
                                            static_cast<OTF2_RegionRole>(def.role),
                                            static_cast<OTF2_Paradigm>(def.paradigm),
                                            OTF2_REGION_FLAG_NONE, 0, 0, 0),
+          "region");
+  }
+  for (const auto& [id, name] : regions_with_ids_) {
+    check(OTF2_GlobalDefWriter_WriteRegion(g, id, name, name, 0, OTF2_REGION_ROLE_FUNCTION,
+                                           OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, 0, 0, 0),
           "region");
   }
   std::vector<uint64_t> locations;

@@ -34,6 +34,8 @@ class TestArchive {
 
   /// A region; paradigm is "mpi", "compiler", "user" or "measurement".
   uint32_t region(const std::string& name, const std::string& paradigm = "compiler");
+  /// A region written with an arbitrary id (for damaged-definition tests).
+  void region_with_id(uint32_t id, const std::string& name);
   /// A communicator over world ranks (in communicator rank order).
   uint32_t comm(const std::string& name, const std::vector<uint32_t>& members);
   /// The archive's creator string (as a producer names itself).
@@ -91,6 +93,7 @@ class TestArchive {
   std::map<std::string, uint32_t> strings_;
   std::vector<std::string> string_list_;
   std::vector<RegionDef> regions_;
+  std::vector<std::pair<uint32_t, uint32_t>> regions_with_ids_;  ///< (id, name string)
   std::vector<CommDef> comms_;
   std::map<uint32_t, std::vector<std::pair<uint64_t, int64_t>>> offsets_;
   bool closed_ = false;
