@@ -19,6 +19,7 @@
 #include "orrery/analyzer/summary.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
+#include "orrery/report/atomic_file.h"
 #include "orrery/report/hdf5_io.h"
 
 namespace orrery::analyzer {
@@ -269,18 +270,29 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   // holds more than one metric of the cube (unless asked to keep it). A
   // write failure is kept until every metric went by (the other ranks are in
   // the gathers) and then agreed on.
+  // Written under a temporary name and renamed when complete: a failed or
+  // interrupted write (a full disk) never leaves a half report under its name.
+  std::optional<report::AtomicFile> output;
   std::unique_ptr<report::CubeWriter> writer;
   std::exception_ptr write_failure;
   const auto attempt = [&](const std::function<void()>& step) {
     if (write_failure) return;
     try {
-      step();
+      try {
+        step();
+      } catch (const InputError& failure) {
+        if (output) output->fail(failure.what());  // names the report, and a full disk
+        throw;
+      }
     } catch (...) {
       write_failure = std::current_exception();
     }
   };
   if (rank == 0 && options.write_report) {
-    attempt([&] { writer = std::make_unique<report::CubeWriter>(result.report_path, header); });
+    attempt([&] {
+      output.emplace(result.report_path);
+      writer = std::make_unique<report::CubeWriter>(output->temporary(), header);
+    });
   }
   SummaryDigest digest(header);
   if (rank == 0 && options.keep_cube) result.cube.header = header;
@@ -291,7 +303,14 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     if (writer) attempt([&] { writer->write_metric(m, values); });
     if (options.keep_cube) result.cube.values.push_back(std::move(values));
   }
-  if (writer) attempt([&] { writer->close(); });
+  if (writer) {
+    attempt([&] {
+      writer->close();
+      output->commit();
+    });
+  }
+  writer.reset();
+  output.reset();  // removes the temporary file unless it was committed
   phases.run([&] {
     if (write_failure) std::rethrow_exception(write_failure);
   });

@@ -126,6 +126,26 @@ nlohmann::json initial_run_record(const RunOptions& options, const std::vector<s
   };
 }
 
+/// Ranks whose trace or spill files could not be written (a full disk, a
+/// quota): by the library's own account in measurement.json.
+int count_write_errors(const std::optional<nlohmann::json>& measurement) {
+  if (!measurement || !measurement->is_object()) return 0;
+  const auto statistics = measurement->value("statistics", nlohmann::json::object());
+  const auto ranks = statistics.is_object() ? statistics.value("per_rank", nlohmann::json::array())
+                                            : nlohmann::json::array();
+  int failed = 0;
+  for (const auto& rank : ranks) {
+    if (!rank.is_object()) continue;
+    const auto anomalies = rank.value("anomalies", nlohmann::json::object());
+    const bool spill_failed = anomalies.is_object() && anomalies.value("spill_write_errors", 0) > 0;
+    if (rank.value("trace_written", true) == false || rank.value("otf2_errors", 0) > 0 ||
+        spill_failed) {
+      ++failed;
+    }
+  }
+  return failed;
+}
+
 RunOutcome complete_run_record(nlohmann::json& record, const std::string& experiment_dir,
                                const ChildExit& child) {
   const auto now = Clock::now();
@@ -144,7 +164,8 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   outcome.measured = measurement.has_value();
   outcome.aborted = aborted.has_value();
   outcome.traced = fs::exists(dir / "traces.otf2");
-  outcome.complete = outcome.measured && child.exit_status == 0;
+  outcome.write_errors = count_write_errors(measurement);
+  outcome.complete = outcome.measured && child.exit_status == 0 && outcome.write_errors == 0;
 
   // Ranks that ended without MPI_Finalize leave EXP/incomplete/rank-<r>.json
   // next to a rank-local trace; listed in rank order.
@@ -191,14 +212,21 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
 void write_run_record(const std::string& experiment_dir, const nlohmann::json& record) {
   const fs::path target = fs::path(experiment_dir) / "run.json";
   const fs::path temporary = fs::path(experiment_dir) / ".run.json.tmp";
+  bool written = false;
   {
     std::ofstream out(temporary);
     out << record.dump(2) << '\n';
-    if (!out) throw InputError("cannot write '" + target.string() + "'");
+    out.flush();
+    written = static_cast<bool>(out);
   }
   std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) throw InputError("cannot write '" + target.string() + "': " + error.message());
+  if (written) fs::rename(temporary, target, error);
+  if (!written || error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw InputError("cannot write '" + target.string() + "': " +
+                     (error ? error.message() : std::string("is the disk full?")));
+  }
 }
 
 }  // namespace orrery::measure

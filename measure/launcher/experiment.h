@@ -27,7 +27,8 @@ struct RunOutcome {
   bool aborted = false;   ///< the library recorded an MPI_Abort
   int incomplete_ranks = 0;  ///< ranks that ended without MPI_Finalize (rank-local traces)
   std::string incomplete_reason;  ///< the first such rank's reason (exit, SIGTERM, ...)
-  bool complete = false;  ///< measured and the application exited with 0
+  int write_errors = 0;   ///< ranks whose trace could not be written (disk full?)
+  bool complete = false;  ///< measured, every trace written, and the application exited with 0
 };
 
 /// Adds end time, exit status, hosts, the measurement and any abort record.

@@ -85,6 +85,14 @@ void print_incomplete(const RunOutcome& outcome, const std::string& dir) {
                outcome.incomplete_ranks, dir.c_str(), dir.c_str());
 }
 
+/// Whether the file system of `dir` has (next to) no room left: then a missing
+/// measurement is the disk's fault, not the program's.
+bool disk_is_full(const std::string& dir) {
+  std::error_code error;
+  const auto space = fs::space(dir, error);
+  return !error && space.available < (std::uintmax_t{1} << 20);
+}
+
 /// Tells the user how the run ended and returns the launcher's exit status.
 int report_outcome(const RunOptions& options, const LaunchLine& line, const std::string& dir,
                    const ChildExit& child, const RunOutcome& outcome, const nlohmann::json& record) {
@@ -105,6 +113,13 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;
   }
   const bool trace_expected = options.mode == "trace";
+  if (!outcome.measured && disk_is_full(dir)) {
+    std::fprintf(stderr,
+                 "orrery run: the disk holding %s is full: the measurement could not be written; "
+                 "the experiment is incomplete\n",
+                 dir.c_str());
+    return child.exit_status;
+  }
   if (!outcome.measured || (trace_expected && !outcome.traced)) {
     std::string hint = explain_untraceable_program(line.program);
     if (hint.empty()) {
@@ -116,6 +131,13 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
     std::fprintf(stderr, "orrery run: warning: the run produced no %s in %s: %s\n",
                  trace_expected ? "trace" : "measurement", dir.c_str(), hint.c_str());
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;
+  }
+  if (outcome.write_errors > 0) {
+    std::fprintf(stderr,
+                 "orrery run: the trace of %d rank(s) could not be written completely (is the disk "
+                 "full?); the experiment %s is incomplete\n",
+                 outcome.write_errors, dir.c_str());
+    return child.exit_status;
   }
   if (child.signal != 0) {
     std::fprintf(stderr, "orrery run: the application was killed by signal %d\n", child.signal);
@@ -160,7 +182,14 @@ int run_command(int argc, char** argv) {
       return child.exit_status;
     }
     const RunOutcome outcome = complete_run_record(record, dir, child);
-    write_run_record(dir, record);
+    try {
+      write_run_record(dir, record);
+    } catch (const Error& error) {
+      // The application ran; its exit status is the user's, whatever the disk did.
+      std::fprintf(stderr, "orrery run: %s; the experiment %s is incomplete\n", error.what(),
+                   dir.c_str());
+      return child.exit_status;
+    }
     return report_outcome(options, line, dir, child, outcome, record);
   } catch (const Error& error) {
     std::fprintf(stderr, "orrery run: %s\n", error.what());

@@ -3,6 +3,15 @@
 namespace orrery::report::h5 {
 
 void silence_errors() {
+  // Before HDF5's first use: no cleanup at exit. Every file is closed by its
+  // Handle; after a failed close (a full disk) HDF5 1.10's exit-time cleanup
+  // closes the half-closed file again and crashes (segfault in H5F__close_cb),
+  // turning a clean "cannot write" into signal 11.
+  static const bool no_atexit = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)no_atexit;
   // Thread-safe HDF5 keeps this setting per thread, so it is set on every
   // entry point rather than once per process.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -1,13 +1,12 @@
 #include "tool_support.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "crash_guard.h"
 #include "orrery/error.h"
+#include "orrery/report/atomic_file.h"
 #include "orrery/report/trees.h"
 
 namespace orrery::report::tools {
@@ -106,17 +105,15 @@ void write_report_atomically(const std::string& path, const std::vector<std::str
   if (fs::is_directory(path, error)) {
     throw InputError(path + ": is a directory");
   }
-  const std::string temporary = path + ".tmp" + std::to_string(getpid());
+  AtomicFile output(path);
   try {
-    write(temporary);
-    fs::rename(temporary, path);
+    write(output.temporary());
   } catch (const fs::filesystem_error& failure) {
-    fs::remove(temporary, error);
-    throw InputError(path + ": cannot write: " + failure.code().message());
-  } catch (...) {
-    fs::remove(temporary, error);
-    throw;
+    output.fail(path + ": cannot write: " + failure.code().message());
+  } catch (const InputError& failure) {
+    output.fail(failure.what());
   }
+  output.commit();
 }
 
 }  // namespace orrery::report::tools

@@ -70,12 +70,16 @@ std::string prepare_experiment(const Settings& settings, std::string& message) {
 bool write_json(const std::string& path, const nlohmann::json& value) noexcept {
   try {
     const std::string temp = path + ".tmp." + std::to_string(::getpid());
+    bool written = false;
     {
       std::ofstream out(temp);
       out << value.dump(2) << '\n';
-      if (!out) return false;
+      out.flush();
+      written = static_cast<bool>(out);
     }
-    return std::rename(temp.c_str(), path.c_str()) == 0;
+    if (written && std::rename(temp.c_str(), path.c_str()) == 0) return true;
+    std::remove(temp.c_str());  // a full disk leaves no half file behind
+    return false;
   } catch (...) {
     return false;
   }

@@ -5,6 +5,8 @@
 // writing, so those calls pass straight through the wrappers to PMPI.
 #include <otf2/OTF2_MPI_Collectives.h>
 
+#include <cstdarg>
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -16,6 +18,14 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { 
 // No post-flush callback: OTF2's own flushes happen while writing at finalize,
 // not during the run, so they get no BufferFlush record (ours are in the buffer).
 OTF2_FlushCallbacks g_flush_callbacks = {pre_flush, nullptr};
+
+/// OTF2 prints every failure (a full disk gives dozens of lines per rank);
+/// the writer counts them instead (`otf2_errors` in measurement.json) and the
+/// launcher reports the experiment incomplete in one line.
+OTF2_ErrorCode count_quietly(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
+                             const char*, va_list) {
+  return code;
+}
 
 /// Counts OTF2 errors in one place.
 class Checked {
@@ -235,6 +245,7 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
     PMPI_Comm_rank(in.comm, &rank);
     PMPI_Comm_size(in.comm, &size);
   }
+  OTF2_Error_RegisterCallback(count_quietly, nullptr);
   OTF2_Archive* archive = OTF2_Archive_Open(in.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                             4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   // The rest is collective: either every rank writes or none does (no hang).
