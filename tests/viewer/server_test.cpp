@@ -112,6 +112,28 @@ TEST_F(ServerTest, PathTraversalAndUnknownPathsAreRefused) {
   EXPECT_EQ(res->status, 400);
 }
 
+TEST_F(ServerTest, OversizedAndMalformedQueriesAreRefusedBeforeAnyWork) {
+  auto c = client();
+  const std::string huge = with_token("/api/callpaths?metric=0&pad=" + std::string(20000, 'x'));
+  const auto too_large = c.Get(huge.c_str());
+  ASSERT_TRUE(too_large);
+  EXPECT_EQ(too_large->status, 414);  // URI Too Long, before any handler runs
+  const auto body = c.Post(with_token("/api/header").c_str(), std::string(100000, 'x'), "text/plain");
+  ASSERT_TRUE(body);
+  EXPECT_EQ(body->status, 413);
+  for (const std::string query :
+       {"/api/callpaths?metric=99999999", "/api/callpaths?metric=-1",
+        "/api/callpaths?metric=1e400", "/api/locations?metric=0&callpath=18446744073709551616"}) {
+    const auto res = c.Get(with_token(query).c_str());
+    ASSERT_TRUE(res) << query;
+    EXPECT_TRUE(res->status == 400 || res->status == 404) << query << " -> " << res->status;
+  }
+  // A query of normal size is still answered.
+  const auto fine = c.Get(with_token("/api/callpaths?metric=0").c_str());
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->status, 200);
+}
+
 TEST_F(ServerTest, ManyConcurrentRequestsAreAnsweredCorrectly) {
   const std::size_t n_loc = cube_.header.locations.size();
   std::atomic<int> wrong{0};

@@ -14,6 +14,9 @@ namespace {
 // default (Brotli at the highest quality) costs seconds on a 10,000 call
 // path tree, far more than sending it uncompressed over loopback.
 constexpr const char* kJson = "application/json; charset=utf-8";
+/// The largest request body accepted (docs/robustness.md): the page never sends
+/// one. (cpp-httplib itself answers 414 to a request line beyond 8 KiB.)
+constexpr std::size_t kMaxRequestBodyBytes = 64 * 1024;
 
 // Headers that keep the page to itself: no framing, no sniffing, and no
 // Referer that would leak the token to anything the page links to.
@@ -86,6 +89,9 @@ void ViewerServer::install_routes() {
   // Headers and body go out in separate writes; without this, Nagle's
   // algorithm and delayed ACKs add ~40 ms to every answer.
   http_->set_tcp_nodelay(true);
+  // The viewer only answers GETs: a body beyond the limit is refused (413)
+  // before anything is parsed or computed.
+  http_->set_payload_max_length(kMaxRequestBodyBytes);
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     add_safety_headers(res);
     if (authorized(req.get_param_value("token"), req.get_header_value("X-Orrery-Token"),
