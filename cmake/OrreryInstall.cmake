@@ -30,7 +30,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/measure/lib/include/orrery/orrery.h
 install(EXPORT OrreryTargets NAMESPACE Orrery:: FILE OrreryTargets.cmake
   DESTINATION ${ORRERY_INSTALL_CMAKEDIR} COMPONENT development)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/OrreryConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/OrreryConfig.cmake INSTALL_DESTINATION ${ORRERY_INSTALL_CMAKEDIR})
+  ${PROJECT_BINARY_DIR}/OrreryConfig.cmake INSTALL_DESTINATION ${ORRERY_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/OrreryConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/OrreryConfig.cmake ${PROJECT_BINARY_DIR}/OrreryConfigVersion.cmake

@@ -29,11 +29,12 @@ def fail(message):
     sys.exit(1)
 
 
-def run(command, env, cwd=None):
+def run(command, env, quiet=False):
     print("+ " + " ".join(command), flush=True)
-    result = subprocess.run(command, env=env, cwd=cwd, stdout=subprocess.PIPE,
+    result = subprocess.run(command, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, timeout=240)
-    print(result.stdout, end="")
+    if not quiet or result.returncode != 0:
+        print(result.stdout, end="")
     if result.returncode != 0:
         fail("%s exited with %d" % (command[0], result.returncode))
     return result.stdout
@@ -62,7 +63,7 @@ def check_no_build_rpath(prefix, build_dir, env):
         print("readelf not found; run path check skipped")
         return
     for relative in ["bin/orrery", "bin/orrery-analyze", "lib/liborrery-measure.so"]:
-        dynamic = run(["readelf", "-d", os.path.join(prefix, relative)], env)
+        dynamic = run(["readelf", "-d", os.path.join(prefix, relative)], env, quiet=True)
         for line in dynamic.splitlines():
             if ("RPATH" in line or "RUNPATH" in line) and os.path.realpath(build_dir) in line:
                 fail("%s keeps a run path into the build tree: %s" % (relative, line.strip()))
