@@ -40,6 +40,8 @@ const std::vector<Subcommand>& subcommands() {
        orrery::report::tools::compare_command},
       {"export", "export a report (CSV, JSON, XML, CUBE4) or a trace (Perfetto)",
        orrery::cli::export_dispatch},
+      {"score", "estimated trace size per region and rank, buffer and a filter to shrink it",
+       orrery::report::tools::score_command},
 #endif
   };
   return table;

@@ -22,6 +22,7 @@ int mean_command(int argc, char** argv);
 int cut_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int export_command(int argc, char** argv);
+int score_command(int argc, char** argv);
 }  // namespace orrery::report::tools
 namespace orrery::cli {
 /// `orrery export`: the trace formats (perfetto) go to the viewer's trace
