@@ -65,23 +65,24 @@ void write_cnode(std::ostream& xml, const CubeHeader& header,
 /// Machine, then one system tree node per run of consecutive locations on the
 /// same host, a location group per rank and a location per thread. Location ids
 /// are the report's location rows, so the data files keep the report's order.
+/// The system tree's elements spell their id attribute "Id", as CubeLib does.
 void write_system(std::ostream& xml, const CubeHeader& header) {
-  xml << " <system>\n  <systemtreenode id=\"0\"><name>machine</name><class>machine</class>\n";
+  xml << " <system>\n  <systemtreenode Id=\"0\"><name>machine</name><class>machine</class>\n";
   const auto& locations = header.locations;
   std::size_t node_id = 1;
   std::size_t group_id = 0;
   std::size_t row = 0;
   while (row < locations.size()) {
     const std::string& host = locations[row].node;
-    xml << "   <systemtreenode id=\"" << node_id++ << "\">" << element("name", host.empty() ? "node" : host)
+    xml << "   <systemtreenode Id=\"" << node_id++ << "\">" << element("name", host.empty() ? "node" : host)
         << "<class>node</class>\n";
     while (row < locations.size() && locations[row].node == host) {
       const int32_t rank = locations[row].rank;
-      xml << "    <locationgroup id=\"" << group_id++ << "\">" << element("name", "rank " + std::to_string(rank))
+      xml << "    <locationgroup Id=\"" << group_id++ << "\">" << element("name", "rank " + std::to_string(rank))
           << "<rank>" << rank << "</rank><type>process</type>\n";
       while (row < locations.size() && locations[row].node == host && locations[row].rank == rank) {
         const Location& l = locations[row];
-        xml << "     <location id=\"" << row << "\">"
+        xml << "     <location Id=\"" << row << "\">"
             << element("name", l.name.empty() ? "thread " + std::to_string(l.thread) : l.name) << "<rank>"
             << l.thread << "</rank><type>thread</type></location>\n";
         ++row;

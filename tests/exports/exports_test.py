@@ -88,6 +88,8 @@ def check_cube(orrery, report_path, work):
     if len(cnodes) != report["callpaths"] or len(locations) != report["locations"]:
         fail("anchor.xml has %d cnodes and %d locations; the report %d and %d"
              % (len(cnodes), len(locations), report["callpaths"], report["locations"]))
+    if sorted(int(l.get("Id")) for l in locations) != list(range(report["locations"])):
+        fail("anchor.xml location Ids are not 0..L-1 (CubeLib spells the attribute 'Id')")
     if len(root.findall(".//locationgroup")) != RANKS:
         fail("anchor.xml does not have one location group per rank")
     for row, metric in enumerate(report["metrics"]):
