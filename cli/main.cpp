@@ -38,7 +38,10 @@ const std::vector<Subcommand>& subcommands() {
       {"cut", "re-root or prune a report's call tree", orrery::report::tools::cut_command},
       {"compare", "per metric and call path, the change across runs",
        orrery::report::tools::compare_command},
-      {"export", "export a report as CSV or JSON", orrery::report::tools::export_command},
+      {"export", "export a report (CSV, JSON, XML, CUBE4) or a trace (Perfetto)",
+       orrery::cli::export_dispatch},
+      {"score", "estimated trace size per region and rank, buffer and a filter to shrink it",
+       orrery::report::tools::score_command},
 #endif
   };
   return table;

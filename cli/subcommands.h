@@ -9,6 +9,8 @@ int run_command(int argc, char** argv);
 }
 namespace orrery::viewer {
 int view_command(int argc, char** argv);
+/// `orrery export EXP --format perfetto`: the trace as Chrome trace-event JSON.
+int perfetto_export_command(int argc, char** argv);
 }
 namespace orrery::report::tools {
 int info_command(int argc, char** argv);
@@ -20,4 +22,10 @@ int mean_command(int argc, char** argv);
 int cut_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int export_command(int argc, char** argv);
+int score_command(int argc, char** argv);
 }  // namespace orrery::report::tools
+namespace orrery::cli {
+/// `orrery export`: the trace formats (perfetto) go to the viewer's trace
+/// reading, every other format to the report tools.
+int export_dispatch(int argc, char** argv);
+}  // namespace orrery::cli

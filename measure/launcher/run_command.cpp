@@ -14,6 +14,7 @@
 #include "child_process.h"
 #include "experiment.h"
 #include "launch_line.h"
+#include "next_step.h"
 #include "orrery/error.h"
 #include "run_options.h"
 
@@ -146,9 +147,9 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
   }
   print_statistics(record["measurement"]);
   const auto ranks = record.value("ranks", nlohmann::json(line.ranks ? *line.ranks : 0));
-  std::fprintf(stderr, "orrery run: experiment %s%s; analyze it with: mpirun -np %s orrery-analyze %s\n",
-               dir.c_str(), outcome.complete ? "" : " (incomplete)", ranks.dump().c_str(),
-               dir.c_str());
+  if (!finish_experiment(options.mode, dir, ranks.dump(), outcome.complete)) {
+    return child.exit_status != 0 ? child.exit_status : kExitBadInput;
+  }
   return child.exit_status;
 }
 

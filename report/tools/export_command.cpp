@@ -1,21 +1,26 @@
-// `orrery export REPORT --format csv|json`: the cube for spreadsheets and scripts.
+// `orrery export REPORT --format csv|json|xml|cube`: the cube for spreadsheets,
+// scripts, other sites (XML, docs/orrery-report.xsd) and CubeGUI (CUBE4).
+// `--format perfetto` reads a trace instead and is handled by the viewer's
+// trace reading (cli/export_dispatch.cpp); it is listed here for --help.
 
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cube4_export.h"
 #include "format.h"
 #include "orrery/error.h"
 #include "orrery/report/trees.h"
 #include "subcommands.h"
 #include "tool_support.h"
+#include "xml_export.h"
 
 namespace orrery::report::tools {
 namespace {
 
 struct ExportOptions {
   std::string report;
-  OutputFormat format = OutputFormat::kCsv;
+  std::string format = "csv";
   std::string output;
   std::vector<std::string> metrics;
   bool zeros = false;
@@ -117,6 +122,12 @@ void export_json(const std::string& report, const CubeReader& reader,
 void run_export(const ExportOptions& options) {
   const CubeReader reader = open_report(options.report);
   const auto metrics = chosen_metrics(reader, options.metrics);
+  if (options.format == "cube") {
+    if (options.output.empty()) throw UsageError("--format cube needs -o OUT.cubex (a binary archive)");
+    if (!options.metrics.empty()) throw UsageError("--format cube writes every metric; drop --metric");
+    export_cube4(reader, options.output);
+    return;
+  }
   std::ofstream file;
   if (!options.output.empty()) {
     file.open(options.output);
@@ -125,8 +136,10 @@ void run_export(const ExportOptions& options) {
     }
   }
   std::ostream& out = options.output.empty() ? std::cout : file;
-  if (options.format == OutputFormat::kJson) {
+  if (options.format == "json") {
     export_json(options.report, reader, metrics, out);
+  } else if (options.format == "xml") {
+    export_xml(reader, metrics, options.zeros, out);
   } else {
     export_csv(reader, metrics, options.zeros, out);
   }
@@ -141,15 +154,19 @@ void run_export(const ExportOptions& options) {
 
 int export_command(int argc, char** argv) {
   CLI::App app{"Exports a report as CSV (one line per metric, call path and location; zeros "
-               "left out unless --zeros) or JSON (header plus one [callpath][location] matrix "
-               "per metric). Values are exclusive in both trees, as stored.",
+               "left out unless --zeros), JSON (header plus one [callpath][location] matrix "
+               "per metric), XML (valid against docs/orrery-report.xsd) or CUBE4 (-o OUT.cubex, "
+               "for CubeGUI). Values are exclusive in both trees, as stored. "
+               "'orrery export EXP --format perfetto [--from T] [--to T]' exports the trace "
+               "instead, as Chrome trace-event JSON (see its --help).",
                "orrery export"};
   ExportOptions options;
   app.add_option("report", options.report, "report file (report.h5)")->required();
-  add_format_option(app, options.format, {"csv", "json"});
+  app.add_option("--format", options.format, "csv (default), json, xml, cube or perfetto")
+      ->check(CLI::IsMember({"csv", "json", "xml", "cube", "perfetto"}));
   app.add_option("-o,--output", options.output, "write to this file instead of standard output");
-  app.add_option("-m,--metric", options.metrics, "only these metrics (repeatable)");
-  app.add_flag("--zeros", options.zeros, "CSV: also write values that are zero");
+  app.add_option("-m,--metric", options.metrics, "only these metrics (repeatable; not with cube)");
+  app.add_flag("--zeros", options.zeros, "CSV, XML: also write values (rows) that are zero");
   return run_tool(app, argc, argv, [&] { run_export(options); });
 }
 

@@ -46,6 +46,26 @@ void CallTree::leave(uint64_t time) noexcept {
   if (top.node != kNone && time > top.since) nodes_[top.node].inclusive += time - top.since;
 }
 
+void CallTree::add_traffic(Traffic kind, uint64_t bytes_out, uint64_t bytes_in) noexcept {
+  if (open_.empty() || open_.back().node == kNone) return;
+  Node& node = nodes_[open_.back().node];
+  switch (kind) {
+    case Traffic::kSend:
+      ++node.sends;
+      node.bytes_sent += bytes_out;
+      break;
+    case Traffic::kReceive:
+      ++node.receives;
+      node.bytes_received += bytes_in;
+      break;
+    case Traffic::kCollective:
+      ++node.collectives;
+      node.bytes_coll_out += bytes_out;
+      node.bytes_coll_in += bytes_in;
+      break;
+  }
+}
+
 uint64_t CallTree::exclusive(uint32_t node) const noexcept {
   uint64_t children = 0;
   for (uint32_t n = nodes_[node].first_child; n != kNone; n = nodes_[n].next_sibling) children += nodes_[n].inclusive;

@@ -206,7 +206,14 @@ bool write_profile(const TimeConverter& converter) noexcept {
                        {"region", n.region},
                        {"visits", n.visits},
                        {"inclusive_ns", ns(n.inclusive)},
-                       {"exclusive_ns", ns(tree.exclusive(i))}});
+                       {"exclusive_ns", ns(tree.exclusive(i))},
+                       {"sends", n.sends},
+                       {"receives", n.receives},
+                       {"collectives", n.collectives},
+                       {"bytes_sent", n.bytes_sent},
+                       {"bytes_received", n.bytes_received},
+                       {"bytes_coll_out", n.bytes_coll_out},
+                       {"bytes_coll_in", n.bytes_coll_in}});
     }
     const std::string dir = g_state.settings.experiment_dir + "/profile";
     ::mkdir(dir.c_str(), 0755);

@@ -134,14 +134,42 @@ __attribute__((always_inline)) inline void record_leave(uint32_t region, uint64_
   }
 }
 
-/// Any non-region event (none in profile mode).
-inline void record(const Record& record) noexcept {
-  if (!g_state.profile) g_state.buffer->append(record);
+/// Profile mode: what a message or collective event adds to the call tree.
+inline void profile_traffic(RecordKind kind, uint64_t bytes, uint64_t bytes_received) noexcept {
+  switch (kind) {
+    case RecordKind::kMpiSend:
+    case RecordKind::kMpiIsend:
+      g_state.tree.add_traffic(CallTree::Traffic::kSend, bytes, 0);
+      break;
+    case RecordKind::kMpiRecv:
+    case RecordKind::kMpiIrecv:
+      g_state.tree.add_traffic(CallTree::Traffic::kReceive, 0, bytes);
+      break;
+    case RecordKind::kCollEnd:
+    case RecordKind::kNbcComplete:
+      g_state.tree.add_traffic(CallTree::Traffic::kCollective, bytes, bytes_received);
+      break;
+    default:
+      break;
+  }
 }
-/// MpiSend/MpiRecv (none in profile mode).
+
+/// Any non-region event (profile mode: only its counts and bytes).
+inline void record(const Record& record) noexcept {
+  if (!g_state.profile) {
+    g_state.buffer->append(record);
+  } else {
+    profile_traffic(record.kind, record.bytes, record.bytes_received);
+  }
+}
+/// MpiSend/MpiRecv (profile mode: only their counts and bytes).
 inline void record_message(RecordKind kind, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag,
                            uint64_t bytes) noexcept {
-  if (!g_state.profile) g_state.buffer->message(kind, time, peer, comm, tag, bytes);
+  if (!g_state.profile) {
+    g_state.buffer->message(kind, time, peer, comm, tag, bytes);
+  } else {
+    profile_traffic(kind, bytes, bytes);
+  }
 }
 
 /// Defines the region of an MPI function (first use).

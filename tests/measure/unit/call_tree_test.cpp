@@ -85,3 +85,28 @@ TEST(CallTree, LeaveAtTheTopIsIgnored) {
   EXPECT_EQ(tree.depth(), 0u);
   EXPECT_EQ(tree.nodes()[0].inclusive, 2u);
 }
+
+TEST(CallTree, TrafficCountsAtTheInnermostCallPath) {
+  om::CallTree tree;
+  using Traffic = om::CallTree::Traffic;
+  tree.add_traffic(Traffic::kSend, 8, 0);  // outside any region: ignored
+  tree.enter(1, 0);
+  tree.enter(2, 1);
+  tree.add_traffic(Traffic::kSend, 100, 0);
+  tree.add_traffic(Traffic::kSend, 20, 0);
+  tree.add_traffic(Traffic::kReceive, 0, 64);
+  tree.leave(2);
+  tree.add_traffic(Traffic::kCollective, 8, 16);
+  tree.leave(3);
+  const auto& inner = tree.nodes()[find_path(tree, {1, 2})];
+  EXPECT_EQ(inner.sends, 2u);
+  EXPECT_EQ(inner.bytes_sent, 120u);
+  EXPECT_EQ(inner.receives, 1u);
+  EXPECT_EQ(inner.bytes_received, 64u);
+  EXPECT_EQ(inner.collectives, 0u);
+  const auto& outer = tree.nodes()[find_path(tree, {1})];
+  EXPECT_EQ(outer.sends, 0u);
+  EXPECT_EQ(outer.collectives, 1u);
+  EXPECT_EQ(outer.bytes_coll_out, 8u);
+  EXPECT_EQ(outer.bytes_coll_in, 16u);
+}
