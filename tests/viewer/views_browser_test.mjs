@@ -248,10 +248,11 @@ async function treesAndCharts(page, url) {
   await act(page, () => page.click('#metric-tree .row[data-id="0"] .toggle'));
   const mean = await page.evaluate(() => {
     const chart = window.__orreryCharts.chart;
-    const series = chart.getModel().getSeriesByIndex(0);
-    const layout = series.getModel('markLine')?.getData?.()?.getItemLayout(0) ?? series.markLineModel?.getData().getItemLayout(0);
+    // The mark line as drawn: the red line element among the chart's shapes.
+    const line = chart.getZr().storage.getDisplayList()
+      .find((e) => e.style?.stroke === '#ef4444' && e.shape && 'y1' in e.shape);
     const expected = window.__orreryCharts.mean;
-    return { y: layout?.[0]?.[1], expectedY: chart.convertToPixel({ yAxisIndex: 0 }, expected), expected };
+    return { y: line?.shape.y1, y2: line?.shape.y2, expectedY: chart.convertToPixel({ yAxisIndex: 0 }, expected), expected };
   });
   check(mean.y !== undefined && Math.abs(mean.y - mean.expectedY) < 0.5, `mean line at its value: ${JSON.stringify(mean)}`);
   near(mean.expected, time.total / time.n_locations, 'the mean is the mean over processes', 1e-9);
@@ -271,7 +272,8 @@ async function treesAndCharts(page, url) {
   check(new Set(heatLabels).size === heatLabels.length, `heat-map labels are distinct: ${heatLabels}`);
   await shot(page, 'heatmap-selected');
 
-  // Box plot and statistics across processes: min, median, max of the selected call path.
+  // Box plot and statistics across processes: min, median, max of the selected (collapsed) call path.
+  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .toggle`));
   await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .label`));
   await view(page, 'profile');
   const perProcess = (await apiGet(url, 'locations', { metric: 0, metric_incl: 1, callpath: main, callpath_incl: 1 })).values.slice().sort((a, b) => a - b);
@@ -330,12 +332,13 @@ async function traceViews(page, url) {
     const row = matrix.cells.filter((c) => c[0] === p.rank).reduce((a, c) => a + c[2], 0);
     near(row, p.value, `matrix row of rank ${p.rank}: the bytes it sent (report)`, 1e-9);
   }
-  // Cell 0 → 1 over a short window against the messages the timeline lists there.
-  const w = await apiGet(url, 'timeline', { t0: 0, t1: matrix.t1 / 50, width: 2000 });
-  check(!w.messages_truncated, 'the short window lists every message');
-  const windowed = await apiGet(url, 'communication', { t0: 0, t1: matrix.t1 / 50 });
+  // Cell 0 → 1 over a short window in the middle against the messages the timeline lists there.
+  const [s0, s1] = [matrix.t1 * 0.5, matrix.t1 * 0.52];
+  const w = await apiGet(url, 'timeline', { t0: s0, t1: s1, width: 2000 });
+  check(!w.messages_truncated, `the short window lists every message (${w.message_count})`);
+  const windowed = await apiGet(url, 'communication', { t0: s0, t1: s1 });
   const cell = windowed.cells.find((c) => c[0] === 0 && c[1] === 1);
-  const fromMessages = w.messages.filter((m) => m[0] === 0 && m[2] === 1 && m[1] <= matrix.t1 / 50).reduce((a, m) => a + m[4], 0);
+  const fromMessages = w.messages.filter((m) => m[0] === 0 && m[2] === 1 && m[1] >= s0 && m[1] <= s1).reduce((a, m) => a + m[4], 0);
   check(cell !== undefined && cell[2] === fromMessages && fromMessages > 0, `cell 0→1 is the bytes rank 0 sent to rank 1: ${cell?.[2]} vs ${fromMessages}`);
   const drawnCell = await page.evaluate(() => window.__orreryCharts.chart.getOption().series[0].data.find((d) => d[0] === 1 && d[1] === 0));
   const wholeCell = matrix.cells.find((c) => c[0] === 0 && c[1] === 1);

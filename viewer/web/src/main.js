@@ -207,7 +207,14 @@ function selectRankFromTimeline(rank) {
   const l = model.header.locations.findIndex((loc) => loc.rank === rank && !loc.other_only);
   if (l < 0 || state.location === l) return;
   state.location = l;
-  render();
+  revealProcess(state, l);
+  render().then(() => panels.process.revealSelection());
+}
+
+/** Opens the host group of location `l` in `target`'s process tree, so that it is in sight. */
+function revealProcess(target, l) {
+  const group = model.processTree.roots.find((g) => model.processTree.children[g].includes(l));
+  if (group !== undefined) target.locationExpanded.add(group);
 }
 
 /** The rank of the selected process (a location), or null. */
@@ -279,7 +286,9 @@ async function renderCharts(calls, locations, heat, selection) {
   // Tree colours mean something only in the per-process charts.
   $('.legend-box').style.visibility = ['bars', 'heat', 'radar'].includes(view) ? '' : 'hidden';
   $('#export-svg').disabled = !CHART_VIEWS.has(view);
-  timeline.setCallpath(state.callpath < model.callpathCount ? state.callpath : null);
+  // A root stands for the whole program: marking it would cover every row.
+  timeline.setCallpath(state.callpath < model.callpathCount && model.header.callpaths.parent[state.callpath] >= 0
+    ? state.callpath : null);
   timeline.setSelectedRank(selectedRank());
   showTimeline(view === 'timeline');
   if (view === 'timeline') return;
@@ -405,7 +414,9 @@ function findingState(f) {
     next.callpath = f.callpath;
     for (const a of model.callpathAncestors(f.callpath)) next.callpathExpanded.add(a);
   }
+  next.locationExpanded = new Set(state.locationExpanded);
   next.location = f.locations.length ? f.locations[0] : null;
+  if (next.location !== null) revealProcess(next, next.location);
   next.chart = 'bars';
   return next;
 }
@@ -432,6 +443,7 @@ async function openFinding(f) {
   await render();
   if (state.chart === 'timeline') timeline.reveal(selectedRank());
   panels.call.revealSelection();
+  panels.process.revealSelection();
 }
 
 function toggle(set, id) {

@@ -439,8 +439,8 @@ export class Timeline {
     return { rank, span: at(row.spans), wait: at(row.waits) };
   }
 
-  /** The hover text; details of a single call come from the server (then `refresh` runs again). */
-  describe({ rank, span, wait }, refresh) {
+  /** The hover text; details of a single call come from the server (then the hover is shown again). */
+  describe({ rank, span, wait }) {
     if (!span) return '';
     const [b, e, region, instance, busy, count, parts] = span;
     const name = this.regions[region]?.name ?? '?';
@@ -451,7 +451,7 @@ export class Timeline {
       const detail = this.details.get(key);
       if (detail === undefined) {
         this.details.set(key, null);
-        api.timelineInstance(rank, instance).then((d) => { this.details.set(key, d); refresh(); },
+        api.timelineInstance(rank, instance).then((d) => { this.details.set(key, d); this.refreshHover?.(); },
           () => this.details.delete(key));
       } else if (detail) {
         lines.push(`call ${formatTime(detail.end - detail.begin)}: ${detail.path.join(' › ')}`);
@@ -546,7 +546,7 @@ export class Timeline {
     canvas.addEventListener('mousemove', (event) => {
       const show = () => {
         const found = this.hit(event.offsetX, event.offsetY);
-        const text = found ? this.describe(found, () => { if (this.lastMove === event) show(); }) : '';
+        const text = found ? this.describe(found) : '';
         this.tooltip.hidden = !text;
         if (text) {
           this.tooltip.textContent = text;
@@ -556,10 +556,11 @@ export class Timeline {
         }
         canvas.style.cursor = found?.span ? 'pointer' : 'default';
       };
-      this.lastMove = event;
+      // The details of a call arrive later: they redraw the latest hover.
+      this.refreshHover = show;
       show();
     });
-    canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.lastMove = null; });
+    canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; this.refreshHover = null; });
     this.scroller.addEventListener('scroll', () => this.request());
     new ResizeObserver(() => {
       if (!this.info?.available || this.element.offsetParent === null) return;

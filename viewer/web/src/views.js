@@ -41,14 +41,14 @@ export function utilizationView(data) {
         `${formatTime(data.t1 - data.t0)} in ${data.bins} bins of ${formatTime(bin)} · below: how long k of ${data.ranks} processes were in MPI / computing at once`),
       tooltip: { trigger: 'axis', valueFormatter: (v) => (typeof v === 'number' ? v.toFixed(2) : v) },
       legend: { top: 4, right: 8, data: KINDS.map(([, l]) => l) },
-      grid: [{ left: 56, right: 24, top: 56, height: '42%' }, { left: 56, right: 24, bottom: 28, height: '22%' }],
+      grid: [{ left: 64, right: 24, top: 72, bottom: '38%' }, { left: 64, right: 24, bottom: 24, height: '20%' }],
       xAxis: [
         { type: 'value', min: data.t0, max: data.t1, gridIndex: 0, axisLabel: { color: TEXT, formatter: formatTime } },
         { type: 'category', data: levels, gridIndex: 1, name: 'k', axisLabel: { color: TEXT } },
       ],
       yAxis: [
         { type: 'value', min: 0, max: data.ranks, gridIndex: 0, name: 'processes', axisLabel: { color: TEXT } },
-        { type: 'value', gridIndex: 1, axisLabel: { color: TEXT, formatter: formatTime } },
+        { type: 'value', gridIndex: 1, splitNumber: 2, axisLabel: { color: TEXT, formatter: formatTime } },
       ],
       series,
     },
