@@ -593,6 +593,21 @@ TEST_F(TimelineTest, CommunicationMatrixHasBytesMessagesAndLateSenderPerPair) {
   EXPECT_EQ(m[key(0, 1)][4], 0.0);
 }
 
+TEST_F(TimelineTest, ATraceOfAnotherRunIsFlagged) {
+  ViewerApi same(report_for_trace());
+  same.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  EXPECT_FALSE(same.handle("timeline_info", {}).contains("warning"));
+  // A report of two ranks: the trace has three.
+  report::CubeHeader h = report_for_trace()->header();
+  h.locations.pop_back();
+  const std::size_t cells = h.callpaths.size() * h.locations.size();
+  ViewerApi other(std::make_shared<ReportData>("r.h5", h, [cells](std::size_t) { return report::MetricValues(cells, 0.0); }));
+  other.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  const json info = other.handle("timeline_info", {});
+  EXPECT_TRUE(info["available"].get<bool>());
+  EXPECT_NE(info["warning"].get<std::string>().find("3 ranks, the report 2"), std::string::npos) << info["warning"];
+}
+
 TEST_F(TimelineTest, TraceViewsWithoutTraceAre404) {
   ViewerApi api(report_for_trace());
   EXPECT_THROW((void)api.handle("utilization", {}), NotFoundError);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <utility>
 
 #include "api_params.h"
@@ -336,10 +337,33 @@ void ViewerApi::set_timeline(std::shared_ptr<TimelineSource> timeline, std::stri
 json ViewerApi::timeline_info() {
   if (!timeline_) return {{"available", false}, {"reason", why_no_timeline_}};
   try {
-    return timeline_->info();
+    json answer = timeline_->info();
+    if (const std::string doubt = trace_mismatch(); !doubt.empty()) answer["warning"] = doubt;
+    return answer;
   } catch (const InputError& e) {
     return {{"available", false}, {"reason", e.what()}};
   }
+}
+
+// A trace that does not belong to the report (another run given with --trace)
+// still draws, but the page says so: other ranks, or none of the report's regions.
+std::string ViewerApi::trace_mismatch() {
+  const auto& defs = timeline_->definitions();
+  const auto& h = report_->header();
+  std::set<int32_t> ranks;
+  for (const auto& l : h.locations) ranks.insert(l.rank);
+  if (ranks.size() != defs.ranks.size()) {
+    return "The trace has " + std::to_string(defs.ranks.size()) + " ranks, the report " +
+           std::to_string(ranks.size()) + ": it is probably not this report's trace (see --trace).";
+  }
+  std::set<std::string> names;
+  for (const auto& r : defs.regions) names.insert(r.name);
+  const bool shared = std::any_of(h.regions.begin(), h.regions.end(),
+                                  [&names](const report::Region& r) { return names.count(r.name) != 0; });
+  if (!shared && !h.regions.empty()) {
+    return "No region of the report is in the trace: it is probably not this report's trace (see --trace).";
+  }
+  return {};
 }
 
 json ViewerApi::timeline(const Params& params) {

@@ -62,6 +62,8 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json locations(const Params& params);
   [[nodiscard]] nlohmann::json heatmap(const Params& params);
   [[nodiscard]] nlohmann::json timeline_info();
+  /// Why the trace seems not to be the report's (other rank count, no shared region), or empty.
+  [[nodiscard]] std::string trace_mismatch();
   [[nodiscard]] nlohmann::json timeline(const Params& params);
   [[nodiscard]] nlohmann::json timeline_instance(const Params& params);
   // api_views.cpp: the findings page and the views over the whole trace.

@@ -249,6 +249,13 @@ function statisticRows(locations, heat) {
   return rows;
 }
 
+/** A chart option whose subtitle starts with a warning about the trace, if any. */
+function warned(option, warning) {
+  if (!warning) return option;
+  return { ...option, title: { ...option.title, subtext: `⚠ ${warning}\n${option.title.subtext}`,
+    subtextStyle: { color: '#b45309' } } };
+}
+
 async function renderTraceView(view) {
   const traceInfo = await api.timelineInfo().catch((error) => ({ available: false, reason: error.message }));
   if (!traceInfo.available) {
@@ -261,7 +268,7 @@ async function renderTraceView(view) {
       const data = await api.utilization({ t0, t1, bins: 400 });
       window.__orreryView = data;
       const { option, csv } = utilizationView(data);
-      charts.show(option, csv);
+      charts.show(warned(option, traceInfo.warning), csv);
     } else {
       const params = { t0, t1 };
       if (state.callpath !== model.allId) params.callpath = state.callpath;
@@ -270,7 +277,7 @@ async function renderTraceView(view) {
       const what = state.callpath === model.allId ? 'all call paths'
         : `messages sent under ${model.callpathPath(state.callpath)}`;
       const { option, csv } = communicationView(data, state.measure, what);
-      charts.show(option, csv);
+      charts.show(warned(option, traceInfo.warning), csv);
     }
   } catch (error) {
     showNote(`This view could not be computed: ${error.message}`);

@@ -266,7 +266,7 @@ export class Timeline {
     ctx.fillRect(0, 0, width, height);
     if (!this.window) return;
     const [t0, t1] = this.window;
-    this.status.textContent = `${formatTime(t0)} – ${formatTime(t1)} (${formatTime(t1 - t0)} shown, ${formatTime(this.pixelTime())} per pixel)`
+    this.status.textContent = `${this.info.warning ? `⚠ ${this.info.warning} · ` : ''}${formatTime(t0)} – ${formatTime(t1)} (${formatTime(t1 - t0)} shown, ${formatTime(this.pixelTime())} per pixel)`
       + `${this.answer?.messages_truncated ? ` · ${this.answer.messages.length} of ${this.answer.message_count} messages drawn` : ''}`
       + ' · wheel: zoom · drag: pan · double-click: whole run · click: select process and call path';
     const answer = this.answer;
