@@ -333,7 +333,12 @@ async function traceViews(page, url) {
     near(row, p.value, `matrix row of rank ${p.rank}: the bytes it sent (report)`, 1e-9);
   }
   // Cell 0 → 1 over a short window in the middle against the messages the timeline lists there.
-  const [s0, s1] = [matrix.t1 * 0.5, matrix.t1 * 0.52];
+  // The window: around a message from 0 to 1 that the whole run's timeline lists.
+  const whole = await apiGet(url, 'timeline', { width: 1000 });
+  const some = whole.messages.filter((m) => m[0] === 0 && m[2] === 1);
+  check(some.length > 0, 'rank 0 sends to rank 1');
+  const at = some[Math.floor(some.length / 2)]?.[1] ?? matrix.t1 / 2;
+  const [s0, s1] = [Math.max(0, at - matrix.t1 / 400), at + matrix.t1 / 400];
   const w = await apiGet(url, 'timeline', { t0: s0, t1: s1, width: 2000 });
   check(!w.messages_truncated, `the short window lists every message (${w.message_count})`);
   const windowed = await apiGet(url, 'communication', { t0: s0, t1: s1 });
