@@ -89,6 +89,20 @@ try {
   const heat = [];
   for (let i = 0; i < 10; ++i) heat.push((await timed('heatmap', { metric: i % nMetrics, metric_incl: 1, top: 20 })).time);
   console.log(`server, heat map (20 call paths x ${locations} processes): ${summary(heat)}`);
+  // The findings page (wait-state metrics at their hottest call paths); cached by the page after its first answer.
+  const findings = [];
+  for (let i = 0; i < 5; ++i) findings.push((await timed('findings', {})).time);
+  console.log(`server, findings (every wait-state metric, cube cached): ${summary(findings)}`);
+  const findingsPaint = await page.evaluate(async () => {
+    const start = performance.now();
+    window.location.hash = '#chart=findings';
+    await new Promise((resolve) => {
+      const poll = () => (document.querySelector('#page[data-findings]') ? resolve() : requestAnimationFrame(poll));
+      poll();
+    });
+    return performance.now() - start;
+  });
+  console.log(`browser, findings page painted after opening it: ${ms(findingsPaint)}`);
 
   // Whole interactions in the browser, timed inside the page: click, server
   // answer, re-render of the three trees and the chart.

@@ -473,6 +473,69 @@ TEST(ViewerApi, HeatmapRowsAreTheHottestCallPaths) {
   }
 }
 
+TEST(ViewerApi, FindingsAreTheWaitStatesLargestFirstAtTheirHottestCallPath) {
+  const auto cube = make_fixture_cube({.callpaths = 40, .locations = 5, .seed = 3, .scale = 1.0});
+  ViewerApi api(data_of(cube));
+  const auto answer = api.handle("findings", {});
+  const auto& list = answer["findings"];
+  ASSERT_FALSE(list.empty());
+  const std::size_t n_locations = cube.header.locations.size();
+  double previous = 1e300;
+  for (const auto& f : list) {
+    // The value is the metric's total (with sub-metrics) over the whole cube, by brute force.
+    std::vector<std::size_t> rows;
+    for (std::size_t m = 0; m < cube.header.metrics.size(); ++m) {
+      for (int64_t p = static_cast<int64_t>(m); p >= 0; p = cube.header.metrics[static_cast<std::size_t>(p)].parent) {
+        if (cube.header.metrics[static_cast<std::size_t>(p)].name == f["metric"]) {
+          rows.push_back(m);
+          break;
+        }
+      }
+    }
+    ASSERT_FALSE(rows.empty()) << f["metric"];
+    std::vector<double> per_callpath(cube.header.callpaths.size(), 0.0);
+    for (const std::size_t m : rows) {
+      for (std::size_t i = 0; i < cube.values[m].size(); ++i) per_callpath[i / n_locations] += cube.values[m][i];
+    }
+    double total = 0;
+    for (const double v : per_callpath) total += v;
+    EXPECT_NEAR(f["value"].get<double>(), total, 1e-9 * total);
+    EXPECT_LE(f["value"].get<double>(), previous);
+    previous = f["value"].get<double>();
+    // Its call path is the one with the most of it; its first process the most affected there.
+    const auto hottest = static_cast<std::size_t>(std::max_element(per_callpath.begin(), per_callpath.end()) - per_callpath.begin());
+    EXPECT_EQ(f["callpath"].get<std::size_t>(), hottest);
+    std::vector<double> at(n_locations, 0.0);
+    for (const std::size_t m : rows) {
+      for (std::size_t l = 0; l < n_locations; ++l) at[l] += cube.values[m][hottest * n_locations + l];
+    }
+    const auto worst = static_cast<std::size_t>(std::max_element(at.begin(), at.end()) - at.begin());
+    ASSERT_FALSE(f["locations"].empty());
+    EXPECT_EQ(f["locations"][0].get<std::size_t>(), worst);
+    EXPECT_FALSE(f["advice"].get<std::string>().empty());
+  }
+}
+
+TEST(ViewerApi, HeatmapUnderACallPathKeepsItsSubtree) {
+  const auto a = make_fixture_cube({.callpaths = 60, .locations = 3, .seed = 9, .scale = 1.0});
+  ViewerApi api(data_of(a));
+  // The first child of the root, and which rows lie below it.
+  std::size_t under = 1;
+  const auto& callpaths = a.header.callpaths;
+  const auto in_subtree = [&](std::size_t c) {
+    for (int64_t p = static_cast<int64_t>(c); p >= 0; p = callpaths[static_cast<std::size_t>(p)].parent) {
+      if (static_cast<std::size_t>(p) == under) return true;
+    }
+    return false;
+  };
+  const auto heat = api.handle("heatmap", {{"metric", "1"}, {"top", "50"}, {"under", std::to_string(under)}});
+  ASSERT_FALSE(heat["callpaths"].empty());
+  for (const auto& c : heat["callpaths"]) EXPECT_TRUE(in_subtree(c.get<std::size_t>())) << c;
+  const auto all = api.handle("heatmap", {{"metric", "1"}, {"top", "50"}, {"under", "all"}});
+  EXPECT_GT(all["callpaths"].size(), heat["callpaths"].size());
+  EXPECT_THROW((void)api.handle("heatmap", {{"metric", "1"}, {"under", "100000"}}), UsageError);
+}
+
 TEST(ViewerToken, RandomHexAndComparedExactly) {
   const std::string a = random_token();
   const std::string b = random_token();

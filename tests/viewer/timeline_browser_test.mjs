@@ -122,7 +122,9 @@ async function withTrace(page, url, browser) {
     return e.dataset.drawn !== d && !e.dataset.busy;
   }, drawnDeep, { timeout: 10000 });
   const panned = requests.at(-1);
-  const shift = (200 / box.width) * (deep.t1 - deep.t0);
+  // The time axis is the canvas less the rank labels' gutter.
+  const plotWidth = await page.evaluate(() => window.__orreryTimeline.plotWidth());
+  const shift = (200 / plotWidth) * (deep.t1 - deep.t0);
   check(Math.abs((deep.t0 - panned.t0) - shift) < shift * 0.02
     && Math.abs((panned.t1 - panned.t0) - (deep.t1 - deep.t0)) < 1e-9,
   `dragging pans: ${JSON.stringify(deep)} -> ${JSON.stringify(panned)}, expected shift ${shift}`);

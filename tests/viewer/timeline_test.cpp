@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -447,6 +448,174 @@ TEST_F(TimelineTest, HttpAnswers404WithoutTraceAnd400ForBadParameters) {
     server.stop();
     thread.join();
   }
+}
+
+
+// --- Honest aggregation, call-path marks, hover details, trace views ---
+
+TEST_F(TimelineTest, MergedSpansCarryEachKindsExactTime) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  // At 10 pixels (500 ns each) rank 2's first pixels merge work (compute) and main.
+  const json w = api.handle("timeline", {{"t0", "0"}, {"t1", "0.000005"}, {"width", "10"}});
+  for (const auto& row : w["rows"]) {
+    for (const auto& s : row["spans"]) {
+      if (s[3] != -1) continue;
+      ASSERT_EQ(s.size(), 7U);
+      double parts = 0;
+      for (const auto& part : s[6]) parts += part[1].get<double>();
+      // The kinds' times add up to the busy time, never to more than the extent.
+      EXPECT_NEAR(parts, s[4].get<double>(), 1e-15);
+      EXPECT_LE(parts, s[1].get<double>() - s[0].get<double>() + 1e-15);
+    }
+  }
+  // One pixel over the whole run on rank 1: MPI 700+10+20+500 = 1230 ns, compute the rest.
+  const json one = api.handle("timeline", {{"t0", "0"}, {"t1", "0.000005"}, {"width", "1"},
+                                           {"first_rank", "1"}, {"ranks", "1"}});
+  const json& spans = one["rows"][0]["spans"];
+  ASSERT_EQ(spans.size(), 1U);
+  double mpi = 0;
+  double compute = 0;
+  for (const auto& part : spans[0][6]) {
+    const auto region = part[0].get<uint32_t>();
+    (region == fixture_->main || region == fixture_->work ? compute : mpi) += part[1].get<double>();
+  }
+  EXPECT_NEAR(mpi, 1230 * kNs, 1e-15);
+  EXPECT_NEAR(compute, 3770 * kNs, 1e-15);
+  // Its waits merge into one piece whose total is the real waiting (800 ns), not its extent (3000 ns).
+  const json& waits = one["rows"][0]["waits"];
+  ASSERT_EQ(waits.size(), 1U);
+  EXPECT_NEAR(waits[0][2].get<double>(), 800 * kNs, 1e-15);
+  EXPECT_NEAR(waits[0][1].get<double>() - waits[0][0].get<double>(), 3000 * kNs, 1e-15);
+}
+
+TEST_F(TimelineTest, CallpathMarksItsInstancesOnEveryRank) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  // Call path 1 is main/MPI_Send: rank 0's two sends; nothing elsewhere.
+  const json w = api.handle("timeline", {{"t0", "0"}, {"t1", "0.000005"}, {"width", "10000"}, {"callpath", "1"}});
+  const json& marks = w["rows"][0]["marks"];
+  ASSERT_EQ(marks.size(), 2U);
+  EXPECT_NEAR(marks[0][0].get<double>(), 1000 * kNs, 1e-15);
+  EXPECT_NEAR(marks[1][2].get<double>(), 50 * kNs, 1e-15);
+  EXPECT_TRUE(w["rows"][1]["marks"].empty());
+  // Without the parameter there are no marks; a bad row is a usage error.
+  EXPECT_FALSE(api.handle("timeline", {{"width", "10"}})["rows"][0].contains("marks"));
+  EXPECT_THROW((void)api.handle("timeline", {{"callpath", "99"}}), UsageError);
+}
+
+TEST_F(TimelineTest, InstanceNamesPartnersBytesTagsAndItsWait) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  const json send = api.handle("timeline_instance", {{"rank", "0"}, {"instance", "2"}});
+  EXPECT_EQ(send["sends"]["count"], 1);
+  EXPECT_EQ(send["sends"]["list"][0], json({1, 64, 5}));
+  EXPECT_EQ(send["wait"], 0.0);
+  EXPECT_TRUE(send["wait_kind"].is_null());
+  // Rank 1's MPI_Wait completes the receive from rank 2 (tag 7, 32 bytes) and waited 300 ns for it.
+  const json wait = api.handle("timeline_instance", {{"rank", "1"}, {"instance", "4"}});
+  EXPECT_EQ(wait["receives"]["list"][0], json({2, 32, 7}));
+  EXPECT_EQ(wait["wait_kind"], "Late Sender");
+  EXPECT_EQ(wait["wait_sender"], 2);
+  EXPECT_NEAR(wait["wait"].get<double>(), 300 * kNs, 1e-15);
+}
+
+TEST_F(TimelineTest, WorstInstanceIsTheLongestWaitOfTheCallpath) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  // main/MPI_Recv (row 2) on rank 1: the first receive waited 500 ns, the second none.
+  const json worst = api.handle("worst_instance", {{"rank", "1"}, {"callpath", "2"}});
+  ASSERT_TRUE(worst["found"].get<bool>());
+  EXPECT_NEAR(worst["begin"].get<double>(), 500 * kNs, 1e-15);
+  EXPECT_NEAR(worst["end"].get<double>(), 1200 * kNs, 1e-15);
+  // main (row 0) on rank 1 contains both waits: the longer (500 ns) one wins.
+  EXPECT_NEAR(api.handle("worst_instance", {{"rank", "1"}, {"callpath", "0"}})["begin"].get<double>(), 500 * kNs, 1e-15);
+  // Without waits: the longest instance (rank 0's first send, 100 ns).
+  const json send = api.handle("worst_instance", {{"rank", "0"}, {"callpath", "1"}});
+  EXPECT_NEAR(send["end"].get<double>() - send["begin"].get<double>(), 100 * kNs, 1e-15);
+  EXPECT_FALSE(api.handle("worst_instance", {{"rank", "2"}, {"callpath", "1"}})["found"].get<bool>());
+}
+
+TEST_F(TimelineTest, UtilizationCountsRanksPerKindAndTheConcurrencyProfile) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  const json u = api.handle("utilization", {{"t0", "0"}, {"t1", "0.000005"}, {"bins", "5"}});
+  ASSERT_EQ(u["counts"]["compute"].size(), 5U);
+  // [0,1000): ranks 0 and 2 compute throughout, rank 1 half (then it is in MPI_Recv).
+  EXPECT_NEAR(u["counts"]["compute"][0].get<double>(), 2.5, 1e-9);
+  EXPECT_NEAR(u["counts"]["mpi"][0].get<double>(), 0.5, 1e-9);
+  // [3000,4000): MPI 20 + 500 (rank 1) + 10 + 50 (rank 2) ns.
+  EXPECT_NEAR(u["counts"]["mpi"][3].get<double>(), 0.58, 1e-9);
+  EXPECT_NEAR(u["counts"]["compute"][3].get<double>(), 2.42, 1e-9);
+  // Concurrency: two ranks in MPI at once for 100 + 10 + 50 ns; one for 1120 ns.
+  const json& mpi = u["concurrency"]["mpi"];
+  ASSERT_EQ(mpi.size(), 4U);
+  EXPECT_NEAR(mpi[2].get<double>(), 160 * kNs, 1e-15);
+  EXPECT_NEAR(mpi[1].get<double>(), 1120 * kNs, 1e-15);
+  EXPECT_NEAR(mpi[0].get<double>(), 3720 * kNs, 1e-15);
+  EXPECT_NEAR(mpi[3].get<double>(), 0.0, 1e-15);
+  // Every moment is counted once per kind.
+  double total = 0;
+  for (const auto& t : u["concurrency"]["compute"]) total += t.get<double>();
+  EXPECT_NEAR(total, 5000 * kNs, 1e-15);
+  EXPECT_THROW((void)api.handle("utilization", {{"bins", "0"}}), UsageError);
+}
+
+TEST_F(TimelineTest, CommunicationMatrixHasBytesMessagesAndLateSenderPerPair) {
+  ViewerApi api(report_for_trace());
+  api.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  const auto key = [](int sender, int receiver) { return std::make_pair(sender, receiver); };
+  const auto cells = [](const json& answer) {
+    std::map<std::pair<int, int>, json> out;
+    for (const auto& c : answer["cells"]) out[{c[0].get<int>(), c[1].get<int>()}] = c;
+    return out;
+  };
+  const json all = api.handle("communication", {});
+  auto m = cells(all);
+  ASSERT_EQ(m.size(), 2U);
+  EXPECT_EQ(m[key(0, 1)][2], 192);  // 64 + 128 bytes
+  EXPECT_EQ(m[key(0, 1)][3], 2);
+  EXPECT_NEAR(m[key(0, 1)][4].get<double>(), 500 * kNs, 1e-15);
+  EXPECT_EQ(m[key(2, 1)][2], 32);
+  EXPECT_NEAR(m[key(2, 1)][4].get<double>(), 300 * kNs, 1e-15);
+  // Sizes: 32 in [32,63], 64 in [64,127], 128 in [128,255], one message each.
+  ASSERT_EQ(all["sizes"].size(), 3U);
+  EXPECT_EQ(all["sizes"][0]["low"], 32);
+  EXPECT_EQ(all["sizes"][2]["high"], 255);
+  // A time window: the first send only.
+  m = cells(api.handle("communication", {{"t0", "0"}, {"t1", "0.0000015"}}));
+  EXPECT_EQ(m[key(0, 1)][2], 64);
+  EXPECT_EQ(m.count(key(2, 1)), 0U);
+  // A call path: main/MPI_Send (row 1) has rank 0's sends and no receiving call.
+  m = cells(api.handle("communication", {{"callpath", "1"}}));
+  ASSERT_EQ(m.size(), 1U);
+  EXPECT_EQ(m[key(0, 1)][2], 192);
+  EXPECT_EQ(m[key(0, 1)][4], 0.0);
+}
+
+TEST_F(TimelineTest, ATraceOfAnotherRunIsFlagged) {
+  ViewerApi same(report_for_trace());
+  same.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  EXPECT_FALSE(same.handle("timeline_info", {}).contains("warning"));
+  // A report of two ranks: the trace has three.
+  report::CubeHeader h = report_for_trace()->header();
+  h.locations.pop_back();
+  const std::size_t cells = h.callpaths.size() * h.locations.size();
+  ViewerApi other(std::make_shared<ReportData>("r.h5", h, [cells](std::size_t) { return report::MetricValues(cells, 0.0); }));
+  other.set_timeline(std::make_shared<TimelineSource>(fixture_->dir));
+  const json info = other.handle("timeline_info", {});
+  EXPECT_TRUE(info["available"].get<bool>());
+  EXPECT_NE(info["warning"].get<std::string>().find("3 ranks, the report 2"), std::string::npos) << info["warning"];
+}
+
+TEST_F(TimelineTest, TraceViewsWithoutTraceAre404) {
+  ViewerApi api(report_for_trace());
+  EXPECT_THROW((void)api.handle("utilization", {}), NotFoundError);
+  EXPECT_THROW((void)api.handle("communication", {}), NotFoundError);
+  EXPECT_THROW((void)api.handle("worst_instance", {{"rank", "0"}, {"callpath", "0"}}), NotFoundError);
+  // The findings and facts need no trace.
+  EXPECT_FALSE(api.handle("findings", {})["trace"].get<bool>());
+  EXPECT_EQ(api.handle("facts", {})["runs"].size(), 1U);
 }
 
 }  // namespace

@@ -3,64 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <utility>
 
+#include "api_params.h"
+#include "callpath_match.h"
 #include "orrery/error.h"
 
 namespace orrery::viewer {
 namespace {
 
 using nlohmann::json;
-
-std::size_t size_param(const Params& params, const std::string& name, std::size_t limit) {
-  const auto it = params.find(name);
-  if (it == params.end()) throw UsageError("missing parameter '" + name + "'");
-  std::size_t value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stoul(it->second, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != it->second.size() || value >= limit) {
-    throw UsageError("parameter '" + name + "' must be a row below " + std::to_string(limit));
-  }
-  return value;
-}
-
-bool flag_param(const Params& params, const std::string& name, bool fallback) {
-  const auto it = params.find(name);
-  if (it == params.end()) return fallback;
-  if (it->second == "1" || it->second == "true") return true;
-  if (it->second == "0" || it->second == "false") return false;
-  throw UsageError("parameter '" + name + "' must be 0 or 1");
-}
-
-double time_param(const Params& params, const std::string& name, double fallback) {
-  const auto it = params.find(name);
-  if (it == params.end()) return fallback;
-  double value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stod(it->second, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != it->second.size() || !std::isfinite(value)) {
-    throw UsageError("parameter '" + name + "' must be a time in seconds");
-  }
-  return value;
-}
-
-std::size_t count_param(const Params& params, const std::string& name, std::size_t fallback,
-                        std::size_t low, std::size_t high) {
-  if (params.find(name) == params.end()) return fallback;
-  const std::size_t value = size_param(params, name, high + 1);
-  if (value < low) {
-    throw UsageError("parameter '" + name + "' must be at least " + std::to_string(low));
-  }
-  return value;
-}
 
 json metric_json(const report::Metric& m) {
   return {{"name", m.name},
@@ -115,11 +68,19 @@ std::vector<std::size_t> largest_rows(const std::vector<double>& keys, std::size
   return order;
 }
 
+/// A call's messages for the hover: [peer, bytes, tag], at most 32 (and how many).
+json message_ends(const std::vector<analyzer::timeline::MessageEnd>& ends) {
+  json list = json::array();
+  for (std::size_t i = 0; i < ends.size() && i < 32; ++i) list.push_back({ends[i].peer, ends[i].bytes, ends[i].tag});
+  return {{"count", ends.size()}, {"list", std::move(list)}};
+}
+
 }  // namespace
 
 ViewerApi::ViewerApi(std::shared_ptr<ReportData> report, std::shared_ptr<ReportData> other)
     : report_(std::move(report)), other_(std::move(other)) {
   if (other_) comparison_ = match_reports(report_->header(), other_->header());
+  finding_sources_.push_back(std::make_unique<WaitStateFindings>());
 }
 
 json ViewerApi::handle(const std::string& endpoint, const Params& params) {
@@ -132,6 +93,11 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "timeline_info") return timeline_info();
   if (endpoint == "timeline") return timeline(params);
   if (endpoint == "timeline_instance") return timeline_instance(params);
+  if (endpoint == "findings") return findings();
+  if (endpoint == "facts") return facts();
+  if (endpoint == "utilization") return utilization(params);
+  if (endpoint == "communication") return communication(params);
+  if (endpoint == "worst_instance") return worst_instance(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 
@@ -305,8 +271,20 @@ json ViewerApi::heatmap(const Params& params) {
   const TreeSelection metric = metric_selection(params);
   std::size_t top = 20;
   if (params.count("top") != 0) top = size_param(params, "top", 201);
+  // "under": only the selected call path and its descendants (the page follows its selection).
+  std::vector<bool> keep;
+  if (const auto it = params.find("under"); it != params.end() && it->second != "all") {
+    const std::size_t under = size_param(params, "under", callpath_rows());
+    keep = subtree_rows(under);
+  }
+  const auto restrict = [&keep](std::vector<double> keys) {
+    for (std::size_t c = 0; c < keys.size() && !keep.empty(); ++c) {
+      if (!keep[c]) keys[c] = 0.0;
+    }
+    return keys;
+  };
   if (!other_) {
-    const auto order = largest_rows(report_->callpath_values(metric).exclusive, top);
+    const auto order = largest_rows(restrict(report_->callpath_values(metric).exclusive), top);
     return {{"callpaths", order}, {"values", report_->callpath_rows(metric, order)}};
   }
   const std::size_t n = callpath_rows();
@@ -323,7 +301,7 @@ json ViewerApi::heatmap(const Params& params) {
   }
   std::vector<double> keys(n, 0.0);
   for (std::size_t c = 0; c < n; ++c) keys[c] = std::max(std::abs(mine[c]), std::abs(theirs[c]));
-  const auto order = largest_rows(keys, top);
+  const auto order = largest_rows(restrict(std::move(keys)), top);
   // Each run's rows for the call paths it has; the others stay 0.
   std::vector<std::vector<double>> my_rows(order.size(), std::vector<double>(location_rows(), 0.0));
   std::vector<std::vector<double>> their_rows = my_rows;
@@ -359,10 +337,33 @@ void ViewerApi::set_timeline(std::shared_ptr<TimelineSource> timeline, std::stri
 json ViewerApi::timeline_info() {
   if (!timeline_) return {{"available", false}, {"reason", why_no_timeline_}};
   try {
-    return timeline_->info();
+    json answer = timeline_->info();
+    if (const std::string doubt = trace_mismatch(); !doubt.empty()) answer["warning"] = doubt;
+    return answer;
   } catch (const InputError& e) {
     return {{"available", false}, {"reason", e.what()}};
   }
+}
+
+// A trace that does not belong to the report (another run given with --trace)
+// still draws, but the page says so: other ranks, or none of the report's regions.
+std::string ViewerApi::trace_mismatch() {
+  const auto& defs = timeline_->definitions();
+  const auto& h = report_->header();
+  std::set<int32_t> ranks;
+  for (const auto& l : h.locations) ranks.insert(l.rank);
+  if (ranks.size() != defs.ranks.size()) {
+    return "The trace has " + std::to_string(defs.ranks.size()) + " ranks, the report " +
+           std::to_string(ranks.size()) + ": it is probably not this report's trace (see --trace).";
+  }
+  std::set<std::string> names;
+  for (const auto& r : defs.regions) names.insert(r.name);
+  const bool shared = std::any_of(h.regions.begin(), h.regions.end(),
+                                  [&names](const report::Region& r) { return names.count(r.name) != 0; });
+  if (!shared && !h.regions.empty()) {
+    return "No region of the report is in the trace: it is probably not this report's trace (see --trace).";
+  }
+  return {};
 }
 
 json ViewerApi::timeline(const Params& params) {
@@ -379,6 +380,10 @@ json ViewerApi::timeline(const Params& params) {
                            ? 0U
                            : static_cast<uint32_t>(size_param(params, "first_rank", defs.ranks.size()));
   request.ranks = static_cast<uint32_t>(count_param(params, "ranks", kMaxRanks, 1, kMaxRanks));
+  if (params.count("callpath") != 0U) {
+    const std::size_t row = size_param(params, "callpath", report_->callpath_count());
+    request.callpath = trace_chain(defs, callpath_chain(row));
+  }
   return timeline_->window(request);
 }
 
@@ -396,7 +401,34 @@ json ViewerApi::timeline_instance(const Params& params) {
           {"begin", found.instance.begin},
           {"end", found.instance.end},
           {"path", found.path},
-          {"callpath", callpath < 0 ? json(nullptr) : json(callpath)}};
+          {"callpath", callpath < 0 ? json(nullptr) : json(callpath)},
+          {"sends", message_ends(found.sends)},
+          {"receives", message_ends(found.receives)},
+          {"wait", found.wait},
+          {"wait_kind", found.wait > 0 ? json("Late Sender") : json(nullptr)},
+          {"wait_sender", found.wait > 0 ? json(found.wait_sender) : json(nullptr)}};
+}
+
+std::vector<bool> ViewerApi::subtree_rows(std::size_t under) const {
+  const std::size_t n_a = report_->callpath_count();
+  const auto parent_of = [&](std::size_t c) -> int64_t {
+    if (c < n_a) return report_->header().callpaths[c].parent;
+    return static_cast<int64_t>(comparison_.b_only_parents[c - n_a]);
+  };
+  std::vector<bool> keep(callpath_rows(), false);
+  for (std::size_t c = 0; c < keep.size(); ++c) {
+    // Walk up (call trees are shallow); a parent at or after its child ends the walk.
+    for (int64_t at = static_cast<int64_t>(c), steps = 0; at >= 0 && steps < 4096; ++steps) {
+      if (static_cast<std::size_t>(at) == under) {
+        keep[c] = true;
+        break;
+      }
+      const int64_t up = parent_of(static_cast<std::size_t>(at));
+      if (up >= at) break;
+      at = up;
+    }
+  }
+  return keep;
 }
 
 int64_t ViewerApi::callpath_of(const std::vector<std::string>& path) const {

@@ -4,15 +4,19 @@
 // those of the union of both (see comparison.h): the first report's rows,
 // then the second's unmatched ones; a report lacking a row counts as 0 there.
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "comparison.h"
+#include "findings.h"
 #include "orrery/error.h"
 #include "report_data.h"
 #include "timeline_data.h"
@@ -41,6 +45,12 @@ class ViewerApi {
   /// The trace behind the first report (the timeline endpoints), or none and why.
   void set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none = {});
 
+  /// Adds a source of findings (the wait-state findings are always there).
+  void add_findings_source(std::unique_ptr<FindingSource> source);
+
+  /// The run records (run.json) of the first (index 0) and other (1) report, or null and why.
+  void set_run_record(std::size_t index, nlohmann::json record, std::string why_none = {});
+
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
 
@@ -52,8 +62,22 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json locations(const Params& params);
   [[nodiscard]] nlohmann::json heatmap(const Params& params);
   [[nodiscard]] nlohmann::json timeline_info();
+  /// Why the trace seems not to be the report's (other rank count, no shared region), or empty.
+  [[nodiscard]] std::string trace_mismatch();
   [[nodiscard]] nlohmann::json timeline(const Params& params);
   [[nodiscard]] nlohmann::json timeline_instance(const Params& params);
+  // api_views.cpp: the findings page and the views over the whole trace.
+  [[nodiscard]] nlohmann::json findings();
+  [[nodiscard]] nlohmann::json facts();
+  [[nodiscard]] nlohmann::json utilization(const Params& params);
+  [[nodiscard]] nlohmann::json communication(const Params& params);
+  [[nodiscard]] nlohmann::json worst_instance(const Params& params);
+  /// Per call-path row the page sees: whether it lies in `under`'s subtree.
+  [[nodiscard]] std::vector<bool> subtree_rows(std::size_t under) const;
+  /// The first report's call path `row` as a chain of region names from its root.
+  [[nodiscard]] std::vector<std::string> callpath_chain(std::size_t row) const;
+  /// The window [t0, t1] of a request (default: the whole trace).
+  [[nodiscard]] std::pair<double, double> trace_window(const Params& params);
   /// The first report's call path whose chain of region names is `path`
   /// (else the one it ends with, for a root the trace lacks), or -1.
   [[nodiscard]] int64_t callpath_of(const std::vector<std::string>& path) const;
@@ -79,6 +103,9 @@ class ViewerApi {
   Comparison comparison_;
   std::shared_ptr<TimelineSource> timeline_;
   std::string why_no_timeline_ = "This view was started without a trace.";
+  std::vector<std::unique_ptr<FindingSource>> finding_sources_;
+  std::array<nlohmann::json, 2> run_records_{};
+  std::array<std::string, 2> why_no_run_record_{"not looked for", "not looked for"};
 };
 
 }  // namespace orrery::viewer

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "callpath_match.h"
 #include "orrery/error.h"
 
 namespace orrery::viewer {
@@ -43,6 +44,8 @@ std::shared_ptr<RankData> index_rank(tl::RankTimeline trace) {
 }
 
 /// Short segments of one row gathered into one span at least a pixel wide.
+/// It keeps, per kind, the exact time and its longest region, so the page
+/// can draw each kind's share of the span (never more than its real time).
 struct Bucket {
   double begin = 0;
   double end = 0;
@@ -65,6 +68,24 @@ struct Bucket {
                            [region](const auto& r) { return r.first == region; });
     if (it == regions.end()) regions.emplace_back(region, e - b);
     else it->second += e - b;
+  }
+
+  /// Per kind present: [its longest region, the kind's total time], largest first.
+  [[nodiscard]] nlohmann::json parts(const std::vector<tl::Region>& defs) const {
+    std::array<double, 3> total{};
+    std::array<std::pair<uint32_t, double>, 3> longest{};
+    for (const auto& [region, time] : regions) {
+      const auto kind = static_cast<std::size_t>(defs.at(region).kind);
+      total.at(kind) += time;
+      if (time > longest.at(kind).second) longest.at(kind) = {region, time};
+    }
+    std::array<std::size_t, 3> order{0, 1, 2};
+    std::sort(order.begin(), order.end(), [&total](std::size_t a, std::size_t b) { return total.at(a) > total.at(b); });
+    nlohmann::json out = nlohmann::json::array();
+    for (const std::size_t k : order) {
+      if (total.at(k) > 0) out.push_back({longest.at(k).first, ns(total.at(k))});
+    }
+    return out;
   }
 };
 
@@ -241,23 +262,10 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
     Bucket bucket;
     auto emit_bucket = [&] {
       if (bucket.count == 0) return;
-      // The dominant kind by time, then its longest region.
-      std::array<double, 3> by_kind{};
-      for (const auto& [region, time] : bucket.regions) {
-        by_kind.at(static_cast<std::size_t>(defs.regions.at(region).kind)) += time;
-      }
-      const auto kind = static_cast<std::size_t>(std::max_element(by_kind.begin(), by_kind.end()) -
-                                                 by_kind.begin());
-      uint32_t region = bucket.regions.front().first;
-      double best = -1;
-      for (const auto& [candidate, time] : bucket.regions) {
-        if (static_cast<std::size_t>(defs.regions.at(candidate).kind) == kind && time > best) {
-          best = time;
-          region = candidate;
-        }
-      }
+      const nlohmann::json parts = bucket.parts(defs.regions);
+      const uint32_t region = parts.front()[0].get<uint32_t>();  // the dominant kind's longest region
       const int64_t instance = bucket.count == 1 ? int64_t{bucket.instance} : -1;
-      spans.push_back({ns(bucket.begin), ns(bucket.end), region, instance, ns(bucket.busy), bucket.count});
+      spans.push_back({ns(bucket.begin), ns(bucket.end), region, instance, ns(bucket.busy), bucket.count, parts});
       bucket.count = 0;
     };
     auto first = std::lower_bound(trace.segments.begin(), trace.segments.end(), t0,
@@ -279,6 +287,16 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
 
     // Receives on this rank: their messages, and the late-sender waits.
     const auto matched = matches(r);
+    const auto& receives = trace.receives;
+    auto from = std::lower_bound(receives.begin(), receives.end(), t0,
+                                 [](const tl::MessageEnd& m, double t) { return m.time < t; });
+    for (auto it = from; it != receives.end(); ++it) {
+      const double send = matched->send_of_receive[static_cast<std::size_t>(it - receives.begin())];
+      if (std::isnan(send)) continue;
+      add_message({it->peer, r, send, it->time, it->call_enter, it->bytes, it->tag, 0, it->instance});
+    }
+    // Waits closer than a pixel are merged; [begin, end, total, count]: the
+    // page draws the total, not the extent.
     nlohmann::json waits = nlohmann::json::array();
     std::array<double, 3> wait{};  // begin, end, total of the wait being merged
     uint32_t wait_count = 0;
@@ -286,20 +304,11 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
       if (wait_count > 0) waits.push_back({ns(wait[0]), ns(wait[1]), ns(wait[2]), wait_count});
       wait_count = 0;
     };
-    // One wait per receiving call: a call completing several receives (a
-    // Waitall) waits for its latest sender (DESIGN §4), so its receives are
-    // taken together; they share the call and its exit time.
-    uint32_t call = tl::kNoInstance;
-    double call_enter = 0;
-    double call_exit = 0;
-    double latest_send = -std::numeric_limits<double>::infinity();
-    auto close_call = [&] {
-      if (latest_send == -std::numeric_limits<double>::infinity()) return;
-      const double wait_end = std::min(latest_send, call_exit);
-      const double b = std::max(call_enter, t0);
-      const double e = std::min(wait_end, t1);
-      latest_send = -std::numeric_limits<double>::infinity();
-      if (wait_end <= call_enter || e <= b) return;
+    for (const CallWait& call : call_waits(r)) {
+      if (call.exit < t0) continue;
+      const double b = std::max(call.enter, t0);
+      const double e = std::min(call.wait_end, t1);
+      if (call.wait_end <= call.enter || e <= b) continue;
       if (wait_count > 0 && b - wait[1] < pixel) {
         wait[1] = std::max(wait[1], e);
         wait[2] += e - b;
@@ -309,25 +318,31 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
         wait = {b, e, e - b};
         wait_count = 1;
       }
-    };
-    const auto& receives = trace.receives;
-    auto from = std::lower_bound(receives.begin(), receives.end(), t0,
-                                 [](const tl::MessageEnd& m, double t) { return m.time < t; });
-    for (auto it = from; it != receives.end(); ++it) {
-      const double send = matched->send_of_receive[static_cast<std::size_t>(it - receives.begin())];
-      if (std::isnan(send)) continue;
-      add_message({it->peer, r, send, it->time, it->call_enter, it->bytes, it->tag, 0, it->instance});
-      if (it->call_enter > t1) continue;
-      if (it->instance != call || it->instance == tl::kNoInstance) {
-        close_call();
-        call = it->instance;
-        call_enter = it->call_enter;
-        call_exit = it->time;
-      }
-      latest_send = std::max(latest_send, send);
     }
-    close_call();
     emit_wait();
+
+    // The selected call path's instances, merged to a pixel: [begin, end, time inside].
+    nlohmann::json marks = nlohmann::json::array();
+    if (!request.callpath.empty()) {
+      const CallpathMatch match = match_callpath(defs, trace, request.callpath);
+      std::array<double, 3> mark{};
+      bool open = false;
+      for (uint32_t i = 0; i < trace.instances.size(); ++i) {
+        if (match.exact[i] == 0) continue;
+        const double b = std::max(trace.instances[i].begin, t0);
+        const double e = std::min(trace.instances[i].end, t1);
+        if (e <= b) continue;
+        if (open && b - mark[1] < pixel) {
+          mark[1] = std::max(mark[1], e);
+          mark[2] += e - b;
+          continue;
+        }
+        if (open) marks.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
+        mark = {b, e, e - b};
+        open = true;
+      }
+      if (open) marks.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
+    }
 
     // Sends from this rank to ranks not in the request (their receives are not visited).
     const auto& sends = trace.sends;
@@ -338,7 +353,9 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
       add_message({r, sends[i].peer, sends[i].time, receive, receive, sends[i].bytes, sends[i].tag,
                    sends[i].instance, 0});
     }
-    rows.push_back({{"rank", r}, {"spans", std::move(spans)}, {"waits", std::move(waits)}});
+    nlohmann::json row = {{"rank", r}, {"spans", std::move(spans)}, {"waits", std::move(waits)}};
+    if (!request.callpath.empty()) row["marks"] = std::move(marks);
+    rows.push_back(std::move(row));
   }
   nlohmann::json messages = nlohmann::json::array();
   const std::size_t keep = std::min(crossing.size(), request.max_messages);
@@ -358,18 +375,97 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
           {"messages_truncated", truncated}};
 }
 
+std::vector<CallWait> TimelineSource::call_waits(uint32_t r) {
+  const auto data = rank(r);
+  const auto matched = matches(r);
+  const auto& receives = data->trace.receives;
+  std::vector<CallWait> out;
+  // One wait per receiving call: a call completing several receives (a
+  // Waitall) waits for its latest sender (DESIGN §4), so its receives are
+  // taken together; they share the call and its exit time.
+  double latest = -std::numeric_limits<double>::infinity();
+  auto close = [&](std::size_t end) {
+    if (out.empty() || latest == -std::numeric_limits<double>::infinity()) {
+      if (!out.empty()) out.pop_back();
+      return;
+    }
+    out.back().wait_end = std::max(out.back().enter, std::min(latest, out.back().exit));
+    out.back().end_receive = end;
+  };
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    const auto& receive = receives[i];
+    const bool same_call = !out.empty() && receive.instance != tl::kNoInstance &&
+                           receive.instance == out.back().instance;
+    if (!same_call) {
+      close(i);
+      latest = -std::numeric_limits<double>::infinity();
+      CallWait call;
+      call.instance = receive.instance;
+      call.enter = receive.call_enter;
+      call.exit = receive.time;
+      call.first_receive = i;
+      out.push_back(call);
+    }
+    const double send = matched->send_of_receive[i];
+    if (std::isnan(send)) continue;
+    if (send > latest) {
+      latest = send;
+      out.back().sender = receive.peer;
+    }
+  }
+  close(receives.size());
+  return out;
+}
+
+std::optional<tl::Instance> TimelineSource::worst_instance(uint32_t r, const std::vector<std::string>& chain) {
+  const auto data = rank(r);
+  const auto& instances = data->trace.instances;
+  const CallpathMatch match = match_callpath(definitions(), data->trace, chain);
+  if (!match.any()) return std::nullopt;
+  // The longest late-sender wait inside the call path's instances (or their callees).
+  std::optional<tl::Instance> worst;
+  double worst_wait = 0;
+  for (const CallWait& call : call_waits(r)) {
+    if (call.instance == tl::kNoInstance || match.in_subtree[call.instance] == 0) continue;
+    if (call.wait() > worst_wait) {
+      worst_wait = call.wait();
+      worst = instances[call.instance];
+    }
+  }
+  if (worst) return worst;
+  for (uint32_t i = 0; i < instances.size(); ++i) {
+    if (match.exact[i] != 0 && (!worst || instances[i].end - instances[i].begin > worst->end - worst->begin)) {
+      worst = instances[i];
+    }
+  }
+  return worst;
+}
+
 TimelineSource::InstanceInfo TimelineSource::instance(uint32_t r, uint32_t index) {
   const auto data = rank(r);
   const auto& instances = data->trace.instances;
   if (index >= instances.size()) {
     throw UsageError("rank " + std::to_string(r) + " has no instance " + std::to_string(index));
   }
-  InstanceInfo out{instances[index], {}};
+  InstanceInfo out{instances[index], {}, {}, {}, 0, 0};
   const auto& regions = definitions().regions;
   for (uint32_t i = index; i != tl::kNoInstance; i = instances[i].parent) {
     out.path.push_back(regions.at(instances[i].region).name);
   }
   std::reverse(out.path.begin(), out.path.end());
+  // The messages of this call (at most a few dozen are reported by the API).
+  for (const auto& send : data->trace.sends) {
+    if (send.instance == index) out.sends.push_back(send);
+  }
+  for (const auto& receive : data->trace.receives) {
+    if (receive.instance == index) out.receives.push_back(receive);
+  }
+  for (const CallWait& call : call_waits(r)) {
+    if (call.instance == index) {
+      out.wait = call.wait();
+      out.wait_sender = call.sender;
+    }
+  }
   return out;
 }
 

@@ -42,6 +42,22 @@ struct TimelineWindow {
   uint32_t first_rank = 0;
   uint32_t ranks = 0;
   std::size_t max_messages = 2000;
+  /// A call path's chain of region names (trace_chain applied): its instances
+  /// are marked per row ("marks"), merged to a pixel with their time.
+  std::vector<std::string> callpath;
+};
+
+/// One receiving call's late-sender wait: from its enter to the latest
+/// matched send's enter (at most its exit), positive only (DESIGN §4).
+struct CallWait {
+  uint32_t instance = analyzer::timeline::kNoInstance;
+  double enter = 0;
+  double exit = 0;
+  double wait_end = 0;       ///< enter + the wait
+  uint32_t sender = 0;       ///< world rank of the latest sender
+  std::size_t first_receive = 0;  ///< receives [first_receive, end_receive) of the call
+  std::size_t end_receive = 0;
+  [[nodiscard]] double wait() const { return wait_end > enter ? wait_end - enter : 0.0; }
 };
 
 /// A matched message (times in seconds).
@@ -76,6 +92,10 @@ class TimelineSource {
   struct InstanceInfo {
     analyzer::timeline::Instance instance;
     std::vector<std::string> path;
+    std::vector<analyzer::timeline::MessageEnd> sends;     ///< posted by this call
+    std::vector<analyzer::timeline::MessageEnd> receives;  ///< completed by this call
+    double wait = 0;  ///< its late-sender wait (0 if none)
+    uint32_t wait_sender = 0;
   };
   InstanceInfo instance(uint32_t rank, uint32_t index);
 
@@ -86,6 +106,14 @@ class TimelineSource {
     std::vector<double> receive_of_send;
   };
   std::shared_ptr<const Matches> matches(uint32_t rank);
+
+  /// The receiving calls of a rank with matched senders, in receive order.
+  std::vector<CallWait> call_waits(uint32_t rank);
+
+  /// The instance of the call path (a trace_chain) on `rank` with the longest
+  /// late-sender wait, else the longest; nullopt if the rank never ran it.
+  std::optional<analyzer::timeline::Instance> worst_instance(uint32_t rank,
+                                                             const std::vector<std::string>& chain);
 
   /// Ranks read so far (tests).
   [[nodiscard]] std::size_t reads() const;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "api.h"
 #include "assets.h"
@@ -22,6 +23,7 @@
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
 #include "orrery/analyzer/timeline.h"
+#include "run_facts.h"
 #include "token.h"
 
 extern char** environ;  // NOLINT: POSIX
@@ -118,6 +120,13 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
   report->set_cache_budget(other ? budget / 2 : budget);
   if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
+  // The runs' records (command line, measurement statistics) for the findings page.
+  for (const auto& [index, path, data] : {std::tuple{0, report_path, report}, std::tuple{1, other_path, other}}) {
+    if (!data) continue;
+    std::string why_none;
+    auto record = read_run_record(path, data->header().attributes.experiment, why_none);
+    api->set_run_record(static_cast<std::size_t>(index), record ? *record : nlohmann::json(nullptr), why_none);
+  }
   if (no_trace) {
     api->set_timeline(nullptr, "This view was started with --no-trace.");
   } else {

@@ -45,7 +45,14 @@ export const api = {
   callpaths: (metric, metricIncl) => cached('callpaths', { metric, metric_incl: metricIncl }),
   locations: (metric, metricIncl, callpath, callpathIncl) =>
     cached('locations', { metric, metric_incl: metricIncl, callpath, callpath_incl: callpathIncl }),
-  heatmap: (metric, metricIncl, top) => cached('heatmap', { metric, metric_incl: metricIncl, top }),
+  heatmap: (metric, metricIncl, top, under = 'all') => cached('heatmap', { metric, metric_incl: metricIncl, top, under }),
+  findings: () => cached('findings', {}),
+  facts: () => cached('facts', {}),
+  /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */
+  utilization: (params) => cached('utilization', params),
+  /** {t0, t1, callpath?}: the sender × receiver matrix and message sizes. */
+  communication: (params) => cached('communication', params),
+  worstInstance: (rank, callpath) => cached('worst_instance', { rank, callpath }),
   timelineInfo: () => cached('timeline_info', {}),
   /** {t0, t1, width, first_rank, ranks}: one window of the trace (never cached). */
   timeline: (params) => get('timeline', params),

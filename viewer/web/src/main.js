@@ -4,11 +4,22 @@
 import './style.css';
 import { api, ServerError } from './api.js';
 import { Charts } from './charts.js';
-import { buildModel, filterCallpaths } from './model.js';
+import { exportView } from './exports.js';
+import { FindingsPage } from './findings.js';
+import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
+import { ProfilePage } from './profiles.js';
 import { defaultState, fromHash, toHash } from './state.js';
 import { Timeline } from './timeline.js';
 import { TreePanel } from './trees.js';
 import { MODES, legendColours, shown } from './values.js';
+import { boxplotView, communicationView, MATRIX_MEASURES, utilizationView } from './views.js';
+import { describe } from './stats.js';
+
+/** Views drawn by ECharts in #chart, and views that are HTML in #page. */
+const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm']);
+const PAGE_VIEWS = new Set(['findings', 'profile']);
+/** Views that need the heat-map rows (the call paths under the selection, per process). */
+const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
 const $ = (selector) => document.querySelector(selector);
 const sum = (values) => values.reduce((a, b) => a + b, 0);
@@ -21,6 +32,8 @@ let filter = { visible: null, match: null, forced: null };
 let generation = 0;
 let charts;
 let timeline;
+let findingsPage;
+let profilePage;
 const panels = {};
 
 function showError(error) {
@@ -74,7 +87,9 @@ async function fetchSelection() {
     api.callpaths(state.metric, metricIncl),
     api.locations(state.metric, metricIncl, callpath, callpathIncl),
   ]);
-  const heat = state.chart === 'heat' ? await api.heatmap(state.metric, metricIncl, charts.heatmapRows()) : null;
+  const under = state.callpath === model.allId ? 'all' : state.callpath;
+  const heat = HEAT_VIEWS.has(state.chart)
+    ? await api.heatmap(state.metric, metricIncl, state.chart === 'heat' ? charts.heatmapRows() : 15, under) : null;
   return { calls: withVirtualRoot(answer), locations, heat };
 }
 
@@ -168,9 +183,7 @@ function renderProcessTree(calls, locations) {
 
 /** Shows the timeline instead of the charts (it keeps its own window and requests). */
 function showTimeline(visible) {
-  $('#chart').hidden = visible;
   $('#timeline').hidden = !visible;
-  $('.legend-box').style.visibility = visible ? 'hidden' : '';
   if (!visible) return;
   if (!timeline.info) {
     timeline.load(state.timeWindow);
@@ -189,9 +202,126 @@ function selectCallpathFromTimeline(c) {
   render().then(() => document.querySelector('#call-tree .row.selected')?.scrollIntoView({ block: 'nearest' }));
 }
 
-function renderCharts(calls, locations, heat, selection) {
-  showTimeline(state.chart === 'timeline');
-  if (state.chart === 'timeline') return;
+/** Selects the process of a rank (its first location) from the timeline. */
+function selectRankFromTimeline(rank) {
+  const l = model.header.locations.findIndex((loc) => loc.rank === rank && !loc.other_only);
+  if (l < 0 || state.location === l) return;
+  state.location = l;
+  revealProcess(state, l);
+  render().then(() => panels.process.revealSelection());
+}
+
+/** Opens the host group of location `l` in `target`'s process tree, so that it is in sight. */
+function revealProcess(target, l) {
+  const group = model.processTree.roots.find((g) => model.processTree.children[g].includes(l));
+  if (group !== undefined) target.locationExpanded.add(group);
+}
+
+/** The rank of the selected process (a location), or null. */
+function selectedRank() {
+  return state.location !== null && state.location < model.locationCount
+    ? model.header.locations[state.location].rank : null;
+}
+
+/** Shows a sentence in the page area instead of a chart (no data, bad input). */
+function showNote(text) {
+  const page = $('#page');
+  page.hidden = false;
+  $('#chart').hidden = true;
+  page.innerHTML = `<p class="note">${text.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>`;
+}
+
+/** The time window of the trace views: the timeline's (kept in the URL), else the whole run. */
+function traceWindow(traceInfo) {
+  return state.timeWindow ?? [0, traceInfo.duration > 0 ? traceInfo.duration : 1];
+}
+
+/** Per-process rows for the statistics: the selection (as in the process tree), then its hottest call paths. */
+function statisticRows(locations, heat) {
+  const n = model.locationCount;
+  const mine = (values) => values.slice(0, n);
+  const rows = [{ label: `${model.callpathPath(state.callpath)}${callpathShownExpanded(state.callpath) ? ' (exclusive)' : ''}`,
+    callpath: state.callpath, values: mine(locations.values) }];
+  const labels = distinctPathLabels(heat.callpaths.map((c) => model.callpathPath(c)));
+  heat.callpaths.forEach((c, k) => {
+    if (c !== state.callpath) rows.push({ label: `${labels[k]} (exclusive)`, callpath: c, values: mine(heat.values[k]) });
+  });
+  return rows;
+}
+
+/** A chart option whose subtitle starts with a warning about the trace, if any. */
+function warned(option, warning) {
+  if (!warning) return option;
+  return { ...option, title: { ...option.title, subtext: `⚠ ${warning}\n${option.title.subtext}`,
+    subtextStyle: { color: '#b45309' } } };
+}
+
+async function renderTraceView(view) {
+  const traceInfo = await api.timelineInfo().catch((error) => ({ available: false, reason: error.message }));
+  if (!traceInfo.available) {
+    showNote(`No ${view === 'util' ? 'utilization' : 'communication'} view: it is computed from the trace. ${traceInfo.reason}`);
+    return;
+  }
+  const [t0, t1] = traceWindow(traceInfo);
+  try {
+    if (view === 'util') {
+      const data = await api.utilization({ t0, t1, bins: 400 });
+      window.__orreryView = data;
+      const { option, csv } = utilizationView(data);
+      charts.show(warned(option, traceInfo.warning), csv);
+    } else {
+      const params = { t0, t1 };
+      if (state.callpath !== model.allId) params.callpath = state.callpath;
+      const data = await api.communication(params);
+      window.__orreryView = data;
+      const what = state.callpath === model.allId ? 'all call paths'
+        : `messages sent under ${model.callpathPath(state.callpath)}`;
+      const { option, csv } = communicationView(data, state.measure, what);
+      charts.show(warned(option, traceInfo.warning), csv);
+    }
+  } catch (error) {
+    showNote(`This view could not be computed: ${error.message}`);
+  }
+}
+
+async function renderCharts(calls, locations, heat, selection) {
+  const view = state.chart;
+  document.body.dataset.chart = view;
+  $('#chart').hidden = !CHART_VIEWS.has(view);
+  $('#page').hidden = !PAGE_VIEWS.has(view);
+  $('#view-options').hidden = view !== 'comm';
+  // Tree colours mean something only in the per-process charts.
+  $('.legend-box').style.visibility = ['bars', 'heat', 'radar'].includes(view) ? '' : 'hidden';
+  $('#export-svg').disabled = !CHART_VIEWS.has(view);
+  // A root stands for the whole program: marking it would cover every row.
+  timeline.setCallpath(state.callpath < model.callpathCount && model.header.callpaths.parent[state.callpath] >= 0
+    ? state.callpath : null);
+  timeline.setSelectedRank(selectedRank());
+  showTimeline(view === 'timeline');
+  if (view === 'timeline') return;
+  if (view === 'findings') {
+    // Not awaited: the findings may read every wait-state metric of a large
+    // report; the trees are final without them (the page marks data-findings when done).
+    findingsPage.render(model, (f) => toHash(findingState(f), model.metrics), info.reports);
+    return;
+  }
+  if (view === 'util' || view === 'comm') {
+    await renderTraceView(view);
+    return;
+  }
+  const metricUnit = model.metrics[state.metric].unit;
+  const metricName = model.metrics[state.metric].display_name || model.metrics[state.metric].name;
+  if (view === 'profile') {
+    profilePage.render({ model, calls, selectedCallpath: state.callpath, statRows: statisticRows(locations, heat),
+      unit: metricUnit, metricName, total: rootTotal() });
+    return;
+  }
+  if (view === 'box') {
+    const rows = statisticRows(locations, heat).map((r) => ({ ...r, stats: describe(r.values) }));
+    const { option, csv } = boxplotView(rows, metricUnit, `${metricName}: across processes, per call path`);
+    charts.show(option, csv);
+    return;
+  }
   const metric = model.metrics[state.metric];
   const unit = metric.unit;
   const names = Array.from({ length: model.locationCount }, (_, l) => model.locationName(l));
@@ -212,8 +342,8 @@ function renderCharts(calls, locations, heat, selection) {
     const how = { abs: 'exclusive', diff: 'exclusive, this run − other run', other: 'exclusive, % of other run' };
     charts.heatmap({
       names, unit, rows: heat.values, otherRows: heat.other ?? null, mode: heatMode,
-      callpathNames: heat.callpaths.map((c) => model.callpathPath(c).split(' › ').slice(-2).join(' › ')),
-      title: `${metric.display_name || metric.name}: hottest call paths × processes (${how[heatMode]})`,
+      callpathNames: distinctPathLabels(heat.callpaths.map((c) => model.callpathPath(c))),
+      title: `${metric.display_name || metric.name}: hottest call paths under ${model.callpathLabel(state.callpath)} × processes (${how[heatMode]})`,
     });
   } else {
     charts.radar({ names, values: mine, otherValues: theirs, reports: info.reports,
@@ -246,6 +376,7 @@ async function render() {
   document.querySelectorAll('#modes button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.mode === state.mode)));
   document.querySelectorAll('#chart-tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.chart === state.chart)));
   $('#sort').checked = state.sort === 'value';
+  $('#matrix-measure').value = state.measure;
   renderLegend();
   if (window.__orreryFirstPaint === undefined) {
     // Paint the trees at once with what is ready ("computing…" elsewhere):
@@ -264,7 +395,8 @@ async function render() {
     renderCallTree(calls);
     const selection = renderProcessTree(calls, locations);
     renderSelection();
-    renderCharts(calls, locations, heat, selection);
+    await renderCharts(calls, locations, heat, selection);
+    if (mine !== generation) return;
     window.__orreryValuesPaint ??= performance.now();
     // "ready" means every number on the page is final (tests and benchmark wait for it).
     if (metricTotals.complete) document.body.dataset.ready = String(mine);
@@ -275,6 +407,50 @@ async function render() {
       delete document.body.dataset.busy;
     }
   }
+}
+
+/** The state a finding selects: its metric, call path (in sight) and most affected process. */
+function findingState(f) {
+  const next = { ...state, metricExpanded: new Set(state.metricExpanded), callpathExpanded: new Set(state.callpathExpanded) };
+  const m = model.metrics.findIndex((metric) => metric.name === f.metric);
+  if (m >= 0) {
+    next.metric = m;
+    next.metricExpanded.delete(m);
+  }
+  if (f.callpath !== null) {
+    next.callpath = f.callpath;
+    for (const a of model.callpathAncestors(f.callpath)) next.callpathExpanded.add(a);
+  }
+  next.locationExpanded = new Set(state.locationExpanded);
+  next.location = f.locations.length ? f.locations[0] : null;
+  if (next.location !== null) revealProcess(next, next.location);
+  next.chart = 'bars';
+  return next;
+}
+
+/** Follows a finding: selects it and, with a trace, zooms the timeline to its worst instance. */
+async function openFinding(f) {
+  const next = findingState(f);
+  const traceInfo = await api.timelineInfo().catch(() => ({ available: false }));
+  if (traceInfo.available && f.callpath !== null && next.location !== null) {
+    try {
+      const rank = model.header.locations[next.location].rank;
+      const worst = await api.worstInstance(rank, f.callpath);
+      if (worst.found) {
+        const margin = Math.max((worst.end - worst.begin) * 0.25, 1e-7);
+        next.timeWindow = [Math.max(0, worst.begin - margin), Math.min(traceInfo.duration, worst.end + margin)];
+        next.chart = 'timeline';
+        document.body.dataset.worst = JSON.stringify(worst);
+      }
+    } catch (error) {
+      showError(error);
+    }
+  }
+  state = next;
+  await render();
+  if (state.chart === 'timeline') timeline.reveal(selectedRank());
+  panels.call.revealSelection();
+  panels.process.revealSelection();
 }
 
 function toggle(set, id) {
@@ -317,6 +493,22 @@ function wireControls() {
     state.chart = b.dataset.chart;
     render();
   }));
+  for (const measure of MATRIX_MEASURES) {
+    const option = document.createElement('option');
+    option.value = measure.id;
+    option.textContent = measure.label;
+    $('#matrix-measure').append(option);
+  }
+  $('#matrix-measure').addEventListener('change', (event) => { state.measure = event.target.value; render(); });
+  for (const [button, type] of [['#export-png', 'png'], ['#export-svg', 'svg'], ['#export-csv', 'csv']]) {
+    $(button).addEventListener('click', () => exportView(type, {
+      view: state.chart, charts, timeline,
+      csv: () => (state.chart === 'findings' ? findingsPage.csv(model)
+        : state.chart === 'profile' ? profilePage.csv()
+          : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
+    }));
+  }
+  wireResizer($('#resizer'), $('.charts'));
   let typing;
   $('#search').addEventListener('input', (event) => {
     clearTimeout(typing);
@@ -341,6 +533,21 @@ function wireControls() {
   window.addEventListener('hashchange', () => {
     if (window.location.hash !== toHash(state, model.metrics)) loadStateFromHash();
   });
+}
+
+/** Dragging the bar above the charts resizes them. */
+function wireResizer(handle, panel) {
+  let start = null;
+  handle.addEventListener('mousedown', (event) => {
+    start = { y: event.clientY, height: panel.getBoundingClientRect().height };
+    event.preventDefault();
+  });
+  window.addEventListener('mousemove', (event) => {
+    if (!start) return;
+    const height = Math.max(160, Math.min(window.innerHeight - 160, start.height - (event.clientY - start.y)));
+    panel.style.flex = `0 0 ${height}px`;
+  });
+  window.addEventListener('mouseup', () => { start = null; });
 }
 
 function loadStateFromHash() {
@@ -377,6 +584,15 @@ async function start() {
     ? [[info.unmatched.other_locations, ['process', 'processes']], [info.unmatched.other_metrics, ['metric', 'metrics']]] : []) {
     if (count > 0) $('#reports').textContent += ` · ${count} ${what[count === 1 ? 0 : 1]} only in the other run`;
   }
+  // Comparing, the runs' command lines (from their run.json) stand under the selection.
+  if (hasOther()) {
+    api.facts().then((facts) => {
+      const line = facts.runs.map((r, i) => `${info.reports[i]}: ${r.command ?? '(command not recorded)'}`).join('   ·   ');
+      $('#commands').textContent = line;
+      $('#commands').title = line;
+      $('#commands').hidden = false;
+    }, () => {});
+  }
   const a = model.header.attributes;
   $('#reports').title = `${a.experiment}\n${a.creator}\n${a.created}`;
   charts = new Charts($('#chart'));
@@ -387,8 +603,12 @@ async function start() {
       history.replaceState(null, '', toHash(state, model.metrics));
     },
     onCallpath: (c) => selectCallpathFromTimeline(c),
+    onRank: (rank) => selectRankFromTimeline(rank),
   });
+  findingsPage = new FindingsPage($('#page'), { onOpen: (f) => openFinding(f) });
+  profilePage = new ProfilePage($('#page'), { onCallpath: (c) => selectCallpathFromTimeline(c) });
   window.__orreryTimeline = timeline;  // for the browser tests
+  window.__orreryCharts = charts;
   wireControls();
   loadStateFromHash();
   pollMetricTotals();

@@ -129,3 +129,32 @@ export function filterCallpaths(model, query) {
   }
   return { visible, match, forced };
 }
+
+/**
+ * Short labels for call paths: the last two names of each path, lengthened
+ * (more ancestors) where two would read the same, and numbered if whole paths do.
+ */
+export function distinctPathLabels(paths) {
+  const parts = paths.map((p) => p.split(' › '));
+  const depth = parts.map(() => 2);
+  const label = (i) => parts[i].slice(-depth[i]).join(' › ');
+  for (let round = 0; round < 64; ++round) {
+    const seen = new Map();
+    parts.forEach((_, i) => seen.set(label(i), [...(seen.get(label(i)) ?? []), i]));
+    let changed = false;
+    for (const group of seen.values()) {
+      if (group.length < 2) continue;
+      for (const i of group) {
+        if (depth[i] < parts[i].length) { depth[i] += 1; changed = true; }
+      }
+    }
+    if (!changed) break;
+  }
+  const counts = new Map();
+  return parts.map((_, i) => {
+    const text = label(i);
+    const n = (counts.get(text) ?? 0) + 1;
+    counts.set(text, n);
+    return n === 1 ? text : `${text} (${n})`;
+  });
+}

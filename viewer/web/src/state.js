@@ -12,11 +12,17 @@ export function defaultState() {
     mode: 'abs',
     query: '',
     sort: 'tree',
-    chart: 'bars',
+    /** The view below the trees; the page opens on the findings. */
+    chart: 'findings',
+    /** What the communication matrix shows (views.js MATRIX_MEASURES). */
+    measure: 'bytes',
     /** The timeline's window [t0, t1] in seconds, or null for the whole run. */
     timeWindow: null,
   };
 }
+
+/** Every view below the trees (the tabs). */
+export const VIEWS = ['findings', 'bars', 'heat', 'radar', 'box', 'profile', 'timeline', 'util', 'comm'];
 
 const ids = (set) => [...set].sort((a, b) => a - b).join(',');
 const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
@@ -34,6 +40,7 @@ export function toHash(state, metrics) {
   if (state.query) p.set('q', state.query);
   if (state.sort !== 'tree') p.set('sort', state.sort);
   p.set('chart', state.chart);
+  if (state.measure !== 'bytes') p.set('mm', state.measure);
   if (state.timeWindow) p.set('tw', state.timeWindow.map((t) => t.toPrecision(12)).join(','));
   return `#${p}`;
 }
@@ -56,7 +63,8 @@ export function fromHash(hash, metrics, counts, modes) {
   if (modes.includes(p.get('mode'))) state.mode = p.get('mode');
   state.query = p.get('q') ?? '';
   if (p.get('sort') === 'value') state.sort = 'value';
-  if (['bars', 'heat', 'radar', 'timeline'].includes(p.get('chart'))) state.chart = p.get('chart');
+  if (VIEWS.includes(p.get('chart'))) state.chart = p.get('chart');
+  if (['bytes', 'messages', 'late_sender'].includes(p.get('mm'))) state.measure = p.get('mm');
   const window = (p.get('tw') ?? '').split(',').map(Number);
   if (window.length === 2 && window.every(Number.isFinite) && window[1] > window[0]) state.timeWindow = window;
   return state;

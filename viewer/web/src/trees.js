@@ -71,7 +71,15 @@ export class TreePanel {
           return { id, leaf, expanded, value: shownOf(id, expanded) };
         });
       if (model.sortByValue) {
-        items = items.sort((a, b) => (b.value.shown ?? -Infinity) - (a.value.shown ?? -Infinity));
+        // Siblings of one unit stay together (in the tree's order of units:
+        // time before bytes, say), then the largest first by the value of the
+        // node with its subtree: expanding a node does not move it.
+        const units = new Map();
+        for (const item of items) if (!units.has(model.unit(item.id))) units.set(model.unit(item.id), units.size);
+        for (const item of items) {
+          item.key = (item.expanded ? shownOf(item.id, false).shown : item.value.shown) ?? -Infinity;
+        }
+        items = items.sort((a, b) => units.get(model.unit(a.id)) - units.get(model.unit(b.id)) || b.key - a.key);
       }
       for (const item of items) {
         const { id, leaf, expanded, value } = item;
@@ -85,7 +93,7 @@ export class TreePanel {
           : colour(model.mode, value.mine, value.theirs, model.root(id), value.selection);
         parts.push(
           `<div class="${classes.join(' ')}" role="treeitem" data-id="${id}" data-leaf="${leaf ? 1 : 0}"`
-          + ` data-expanded="${expanded ? 1 : 0}" aria-selected="${id === model.selected}"`
+          + ` data-expanded="${expanded ? 1 : 0}" data-sort-key="${item.key ?? ''}" aria-selected="${id === model.selected}"`
           + (otherOnly ? ' data-other-only="1"' : '')
           + ` style="--depth:${depth}" title="${escapeHtml(model.title(id))}">`
           + `<span class="toggle">${leaf ? '' : expanded ? '▾' : '▸'}</span>`

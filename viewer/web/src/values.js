@@ -32,10 +32,19 @@ const UNIT_STEPS = {
 // 343,912 s reads better as "343.9K s" than as 3.439e+5.
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 4 });
 
+/** A percentage: small ones keep two significant digits (0.0042 %), never "0.00 %". */
+export function formatPercent(value) {
+  const magnitude = Math.abs(value);
+  if (magnitude === 0) return '0 %';
+  if (magnitude >= 100) return `${value.toFixed(1)} %`;
+  if (magnitude >= 0.01) return `${value.toFixed(2)} %`;
+  return `${Number(value.toPrecision(2))} %`;
+}
+
 /** Human-readable number for a mode; `unit` is the metric's unit. */
 export function format(mode, value, unit) {
   if (value === null || Number.isNaN(value)) return '—';
-  if (mode === 'root' || mode === 'sel' || mode === 'other') return `${value.toFixed(value >= 100 ? 1 : 2)} %`;
+  if (mode === 'root' || mode === 'sel' || mode === 'other') return formatPercent(value);
   const sign = mode === 'diff' && value > 0 ? '+' : '';
   const magnitude = Math.abs(value);
   if (magnitude === 0) return '0';

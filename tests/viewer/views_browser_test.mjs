@@ -1,0 +1,413 @@
+// The findings page, the honest timeline and the views over the trace in a
+// real browser (Debian chromium via playwright-core), on reports produced by
+// the pipeline (the stencil with a slow rank, its trace beside it).
+// node views_browser_test.mjs --orrery BIN --report SLOW.h5 --other EVEN.h5 --node-modules DIR --out DIR [--docs DIR]
+// Numbers on the page are checked against `orrery stat` (the report) and
+// against the server's own full-resolution answers (the trace).
+
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import {
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues,
+} from './browser_harness.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const out = artifactsDir(path.join(args.out, 'views'));
+const shots = [];
+async function shot(page, name) {
+  const file = path.join(out, `${name}.png`);
+  await page.screenshot({ path: file });
+  shots.push(file);
+}
+
+/** GET /api/<endpoint> with the page's token. */
+async function apiGet(url, endpoint, params = {}) {
+  const token = new URL(url).searchParams.get('token');
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
+  return response.json();
+}
+
+async function view(page, chart) {
+  await act(page, () => page.click(`#chart-tabs button[data-chart="${chart}"]`));
+}
+
+async function timelineDrawn(page, before) {
+  await page.waitForFunction((d) => {
+    const e = document.querySelector('#timeline');
+    return e.dataset.drawn && e.dataset.drawn !== d && !e.dataset.busy;
+  }, before ?? null, { timeout: 20000 });
+  // Requests are debounced: wait until no newer one is pending.
+  await page.waitForTimeout(150);
+  await page.waitForFunction(() => !document.querySelector('#timeline').dataset.busy, null, { timeout: 20000 });
+}
+
+async function findingsAndFacts(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  check(await page.evaluate(() => document.body.dataset.chart) === 'findings', 'the page opens on the findings');
+  const items = await page.$$eval('.finding-item', (list) => list.map((e) => ({
+    metric: e.dataset.metric, value: Number(e.dataset.value), text: e.textContent,
+  })));
+  check(items.length > 0, `findings listed: ${items.length}`);
+  // Largest first, and each value is the metric's total in the report.
+  for (let i = 1; i < items.length; ++i) check(items[i].value <= items[i - 1].value, `finding ${i} ranked by value`);
+  for (const item of items) {
+    const expected = stat(args.orrery, args.report, item.metric, ['--inclusive']).total;
+    near(item.value, expected, `finding ${item.metric}: value is the report's total`, 1e-6);
+  }
+  const late = items.find((i) => i.metric === 'late_sender');
+  check(late !== undefined, 'Late Sender is a finding of the slow stencil');
+  check(/What to do:/.test(items[0].text) && /most affected: rank \d/.test(items[0].text), `a finding says where, who and what to do: ${items[0].text}`);
+  const facts = Object.fromEntries(await page.$$eval('.facts-table tr[data-fact]', (rows) => rows.map((r) => [r.dataset.fact, r.querySelector('td').textContent])));
+  check(/stencil2d/.test(facts.Command ?? ''), `facts: the command line (${facts.Command})`);
+  check(facts.Ranks === '4', `facts: 4 ranks (${facts.Ranks})`);
+  check(/^[\d,]+$/.test(facts.Events ?? ''), `facts: events from run.json (${facts.Events})`);
+  check(/ms|s$/.test(facts['Trace length'] ?? ''), `facts: the trace length (${facts['Trace length']})`);
+  await shot(page, 'findings');
+  return items;
+}
+
+async function followFinding(page, url, items) {
+  const index = items.findIndex((i) => i.metric === 'late_sender');
+  const finding = (await apiGet(url, 'findings')).findings.find((f) => f.metric === 'late_sender');
+  await page.click(`a.finding[data-index="${index}"]`);
+  await page.waitForFunction(() => document.body.dataset.chart === 'timeline' && document.body.dataset.ready, null, { timeout: 20000 });
+  await timelineDrawn(page);
+  const state = await page.evaluate(() => ({
+    hash: window.location.hash,
+    callpath: document.querySelector('#call-tree .row.selected')?.dataset.id,
+    process: document.querySelector('#process-tree .row.selected')?.dataset.id,
+    worst: JSON.parse(document.body.dataset.worst ?? 'null'),
+    window: window.__orreryTimeline.window,
+  }));
+  check(state.callpath === String(finding.callpath), `the finding selected its call path (${state.callpath} vs ${finding.callpath})`);
+  check(state.process === String(finding.locations[0]), `the finding selected its most affected process (${state.process})`);
+  check(/metric=late_sender/.test(state.hash), `the finding selected its metric: ${state.hash}`);
+  check(state.worst && state.window[0] <= state.worst.begin && state.window[1] >= state.worst.end
+    && state.window[1] - state.window[0] < 4 * (state.worst.end - state.worst.begin) + 1e-6,
+  `the timeline is zoomed to the worst instance: ${JSON.stringify(state)}`);
+  // The selected call path's instances are marked, and the selected rank's row is highlighted.
+  const marks = await page.evaluate(() => window.__orreryTimeline.answer.rows.reduce((n, r) => n + (r.marks?.length ?? 0), 0));
+  check(marks > 0, `the call path's instances are marked in the timeline (${marks})`);
+  await shot(page, 'finding-timeline');
+}
+
+/** Red canvas pixels of one rank's row, in seconds: pixels × time per pixel ÷ row height. */
+function redSeconds(page, rank) {
+  return page.evaluate((r) => {
+    const t = window.__orreryTimeline;
+    const canvas = t.canvas;
+    const ratio = window.devicePixelRatio || 1;
+    const y0 = Math.round(t.rowY(r) * ratio);
+    const h = Math.round(t.rowHeight * ratio);
+    const x0 = Math.round(t.xOf(t.window[0]) * ratio);
+    const data = canvas.getContext('2d').getImageData(x0, y0, canvas.width - x0, h).data;
+    let red = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] === 0xdc && data[i + 1] === 0x26 && data[i + 2] === 0x26) red += 1;
+    return (red / (ratio * ratio)) * t.pixelTime() / t.rowHeight;
+  }, rank);
+}
+
+async function honestOverview(page, url) {
+  await page.goto(`${url}#chart=timeline`);
+  await page.waitForSelector('#timeline[data-drawn]:not([data-busy])', { timeout: 20000 });
+  await timelineDrawn(page, null);
+  const h = await apiGet(url, 'header');
+  const late = h.metrics.findIndex((m) => m.name === 'late_sender');
+  const real = (await apiGet(url, 'locations', { metric: late, metric_incl: 1, callpath: 'all' })).values;
+  const info = await page.evaluate(() => {
+    const t = window.__orreryTimeline;
+    return { pixel: t.pixelTime(), drawn: [...t.drawnWait.entries()],
+      totals: t.answer.rows.map((r) => [r.rank, r.waits.reduce((a, w) => a + w[2], 0), r.waits.reduce((a, w) => a + (w[1] - w[0]), 0)]) };
+  });
+  const drawn = new Map(info.drawn);
+  for (const [rank, total, extent] of info.totals) {
+    // The report's Late Sender of the rank (the analyzer, independently) against the trace's waits.
+    const reportWait = real[h.locations.findIndex((l) => l.rank === rank)];
+    check(Math.abs(total - reportWait) <= 0.1 * reportWait + 2e-4,
+      `rank ${rank}: the timeline's waiting ${total} s is the report's Late Sender ${reportWait} s`);
+    check(drawn.get(rank) <= total + info.pixel + 1e-12,
+      `rank ${rank}: red drawn ${drawn.get(rank)} s <= real waiting ${total} s + one pixel ${info.pixel} s (merged extent ${extent} s)`);
+    const pixels = await redSeconds(page, rank);
+    check(pixels <= reportWait * 1.1 + info.pixel + 2e-4,
+      `rank ${rank}: red pixels on the canvas ${pixels} s <= the report's waiting ${reportWait} s + one pixel`);
+  }
+  // The culprit (least waiting) shows least red.
+  const least = info.totals.reduce((a, b) => (b[1] < a[1] ? b : a));
+  const most = info.totals.reduce((a, b) => (b[1] > a[1] ? b : a));
+  check(await redSeconds(page, least[0]) < await redSeconds(page, most[0]), 'the rank that waits least shows least red');
+
+  // Legend: regions drawn, distinct colours, the wait and the messages.
+  const legend = await page.$$eval('#timeline .timeline-legend .item', (items) => items.map((i) => ({
+    kind: i.dataset.kind, text: i.textContent, colour: i.querySelector('.key').style.background,
+  })));
+  check(legend.some((l) => l.kind === 'wait' && /Late Sender/.test(l.text)), 'the legend names the waits');
+  const regionKeys = legend.filter((l) => ['compute', 'mpi'].includes(l.kind));
+  check(regionKeys.length >= 3, `the legend lists the regions drawn: ${regionKeys.map((l) => l.text)}`);
+  check(new Set(regionKeys.map((l) => l.colour)).size === regionKeys.length, `each region its own colour: ${JSON.stringify(regionKeys)}`);
+  // Rank labels: every rank at 4 ranks; grouped when rows are thin.
+  const labels = await page.$eval('#timeline', (e) => e.dataset.rankLabels);
+  check(labels === 'rank 0|rank 1|rank 2|rank 3', `every rank labelled: ${labels}`);
+  const grouped = await page.evaluate(() => {
+    const t = window.__orreryTimeline;
+    const keep = t.rowHeight;
+    t.rowHeight = 4;
+    t.draw();
+    const text = t.element.dataset.rankLabels;
+    t.rowHeight = keep;
+    t.draw();
+    return text;
+  });
+  check(grouped === '0–3', `at 4 px per row the ranks are labelled in groups: ${grouped}`);
+  await shot(page, 'timeline-overview');
+
+  // Hover over a receive in a zoomed window names its sender, bytes, tag and the wait kind.
+  const target = await page.evaluate(async () => {
+    const t = window.__orreryTimeline;
+    for (const row of t.answer.rows) {
+      for (const [b, e, region, instance] of row.spans) {
+        if (instance >= 0 && /MPI_(Recv|Wait)/.test(t.regions[region].name) && t.xOf(e) - t.xOf(b) >= 3) {
+          return { x: (t.xOf(b) + t.xOf(e)) / 2, y: t.rowY(row.rank) + t.rowHeight / 2, rank: row.rank };
+        }
+      }
+    }
+    return null;
+  });
+  if (target === null) {
+    // Zoom in until a receive is wide enough (the whole run has thousands).
+    const box = await page.$eval('#timeline canvas', (c) => c.getBoundingClientRect().toJSON());
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 60);
+    for (let i = 0; i < 14; ++i) await page.mouse.wheel(0, -200);
+    await timelineDrawn(page, await page.$eval('#timeline', (e) => e.dataset.drawn));
+  }
+  const hover = target ?? await page.evaluate(() => {
+    const t = window.__orreryTimeline;
+    let best = null;
+    for (const row of t.answer.rows) {
+      for (const [b, e, region, instance] of row.spans) {
+        const w = t.xOf(e) - t.xOf(b);
+        if (instance >= 0 && /MPI_(Recv|Wait)/.test(t.regions[region].name) && (!best || w > best.w)) {
+          best = { w, x: (t.xOf(Math.max(b, t.window[0])) + t.xOf(Math.min(e, t.window[1]))) / 2, y: t.rowY(row.rank) + t.rowHeight / 2, rank: row.rank };
+        }
+      }
+    }
+    return best;
+  });
+  check(hover !== null, 'a receive to hover');
+  if (hover) {
+    const box = await page.$eval('#timeline canvas', (c) => c.getBoundingClientRect().toJSON());
+    await page.mouse.move(box.x + hover.x, box.y + hover.y);
+    await page.mouse.move(box.x + hover.x + 1, box.y + hover.y);
+    await page.waitForFunction(() => /from rank \d/.test(document.querySelector('#timeline .timeline-tooltip').textContent), null, { timeout: 5000 }).catch(() => {});
+    const tip = await page.$eval('#timeline .timeline-tooltip', (e) => e.textContent);
+    check(/receives \d+ messages?: from rank \d, [\d.]+ (B|KiB|MiB), tag \d+/.test(tip), `hover names sender, bytes and tag: ${tip}`);
+    await shot(page, 'timeline-hover');
+    // Clicking a bar selects its process.
+    await page.mouse.click(box.x + hover.x, box.y + hover.y);
+    await page.waitForFunction((r) => document.querySelector('#process-tree .row.selected .label')?.textContent === `rank ${r}`,
+      hover.rank, { timeout: 10000 }).catch(() => {});
+    const selected = await page.$eval('#process-tree .row.selected .label', (e) => e.textContent).catch(() => '');
+    check(selected === `rank ${hover.rank}`, `clicking rank ${hover.rank}'s bar selected its process (${selected})`);
+  }
+}
+
+async function treesAndCharts(page, url) {
+  await page.goto(`${url}#chart=bars&mode=root`);
+  await page.waitForSelector('body[data-ready]');
+  // Small percentages keep digits.
+  await page.click('#metric-tree .row[data-id="0"] .toggle');
+  await page.waitForFunction(() => document.body.dataset.ready && !document.body.dataset.busy);
+  for (const panel of ['#metric-tree', '#call-tree', '#process-tree']) {
+    for (const v of Object.values(await treeValues(page, panel))) {
+      if (v.shown !== null && v.shown !== 0) check(!/^-?0\.00 %$/.test(v.text), `${panel} ${v.label}: ${v.shown} % is not printed as ${v.text}`);
+    }
+  }
+  // Sort by value: units stay together, then the largest first by the node's inclusive value.
+  await act(page, () => page.check('#sort'));
+  const rows = await page.$$eval('#metric-tree .row', (list) => list.map((r) => ({
+    id: Number(r.dataset.id), depth: Number(r.style.getPropertyValue('--depth')), key: Number(r.dataset.sortKey),
+    expanded: r.dataset.expanded === '1', inclusive: null,
+  })));
+  const h = await apiGet(url, 'header');
+  const roots = rows.filter((r) => r.depth === 0);
+  const units = roots.map((r) => h.metrics[r.id].unit);
+  const runs = units.filter((u, i) => i === 0 || u !== units[i - 1]);
+  check(new Set(runs).size === runs.length, `sorted roots keep units together: ${units}`);
+  for (let i = 1; i < roots.length; ++i) {
+    if (units[i] === units[i - 1]) check(roots[i].key <= roots[i - 1].key, `root ${roots[i].id} sorted by value`);
+  }
+  const time = stat(args.orrery, args.report, 'time');
+  const timeRow = rows.find((r) => h.metrics[r.id].name === 'time');
+  check(timeRow.expanded, 'Time is expanded');
+  near(timeRow.key, 100, 'an expanded node sorts by its inclusive value (% of root)', 1e-9);
+  await act(page, () => page.uncheck('#sort'));
+  await act(page, () => page.click('#modes button[data-mode="abs"]'));
+
+  // The mean line is drawn at the mean.
+  await act(page, () => page.click('#metric-tree .row[data-id="0"] .toggle'));
+  const mean = await page.evaluate(() => {
+    const chart = window.__orreryCharts.chart;
+    // The mark line as drawn: the red line element among the chart's shapes.
+    const line = chart.getZr().storage.getDisplayList()
+      .find((e) => e.style?.stroke === '#ef4444' && e.shape && 'y1' in e.shape);
+    const expected = window.__orreryCharts.mean;
+    return { y: line?.shape.y1, y2: line?.shape.y2, expectedY: chart.convertToPixel({ yAxisIndex: 0 }, expected), expected };
+  });
+  check(mean.y !== undefined && Math.abs(mean.y - mean.expectedY) < 0.5, `mean line at its value: ${JSON.stringify(mean)}`);
+  near(mean.expected, time.total / time.n_locations, 'the mean is the mean over processes', 1e-9);
+  await shot(page, 'per-process-mean');
+
+  // Selecting a call path: the heat map shows it and what lies below it, labels distinct.
+  const calls = await treeValues(page, '#call-tree');
+  const [main] = Object.entries(calls)[0];
+  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .toggle`));
+  const child = Object.entries(await treeValues(page, '#call-tree')).filter(([, v]) => !v.expanded).sort((a, b) => b[1].mine - a[1].mine)[0][0];
+  const heatRequests = [];
+  page.on('request', (r) => { if (r.url().includes('/api/heatmap')) heatRequests.push(new URL(r.url()).searchParams.get('under')); });
+  await act(page, () => page.click(`#call-tree .row[data-id="${child}"] .label`));
+  await view(page, 'heat');
+  check(heatRequests.at(-1) === child, `the heat map follows the selected call path (under=${heatRequests.at(-1)}, selected ${child})`);
+  const heatLabels = await page.evaluate(() => window.__orreryCharts.chart.getOption().yAxis[0].data);
+  check(new Set(heatLabels).size === heatLabels.length, `heat-map labels are distinct: ${heatLabels}`);
+  await shot(page, 'heatmap-selected');
+
+  // Box plot and statistics across processes: min, median, max of the selected (collapsed) call path.
+  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .toggle`));
+  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .label`));
+  await view(page, 'profile');
+  const perProcess = (await apiGet(url, 'locations', { metric: 0, metric_incl: 1, callpath: main, callpath_incl: 1 })).values.slice().sort((a, b) => a - b);
+  const stats = await page.$$eval('#process-stats tbody tr:first-child [data-stat]', (cells) => Object.fromEntries(cells.map((c) => [c.dataset.stat, Number(c.dataset.raw)])));
+  near(stats.min, perProcess[0], 'stats: min over processes');
+  near(stats.max, perProcess.at(-1), 'stats: max over processes');
+  near(stats.median, (perProcess[1] + perProcess[2]) / 2, 'stats: median of 4 processes');
+  const flat = await page.$$eval('#flat-profile tbody tr', (list) => list.length);
+  check(flat > 3, `flat profile rows: ${flat}`);
+  await shot(page, 'profile');
+  // CSV export of the tables.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  check(/^flat profile/.test(csv) && csv.includes('across processes') && csv.includes(String(perProcess.at(-1))), 'CSV export has the tables and their numbers');
+  await view(page, 'box');
+  const boxes = await page.evaluate(() => window.__orreryCharts.chart.getOption().series[0].data[0]);
+  near(boxes[4], perProcess.at(-1), 'box plot whisker at the max');
+  await shot(page, 'boxplot');
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  check(readFileSync(await svg.path(), 'utf8').includes('<svg'), 'SVG export is an SVG');
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+  check(readFileSync(await png.path()).subarray(1, 4).toString() === 'PNG', 'PNG export is a PNG');
+}
+
+async function traceViews(page, url) {
+  await page.goto(`${url}#chart=util`);
+  await page.waitForFunction(() => document.body.dataset.ready && window.__orreryView?.counts, null, { timeout: 30000 });
+  const data = await page.evaluate(() => window.__orreryView);
+  const bin = (data.t1 - data.t0) / data.bins;
+  // A bin in the middle: the processes computing then, from the timeline of that bin at full resolution.
+  for (const k of [Math.floor(data.bins / 3), Math.floor(data.bins / 2)]) {
+    const t0 = data.t0 + k * bin;
+    const w = await apiGet(url, 'timeline', { t0, t1: t0 + bin, width: 16384 });
+    const info = await apiGet(url, 'timeline_info');
+    const kindTime = { compute: 0, mpi: 0, measurement: 0 };
+    for (const row of w.rows) {
+      for (const [b, e, region, , , , parts] of row.spans) {
+        for (const [r, t] of parts ?? [[region, e - b]]) kindTime[info.regions[r].kind] += t;
+      }
+    }
+    for (const kind of ['compute', 'mpi']) {
+      near(data.counts[kind][k], kindTime[kind] / bin, `utilization: processes ${kind} in bin ${k}`, 1e-6);
+    }
+    const csvRow = await page.evaluate((i) => window.__orreryCharts.csvRows[i + 1], k);
+    near(csvRow[2], data.counts.compute[k], 'the chart draws the counts');
+  }
+  const concurrency = data.concurrency.mpi.reduce((a, b) => a + b, 0);
+  near(concurrency, data.t1 - data.t0, 'the concurrency profile covers the window once', 1e-9);
+  await shot(page, 'utilization');
+
+  await view(page, 'comm');
+  await page.waitForFunction(() => window.__orreryView?.cells, null, { timeout: 30000 });
+  const matrix = await page.evaluate(() => window.__orreryView);
+  const bytes = stat(args.orrery, args.report, 'bytes_sent');
+  for (const p of bytes.processes) {
+    const row = matrix.cells.filter((c) => c[0] === p.rank).reduce((a, c) => a + c[2], 0);
+    near(row, p.value, `matrix row of rank ${p.rank}: the bytes it sent (report)`, 1e-9);
+  }
+  // Cell 0 → 1 over a short window in the middle against the messages the timeline lists there.
+  // The window: around a message from 0 to 1 that the whole run's timeline lists.
+  const whole = await apiGet(url, 'timeline', { width: 1000 });
+  const some = whole.messages.filter((m) => m[0] === 0 && m[2] === 1);
+  check(some.length > 0, 'rank 0 sends to rank 1');
+  const at = some[Math.floor(some.length / 2)]?.[1] ?? matrix.t1 / 2;
+  const [s0, s1] = [Math.max(0, at - matrix.t1 / 400), at + matrix.t1 / 400];
+  const w = await apiGet(url, 'timeline', { t0: s0, t1: s1, width: 2000 });
+  check(!w.messages_truncated, `the short window lists every message (${w.message_count})`);
+  const windowed = await apiGet(url, 'communication', { t0: s0, t1: s1 });
+  const cell = windowed.cells.find((c) => c[0] === 0 && c[1] === 1);
+  const fromMessages = w.messages.filter((m) => m[0] === 0 && m[2] === 1 && m[1] >= s0 && m[1] <= s1).reduce((a, m) => a + m[4], 0);
+  check(cell !== undefined && cell[2] === fromMessages && fromMessages > 0, `cell 0→1 is the bytes rank 0 sent to rank 1: ${cell?.[2]} vs ${fromMessages}`);
+  const drawnCell = await page.evaluate(() => window.__orreryCharts.chart.getOption().series[0].data.find((d) => d[0] === 1 && d[1] === 0));
+  const wholeCell = matrix.cells.find((c) => c[0] === 0 && c[1] === 1);
+  check(drawnCell && drawnCell[2] === wholeCell[2], `the matrix draws cell 0→1: ${drawnCell} vs ${wholeCell}`);
+  const sizes = matrix.sizes.reduce((a, s) => a + s.messages, 0);
+  check(sizes === matrix.cells.reduce((a, c) => a + c[3], 0), 'the size histogram counts every message');
+  await shot(page, 'communication');
+  await page.selectOption('#matrix-measure', 'late_sender');
+  await page.waitForFunction(() => /late_sender/.test(window.location.hash) && document.body.dataset.ready);
+  await shot(page, 'communication-late-sender');
+}
+
+async function comparison(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#commands:not([hidden])', { timeout: 20000 });
+  const text = await page.$eval('#commands', (e) => e.textContent);
+  check((text.match(/stencil2d/g) ?? []).length === 2 && /--delay-us/.test(text), `both runs' command lines shown: ${text}`);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  const columns = await page.$$eval('.facts-table tr[data-fact="Command"] td', (cells) => cells.map((c) => c.textContent));
+  check(columns.length === 2 && columns[0] !== columns[1], `the facts compare both runs: ${columns}`);
+  await shot(page, 'comparison-findings');
+}
+
+async function withoutTrace(page, url) {
+  for (const chart of ['util', 'comm']) {
+    await page.goto(`${url}#chart=${chart}`);
+    await page.waitForSelector('#page .note', { timeout: 20000 });
+    const note = await page.$eval('#page .note', (e) => e.textContent);
+    check(/trace/.test(note) && /--no-trace/.test(note), `${chart} without a trace says why: ${note}`);
+  }
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  check(await page.$$eval('.finding-item', (l) => l.length) > 0, 'findings without a trace');
+}
+
+const browser = await launchBrowser(args['node-modules']);
+const scenarios = [
+  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews]],
+  [[args.report, args.other], [comparison]],
+  [[args.report, '--no-trace'], [withoutTrace]],
+];
+try {
+  for (const [options, steps] of scenarios) {
+    const viewer = await startViewer(args.orrery, options);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+      let items = null;
+      for (const step of steps) {
+        try {
+          items = (await step(page, viewer.url, items)) ?? items;
+        } catch (error) {
+          check(false, `${step.name}: ${error.stack ?? error}`);
+        }
+      }
+      await page.close();
+    } finally {
+      viewer.stop();
+    }
+  }
+} catch (error) {
+  check(false, `${error.stack ?? error}`);
+} finally {
+  await browser.close();
+}
+console.log(`views: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
+process.exit(failed() === 0 ? 0 : 1);

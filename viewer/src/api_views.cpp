@@ -1,0 +1,92 @@
+// The API's findings page and its views over the whole trace (utilization,
+// communication, a call path's worst instance); see api.h.
+
+#include <utility>
+
+#include "api.h"
+#include "api_params.h"
+#include "callpath_match.h"
+#include "orrery/error.h"
+#include "run_facts.h"
+#include "trace_views.h"
+
+namespace orrery::viewer {
+
+using nlohmann::json;
+
+void ViewerApi::add_findings_source(std::unique_ptr<FindingSource> source) {
+  finding_sources_.push_back(std::move(source));
+}
+
+void ViewerApi::set_run_record(std::size_t index, json record, std::string why_none) {
+  run_records_.at(index) = std::move(record);
+  why_no_run_record_.at(index) = std::move(why_none);
+}
+
+json ViewerApi::findings() {
+  json result = collect_findings(*report_, finding_sources_);
+  result["trace"] = timeline_ != nullptr;
+  return result;
+}
+
+json ViewerApi::facts() {
+  json runs = json::array({run_facts(*report_, run_records_[0], why_no_run_record_[0])});
+  if (other_) runs.push_back(run_facts(*other_, run_records_[1], why_no_run_record_[1]));
+  json trace = nullptr;
+  if (timeline_) {
+    try {
+      const auto& defs = timeline_->definitions();
+      trace = {{"duration", defs.duration}, {"ranks", defs.ranks.size()}, {"regions", defs.regions.size()}};
+    } catch (const InputError& e) {
+      trace = {{"error", e.what()}};
+    }
+  }
+  return {{"runs", std::move(runs)}, {"trace", std::move(trace)}};
+}
+
+std::vector<std::string> ViewerApi::callpath_chain(std::size_t row) const {
+  const auto& h = report_->header();
+  std::vector<std::string> chain;
+  for (int64_t c = static_cast<int64_t>(row); c >= 0; c = h.callpaths[static_cast<std::size_t>(c)].parent) {
+    chain.push_back(h.regions.at(static_cast<std::size_t>(h.callpaths[static_cast<std::size_t>(c)].region)).name);
+    if (chain.size() > h.callpaths.size()) break;  // a cycle in a corrupt report
+  }
+  return {chain.rbegin(), chain.rend()};
+}
+
+std::pair<double, double> ViewerApi::trace_window(const Params& params) {
+  if (!timeline_) throw NotFoundError(why_no_timeline_);
+  const auto& defs = timeline_->definitions();
+  const double t0 = time_param(params, "t0", 0);
+  const double t1 = time_param(params, "t1", defs.duration > 0 ? defs.duration : 1);
+  if (!(t1 > t0)) throw UsageError("parameter 't1' must be after 't0'");
+  return {t0, t1};
+}
+
+json ViewerApi::utilization(const Params& params) {
+  const auto [t0, t1] = trace_window(params);
+  const std::size_t bins = count_param(params, "bins", 400, 1, 8192);
+  return viewer::utilization(*timeline_, t0, t1, bins);
+}
+
+json ViewerApi::communication(const Params& params) {
+  const auto [t0, t1] = trace_window(params);
+  std::vector<std::string> chain;
+  if (const auto it = params.find("callpath"); it != params.end() && it->second != "all") {
+    chain = trace_chain(timeline_->definitions(),
+                        callpath_chain(size_param(params, "callpath", report_->callpath_count())));
+  }
+  return viewer::communication(*timeline_, t0, t1, chain);
+}
+
+json ViewerApi::worst_instance(const Params& params) {
+  if (!timeline_) throw NotFoundError(why_no_timeline_);
+  const auto& defs = timeline_->definitions();
+  const auto rank = static_cast<uint32_t>(size_param(params, "rank", defs.ranks.size()));
+  const std::size_t row = size_param(params, "callpath", report_->callpath_count());
+  const auto found = timeline_->worst_instance(rank, trace_chain(defs, callpath_chain(row)));
+  if (!found) return {{"found", false}};
+  return {{"found", true}, {"begin", found->begin}, {"end", found->end}, {"rank", rank}};
+}
+
+}  // namespace orrery::viewer
