@@ -130,7 +130,7 @@ json NodeClock::summarize(const std::vector<json>& per_rank) {
     const int leader = entry["node_leader"].get<int>();
     json& node = nodes[leader];
     if (entry.contains("pairs")) {
-      const json ranks = node.value("ranks", json::array());
+      const json ranks = node.is_object() && node.contains("ranks") ? node["ranks"] : json::array();
       node = entry;
       node.erase("node_leader");
       node["leader"] = leader;
