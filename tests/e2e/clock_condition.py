@@ -63,6 +63,33 @@ def report_values(path):
     return values, table, clock
 
 
+def check_pretended_nodes(build, mpirun, work, iterations):
+    """Two pretended nodes of two ranks (ORRERY_TEST_RANKS_PER_NODE, a test
+    hook): the leaders' ping-pong runs, and as both nodes really share one
+    clock, each measured offset (true value 0) lies within its uncertainty
+    (half the best round trip) by construction."""
+    exp = os.path.join(work, "nodes")
+    env = dict(os.environ, ORRERY_TEST_RANKS_PER_NODE="2")
+    result = subprocess.run([os.path.join(build, "bin", "orrery"), "run", "-o", exp, "--"] + mpirun +
+                            [os.path.join(build, "bin", "e2e_collective_ring"), iterations],
+                            capture_output=True, text=True, timeout=240, env=env)
+    if result.returncode != 0:
+        fail("run with pretended nodes failed:\n" + result.stderr)
+    with open(os.path.join(exp, "run.json")) as f:
+        nodes = json.load(f)["clock"]["nodes"]
+    if [sorted(n["ranks"]) for n in nodes] != [[0, 1], [2, 3]]:
+        fail("expected pretended nodes [0, 1] and [2, 3]: %r" % nodes)
+    for offset in nodes[1]["offsets"]:
+        if offset["uncertainty_ns"] <= 0 or abs(offset["offset_ns"]) > offset["uncertainty_ns"] + 1:
+            fail("offset %r outside its uncertainty" % offset)
+    summary = run(mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp])
+    if "offsets to rank 0: ping-pong" not in summary or "Clock corrections:" not in summary:
+        fail("the summary does not describe two nodes' offsets:\n" + summary)
+    print("pretended nodes: offsets %s; %s" % (
+        [(o["offset_ns"], round(o["uncertainty_ns"])) for o in nodes[1]["offsets"]],
+        [line for line in summary.splitlines() if line.startswith("Clock")]))
+
+
 def main():
     iterations = sys.argv[1] if len(sys.argv) > 1 else "20000"
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -104,6 +131,7 @@ def main():
         print("run %d: %s clock, %d receives, 0 violations, reports identical; %s" % (
             attempt, clock["source"], received, description))
     print("%d runs, %d messages on one node: no clock-condition violation" % (runs, messages))
+    check_pretended_nodes(build, mpirun, work, iterations)
     shutil.rmtree(work, ignore_errors=True)
 
 

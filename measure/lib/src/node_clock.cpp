@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 
 namespace orrery::measure {
@@ -21,10 +22,15 @@ void NodeClock::start(MPI_Comm world) noexcept {
   world_ = world;
   PMPI_Comm_rank(world, &world_rank_);
   PMPI_Comm_size(world, &world_size_);
-  if (PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank_, MPI_INFO_NULL, &node_) !=
-      MPI_SUCCESS) {
-    node_ = MPI_COMM_NULL;
-  }
+  // Test hook: ORRERY_TEST_RANKS_PER_NODE=k pretends nodes of k consecutive
+  // ranks, so one machine exercises the offsets between nodes.
+  const char* pretend = std::getenv("ORRERY_TEST_RANKS_PER_NODE");
+  const int per_node = pretend != nullptr ? std::atoi(pretend) : 0;
+  const int split = per_node > 0
+                        ? PMPI_Comm_split(world, world_rank_ / per_node, world_rank_, &node_)
+                        : PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank_,
+                                               MPI_INFO_NULL, &node_);
+  if (split != MPI_SUCCESS) node_ = MPI_COMM_NULL;
   if (node_ != MPI_COMM_NULL) {
     PMPI_Comm_rank(node_, &node_rank_);
     PMPI_Comm_size(node_, &node_size_);
