@@ -116,7 +116,7 @@ void print_clock_summary(std::ostream& out, const report::ClockRecord& record, b
                   violations);
   } else {
     std::snprintf(line, sizeof line,
-                  "Clock corrections: %.0f receives on %zu ranks moved after their send; they "
+                  "Clock corrections: %.0f receives on %zu rank(s) moved after their send; they "
                   "inserted %s in total, the largest move of an event %s (per rank: report.h5 "
                   "/clock_corrections)\n",
                   corrected, ranks, duration(moved).c_str(), duration(max_shift).c_str());

@@ -85,6 +85,14 @@ def check_pretended_nodes(build, mpirun, work, iterations):
     summary = run(mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp])
     if "offsets to rank 0: ping-pong" not in summary or "Clock corrections:" not in summary:
         fail("the summary does not describe two nodes' offsets:\n" + summary)
+    # Between the pretended nodes the offsets' errors (up to their
+    # uncertainty) do cause corrections; they must stay of that size and not
+    # add up over the run as a shift of everything after them would.
+    _, table, _ = report_values(os.path.join(exp, "report.h5"))
+    uncertainty = max(o["uncertainty_ns"] for n in nodes for o in n["offsets"]) * 1e-9
+    if table["max_shift"].max() > 2 * uncertainty + 2e-6:
+        fail("a correction moved an event by %g s, more than the offsets' uncertainty (%g s) "
+             "explains" % (table["max_shift"].max(), uncertainty))
     print("pretended nodes: offsets %s; %s" % (
         [(o["offset_ns"], round(o["uncertainty_ns"])) for o in nodes[1]["offsets"]],
         [line for line in summary.splitlines() if line.startswith("Clock")]))
