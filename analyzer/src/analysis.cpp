@@ -11,6 +11,8 @@
 #include <ostream>
 
 #include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/clock_condition.h"
+#include "orrery/analyzer/clock_report.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/incomplete.h"
 #include "orrery/analyzer/merge.h"
@@ -234,9 +236,23 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
       if (!op.nonblocking && op.complete_call == kNone) ++statistics.collectives_interrupted;
     }
   }
+  // The clock condition, in its own phase (clock_condition.h); the forward
+  // replay then sees the corrected times and corrects nothing itself.
+  ClockConditionParameters clock_parameters;
+  clock_parameters.correct = options.correct_clock_violations;
+  clock_parameters.min_latency =
+      std::max<int64_t>(1, static_cast<int64_t>(definitions.timer_resolution / 1000000));
+  ClockCorrection clock_correction;
+  progress(options.correct_clock_violations ? "clock condition (correcting violations)"
+                                            : "clock condition (counting violations)");
+  phases.run_or_abort("the clock correction", [&] {
+    clock_correction = correct_clock_condition(trace, matching, world, clock_parameters);
+  });
+  statistics.clock_violations = clock_correction.corrected;
+  statistics.max_violation = clock_correction.max_jump;
   ReplayOptions replay_options;
-  replay_options.correct_clock_violations = options.correct_clock_violations;
-  progress("forward replay (messages, clock correction)");
+  replay_options.correct_clock_violations = false;
+  progress("forward replay (messages)");
   phases.run_or_abort("the forward replay", [&] {
     replay_forward(trace, matching, world, bus, replay_options, statistics);
   });
@@ -303,12 +319,14 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     if (writer) attempt([&] { writer->write_metric(m, values); });
     if (options.keep_cube) result.cube.values.push_back(std::move(values));
   }
-  if (writer) {
-    attempt([&] {
-      writer->close();
-      output->commit();
-    });
+  if (writer) attempt([&] { writer->close(); });
+  const std::vector<ClockCorrection> corrections = gather_clock_corrections(clock_correction, world);
+  if (rank == 0) {
+    result.clock = clock_record(describe_clock(options.experiment), corrections,
+                                1.0 / static_cast<double>(definitions.timer_resolution));
+    if (writer) attempt([&] { report::write_clock_record(output->temporary(), result.clock); });
   }
+  if (writer) attempt([&] { output->commit(); });
   writer.reset();
   output.reset();  // removes the temporary file unless it was committed
   phases.run([&] {
@@ -316,6 +334,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   if (rank == 0 && options.progress != nullptr) {
     if (incomplete) *options.progress << "\n" << describe_endings(result.rank_endings) << "\n";
+    *options.progress << "\n";
+    print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
   }

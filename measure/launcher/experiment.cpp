@@ -194,6 +194,8 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);
   if (measurement) {
     if (measurement->contains("ranks")) record["ranks"] = (*measurement)["ranks"];
+    // The clock, its per-node conversion and the offsets (node_clock.h).
+    if (measurement->contains("clock")) record["clock"] = (*measurement)["clock"];
     if (measurement->contains("hosts") && (*measurement)["hosts"].is_array()) {
       // measurement.json lists the host of each rank; run.json lists each host once.
       nlohmann::json hosts = nlohmann::json::array();

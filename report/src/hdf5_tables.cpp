@@ -5,7 +5,7 @@
 namespace orrery::report::h5 {
 namespace {
 
-// Each member occupies one 8-byte slot in memory: a `const char*` or an int32.
+// Each member occupies one 8-byte slot in memory: a `const char*`, an int32 or a double.
 constexpr std::size_t kSlot = 8;
 static_assert(sizeof(const char*) <= kSlot);
 
@@ -76,6 +76,12 @@ void write_table(hid_t parent, const std::string& file, const std::string& name,
       for (std::size_t r = 0; r < rows; ++r) {
         const char* text = (*texts)[r].c_str();
         std::memcpy(buffer.data() + r * row_size + offset, &text, sizeof text);
+      }
+    } else if (const auto* reals = std::get_if<std::vector<double>>(&column.values)) {
+      check(H5Tinsert(memory_type.get(), column.name.c_str(), offset, H5T_NATIVE_DOUBLE), file,
+            what);
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::memcpy(buffer.data() + r * row_size + offset, &(*reals)[r], sizeof(double));
       }
     } else {
       const auto& numbers = std::get<std::vector<int32_t>>(column.values);
@@ -166,6 +172,24 @@ std::vector<int32_t> TableReader::ints(const std::string& column) const {
   Handle member = member_type(column, H5T_INTEGER, true);
   Handle memory = single_member_type(column, H5T_NATIVE_INT32, sizeof(int32_t), file_);
   std::vector<int32_t> out(rows_);
+  if (rows_ > 0) {
+    check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), file_,
+          "cannot read column '" + column + "' of /" + name_);
+  }
+  return out;
+}
+
+std::vector<double> TableReader::doubles(const std::string& column) const {
+  const int index = H5Tget_member_index(file_type_.get(), column.c_str());
+  if (index < 0) fail(file_, "table /" + name_ + " has no column '" + column + "'");
+  Handle member = checked_type(H5Tget_member_type(file_type_.get(), static_cast<unsigned>(index)),
+                               file_, "cannot read table /" + name_);
+  const H5T_class_t kind = H5Tget_class(member.get());
+  if (kind != H5T_FLOAT && kind != H5T_INTEGER) {
+    fail(file_, "column '" + column + "' of table /" + name_ + " has the wrong type");
+  }
+  Handle memory = single_member_type(column, H5T_NATIVE_DOUBLE, sizeof(double), file_);
+  std::vector<double> out(rows_);
   if (rows_ > 0) {
     check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), file_,
           "cannot read column '" + column + "' of /" + name_);

@@ -2,7 +2,7 @@
 // Column-wise access to the 1-D compound tables and string attributes of
 // report.h5. Reading accepts fixed- and variable-length strings and any
 // integer width (h5py and other writers differ); writing always produces
-// variable-length UTF-8 strings and little-endian int32.
+// variable-length UTF-8 strings, little-endian int32 and float64.
 
 #include <hdf5.h>
 
@@ -19,7 +19,7 @@ namespace orrery::report::h5 {
 /// One column of a table to be written: its member name and its values.
 struct Column {
   std::string name;
-  std::variant<std::vector<std::string>, std::vector<int32_t>> values;
+  std::variant<std::vector<std::string>, std::vector<int32_t>, std::vector<double>> values;
 };
 
 /// Writes a 1-D compound dataset `name` under `parent` with these columns (all of equal length).
@@ -37,6 +37,8 @@ class TableReader {
   [[nodiscard]] std::optional<std::vector<std::string>> strings(const std::string& column,
                                                                 bool required = true) const;
   [[nodiscard]] std::vector<int32_t> ints(const std::string& column) const;
+  /// A float64 column (integers are converted).
+  [[nodiscard]] std::vector<double> doubles(const std::string& column) const;
 
  private:
   /// The file's type of a member, checked to be of class `expected`; invalid if absent.

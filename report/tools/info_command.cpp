@@ -8,6 +8,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "orrery/error.h"
+#include "orrery/report/clock_record.h"
 #include "orrery/report/trees.h"
 #include "tool_support.h"
 
@@ -93,6 +94,14 @@ void print_json(const InfoOptions& options, const CubeHeader& header,
   out["creator"] = header.attributes.creator;
   out["experiment"] = header.attributes.experiment;
   out["created"] = header.attributes.created;
+  if (const auto clock = read_clock_record(options.report)) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const ClockCorrectionRow& row : clock->corrections) {
+      ranks.push_back({{"rank", row.rank}, {"violations", row.violations}, {"corrected", row.corrected},
+                       {"moved", row.moved}, {"max_shift", row.max_shift}});
+    }
+    out["clock"] = {{"description", clock->clock}, {"corrections", ranks}};
+  }
   out["callpaths"] = header.callpaths.size();
   out["regions"] = header.regions.size();
   out["locations"] = nlohmann::json::array();
@@ -143,7 +152,9 @@ void print_table(const InfoOptions& options, const CubeHeader& header,
   }
   std::cout << ", " << (max_thread == 0 ? "1 thread" : "up to " + std::to_string(max_thread + 1) + " threads")
             << " per rank, " << nodes.size() << (nodes.size() == 1 ? " node)\n" : " nodes)\n")
-            << "Metrics     " << header.metrics.size() << "\n\n";
+            << "Metrics     " << header.metrics.size() << "\n";
+  if (const auto clock = read_clock_record(options.report)) std::cout << clock_record_text(*clock);
+  std::cout << "\n";
   std::vector<TextTable::ColumnSpec> columns = {{"metric", TextTable::Align::kLeft},
                                                 {"display name", TextTable::Align::kLeft},
                                                 {"unit", TextTable::Align::kLeft}};

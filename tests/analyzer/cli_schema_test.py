@@ -49,8 +49,16 @@ def check_schema(path):
         check(int(np.asarray(attrs.get("format_version"))) == 1, "format_version is 1")
         for key in ("creator", "experiment", "created"):
             check(key in attrs and text(attrs[key]) != "", "root attribute %s present" % key)
-        check(set(f.keys()) == {"metrics", "regions", "callpaths", "locations", "values"},
-              "top level holds exactly metrics, regions, callpaths, locations, values")
+        required = {"metrics", "regions", "callpaths", "locations", "values"}
+        # DESIGN §5 additions (optional; readers accept their absence).
+        optional = {"efficiency", "groups", "group_values", "clock_corrections"}
+        check(required <= set(f.keys()) <= required | optional,
+              "top level holds metrics, regions, callpaths, locations, values "
+              "(and only DESIGN §5's optional additions)")
+        if "clock_corrections" in f:
+            table = f["clock_corrections"]
+            check(list(table.dtype.names) == ["rank", "violations", "corrected", "moved", "max_shift"]
+                  and len(table) == 4, "/clock_corrections has one row per rank")
         fields = {
             "metrics": ["name", "display_name", "parent", "unit", "description"],
             "regions": ["name", "file", "line", "paradigm"],

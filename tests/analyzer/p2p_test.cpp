@@ -252,10 +252,13 @@ TEST(AnalyzerP2P, ClockConditionViolationIsCountedAndCorrected) {
   auto uncorrected = analyze_scenario("violation_raw", build, false);
   if (world_rank() != 0) return;
   EXPECT_EQ(corrected.statistics.clock_violations, 1u);
-  // Corrected: the receive completes at the send's enter (60), its leave moves
-  // by the same 11 us to 61: waiting is 60 - 10.
-  EXPECT_NEAR(value(corrected.cube, "late_sender", "main/MPI_Recv", 0), us(50), kTol);
-  EXPECT_NEAR(value(corrected.cube, "mpi_point2point", "main/MPI_Recv", 0), us(1), kTol);
+  // Corrected (clock_condition.h): the receive completes 1 us after the
+  // send's enter (61, a jump of 12 us); its leave keeps 99 % of its 1 us
+  // (61.99); the jump is spread backward at 1 % per us, so the receive's
+  // enter moves by 12 - 0.01 * (61 - 10) = 11.49 us to 21.49.
+  constexpr double kRamp = 1e-8;  // the ramp is rounded to whole ns
+  EXPECT_NEAR(value(corrected.cube, "late_sender", "main/MPI_Recv", 0), us(60 - 21.49), kRamp);
+  EXPECT_NEAR(value(corrected.cube, "mpi_point2point", "main/MPI_Recv", 0), us(61.99 - 60), kRamp);
   // Uncorrected: the waiting is capped at the receive's exit (50).
   EXPECT_EQ(uncorrected.statistics.clock_violations, 0u);
   EXPECT_NEAR(value(uncorrected.cube, "late_sender", "main/MPI_Recv", 0), us(40), kTol);
@@ -265,8 +268,9 @@ TEST(AnalyzerP2P, ChainOfClockViolationsIsCorrectedTransitively) {
   if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
   auto result = analyze_scenario("violation_chain", [](TestArchive& a, const Regions& r) {
     with_main(a, r, [](TestArchive& a2, const Regions& r2) {
-      // 0 -> 1 violates by 11 us; once rank 1 is moved, its send at 55 moves
-      // to 66 and makes rank 2's receive (ending at 62) violate by 4 us.
+      // 0 -> 1 violates by 11 us; once rank 1 is corrected (its receive to
+      // 61, then 99 % of each interval: leave 61.99, send 66.94), its send
+      // makes rank 2's receive (ending at 62) violate: moved to 67.94.
       blocking_send(a2.rank(0), r2.send, at(60), at(61), 1);
       a2.rank(1).enter(at(10), r2.recv);
       a2.rank(1).recv(at(49), 0, TestArchive::kWorld, 0, 8);
@@ -279,8 +283,11 @@ TEST(AnalyzerP2P, ChainOfClockViolationsIsCorrectedTransitively) {
   });
   if (world_rank() != 0) return;
   EXPECT_EQ(result.statistics.clock_violations, 2u);
-  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 1), us(50), kTol);
-  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 2), us(46), kTol);
+  // Each receive's enter moves with the backward ramp: rank 1's to 21.49,
+  // rank 2's by 5.94 - 0.01 * (67.94 - 20) = 5.4606 us to 25.4606.
+  constexpr double kRamp = 1e-8;
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 1), us(60 - 21.49), kRamp);
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 2), us(66.94 - 25.4606), kRamp);
 }
 
 TEST(AnalyzerP2P, PersistentRequestsAreReplayedPerStart) {

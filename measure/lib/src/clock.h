@@ -58,6 +58,16 @@ struct ClockPair {
   }
 };
 
+/// A (event clock, monotonic) pair read as tightly as the machine allows:
+/// the best of a few readings bracketed by two event-clock reads. A node's
+/// time base is built from two of these (one rank takes them, all ranks of
+/// the node use them), so the node has one conversion, not one per process.
+struct PreciseClockPair {
+  ClockPair pair;
+  uint64_t uncertainty_ticks = 0;  ///< half the bracket of the best reading
+  static PreciseClockPair sample() noexcept;
+};
+
 /// Maps event-clock readings to monotonic nanoseconds, linear between two pairs.
 class TimeConverter {
  public:

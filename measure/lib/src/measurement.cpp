@@ -8,6 +8,7 @@
 
 #include "experiment.h"
 #include "mpi_handlers.h"
+#include "node_clock.h"
 #include "program_region.h"
 #include "regions.h"
 #include "settings.h"
@@ -22,58 +23,14 @@ using nlohmann::json;
 /// What lives only between start and stop.
 struct Session {
   MPI_Comm comm = MPI_COMM_NULL;  ///< the measurement's own duplicate of MPI_COMM_WORLD
-  std::vector<ClockOffset> offsets;
+  NodeClock clock;        ///< the node's time base and offsets (node_clock.h)
   uint64_t monotonic_anchor = 0;
   uint64_t realtime_anchor = 0;
   bool started = false;
-  bool same_host_as_root = true;
-  ClockPair clock_start;  ///< event clock vs CLOCK_MONOTONIC at init (and at finalize: the converter)
   std::string host;       ///< this rank's processor name (the emergency path may not call MPI)
 };
 
 Session g_session;
-
-// Ping-pong with rank 0, one rank at a time; the round trip with the smallest
-// delay gives the offset (rank-0 time - local time at the midpoint). Ranks on
-// rank 0's host share its CLOCK_MONOTONIC: their offset is exactly 0 (a
-// ping-pong between oversubscribed processes would only add noise).
-ClockOffset measure_clock_offset(MPI_Comm comm, int rank, int size) noexcept {
-  constexpr int kRounds = 10;
-  constexpr int kTag = 4711;
-  ClockOffset best;
-  const int remote = g_session.same_host_as_root ? 0 : 1;
-  std::vector<int> remotes(static_cast<std::size_t>(size), 0);
-  PMPI_Gather(&remote, 1, MPI_INT, remotes.data(), 1, MPI_INT, 0, comm);
-  if (remote == 0) best.time = monotonic_ns();
-  if (rank == 0) {
-    for (int peer = 1; peer < size; ++peer) {
-      if (remotes[static_cast<std::size_t>(peer)] == 0) continue;
-      for (int i = 0; i < kRounds; ++i) {
-        uint64_t ping = 0;
-        PMPI_Recv(&ping, 1, MPI_UINT64_T, peer, kTag, comm, MPI_STATUS_IGNORE);
-        const uint64_t master = monotonic_ns();
-        PMPI_Send(&master, 1, MPI_UINT64_T, peer, kTag, comm);
-      }
-    }
-    best.time = monotonic_ns();
-    return best;
-  }
-  uint64_t best_rtt = UINT64_MAX;
-  for (int i = 0; remote != 0 && i < kRounds; ++i) {
-    const uint64_t t1 = monotonic_ns();
-    PMPI_Send(&t1, 1, MPI_UINT64_T, 0, kTag, comm);
-    uint64_t master = 0;
-    PMPI_Recv(&master, 1, MPI_UINT64_T, 0, kTag, comm, MPI_STATUS_IGNORE);
-    const uint64_t t2 = monotonic_ns();
-    if (t2 - t1 < best_rtt) {
-      best_rtt = t2 - t1;
-      best.time = t1 + (t2 - t1) / 2;
-      best.offset = static_cast<int64_t>(master) - static_cast<int64_t>(best.time);
-      best.stddev = static_cast<double>(best_rtt) / 2.0 * 1e-9;
-    }
-  }
-  return best;
-}
 
 std::string broadcast_string(MPI_Comm comm, std::string text) {
   int length = static_cast<int>(text.size());
@@ -123,7 +80,8 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
             {"lazily_registered_communicators", a.lazily_registered_comms},
             {"request_bookkeeping_failures", a.unknown_requests},
             {"spill_write_errors", g_state.buffer->write_errors()},
-            {"clamped_timestamps", trace.clamped_timestamps}}}};
+            {"clamped_timestamps", trace.clamped_timestamps}}},
+          {"clock", g_session.clock.describe(g_session.host)}};
 }
 
 json settings_json(const Settings& s) {
@@ -138,6 +96,13 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"samples", 0}, {"lost_events", 0},
                  {"counted_not_traced", 0}, {"other_thread_calls", 0}};
   json counted = json::object();
+  std::vector<json> clocks;
+  std::vector<json> per_rank = ranks;
+  for (json& r : per_rank) {
+    clocks.push_back(r.value("clock", json(nullptr)));
+    r.erase("clock");
+  }
+  const json clock = NodeClock::summarize(clocks);
   for (const json& r : ranks) {
     for (const char* key :
          {"events", "bytes", "flushes", "samples", "lost_events", "counted_not_traced", "other_thread_calls"}) {
@@ -157,7 +122,8 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
                             {"start_time", iso_time(g_session.realtime_anchor)},
                             {"end_time", iso_time(end)},
                             {"settings", settings_json(g_state.settings)},
-                            {"statistics", {{"total", totals}, {"per_rank", ranks}}},
+                            {"clock", clock},
+                            {"statistics", {{"total", totals}, {"per_rank", per_rank}}},
                             {"trace", g_state.profile ? json(nullptr) : json("traces.otf2")},
                             {"profile", g_state.profile ? json("profile") : json(nullptr)}};
   const std::string& dir = g_state.settings.experiment_dir;
@@ -168,6 +134,7 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
                                    {"start_time", iso_time(g_session.realtime_anchor)},
                                    {"end_time", iso_time(end)},
                                    {"complete", true},
+                                   {"clock", clock},
                                    {"measurement", measurement}});
   }
   if (g_state.settings.verbose) {
@@ -191,8 +158,8 @@ bool write_profile(const TimeConverter& converter) noexcept {
   try {
     const CallTree& tree = g_state.tree;
     const double ns_per_tick =
-        static_cast<double>(converter.to_ns(g_session.clock_start.ticks + 1000000000ULL) -
-                            converter.to_ns(g_session.clock_start.ticks)) / 1e9;
+        static_cast<double>(converter.to_ns(g_session.clock.first().ticks + 1000000000ULL) -
+                            converter.to_ns(g_session.clock.first().ticks)) / 1e9;
     auto ns = [&](uint64_t ticks) { return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick + 0.5); };
     json regions = json::array();
     for (const RegionDef& r : g_state.definitions.regions()) {
@@ -242,7 +209,7 @@ TraceInput session_trace_input(const std::string& directory, MPI_Comm comm,
   input.buffer = g_state.buffer.get();
   input.mapping = &mapping;
   input.global = &global;
-  input.offsets = g_session.offsets;
+  input.offsets = g_session.clock.offsets();
   input.clock = converter;
   input.monotonic_anchor = g_session.monotonic_anchor;
   input.realtime_anchor = g_session.realtime_anchor;
@@ -256,6 +223,7 @@ void release_session() noexcept {
   finish_handlers();
   reset_region_caches();
   reset_user_regions();
+  g_session.clock.release();
   PMPI_Comm_free(&g_session.comm);
 }
 
@@ -340,11 +308,9 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     }
     init_handlers();
     g_session.host = processor_name();
-    g_session.same_host_as_root = broadcast_string(g_session.comm, g_session.host) == g_session.host;
     g_session.monotonic_anchor = monotonic_ns();
-    g_session.clock_start = ClockPair::sample();
     g_session.realtime_anchor = realtime_now();
-    g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
+    g_session.clock.start(g_session.comm);
     g_state.active = true;
     g_state.hooks = true;
     install_exit_guard();
@@ -372,14 +338,14 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   remove_exit_guard();
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
-  g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
+  g_session.clock.stop();
   record_leave(region, now());
   // The last resource sample, inside the still open program regions.
   g_state.buffer->sample_now(now());
   g_state.buffer->stop_sampling();
   close_resource_files();
   close_open_regions();
-  const TimeConverter converter(g_session.clock_start, ClockPair::sample());
+  const TimeConverter converter = g_session.clock.converter();
   g_state.active = false;
   g_state.hooks = false;
 
@@ -426,7 +392,7 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
   g_state.hooks = false;
   try {
     close_open_regions();
-    const TimeConverter converter(g_session.clock_start, ClockPair::sample());
+    const TimeConverter converter = g_session.clock.converter();
     // Source lines of compiler regions cost a libdw scan of every loaded
     // module: skipped under a signal, where mpirun's SIGKILL may follow soon.
     if (signal_number == 0) resolve_source_locations();

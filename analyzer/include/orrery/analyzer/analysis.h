@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
+#include "orrery/report/clock_record.h"
 #include "orrery/report/cube.h"
 
 namespace orrery::analyzer {
@@ -32,6 +33,9 @@ struct AnalysisOptions {
 struct AnalysisResult {
   report::Cube cube;
   ReplayStatistics statistics;  ///< summed over ranks (on rank 0)
+  /// The clock and, per rank, the clock-condition corrections (on rank 0;
+  /// also in report.h5, report/clock_record.h).
+  report::ClockRecord clock;
   uint64_t events = 0;          ///< events of this rank
   uint64_t events_kept = 0;     ///< of which kept for the replays (the rest folded)
   std::string report_path;

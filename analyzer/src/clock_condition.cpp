@@ -1,0 +1,167 @@
+#include "orrery/analyzer/clock_condition.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace orrery::analyzer {
+namespace {
+
+constexpr int kMaxRounds = 64;
+
+/// Where a send's time is taken: the enter of its posting call (or the post itself).
+uint32_t send_index(const MessageOp& op) { return op.post_call == kNone ? op.post_event : op.post_call; }
+
+/// The forward pass's value for event i without any receive constraint.
+int64_t unconstrained(const std::vector<int64_t>& original, const std::vector<int64_t>& corrected,
+                      std::size_t i, double keep) {
+  if (i == 0) return original[0];
+  const int64_t elapsed = original[i] - original[i - 1];
+  return std::max(original[i],
+                  corrected[i - 1] + static_cast<int64_t>(keep * static_cast<double>(elapsed)));
+}
+
+std::vector<int64_t> send_times(const LocalTrace& trace, const std::vector<int64_t>* corrected) {
+  std::vector<int64_t> values(trace.sends.size());
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const uint32_t index = send_index(trace.sends[i]);
+    values[i] = index == kNone ? kNoValue
+                : corrected != nullptr ? (*corrected)[index]
+                                       : trace.events[index].time;
+  }
+  return values;
+}
+
+}  // namespace
+
+void clock_forward(const std::vector<int64_t>& original, const std::vector<ReceiveAt>& receives,
+                   const std::vector<int64_t>& send_enters, const ClockConditionParameters& p,
+                   std::vector<int64_t>& corrected, ClockCorrection& stats) {
+  const double keep = 1.0 - p.slope;
+  corrected.resize(original.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    int64_t c = unconstrained(original, corrected, i, keep);
+    int64_t latest_send = INT64_MIN;
+    uint64_t violating = 0;
+    for (; k < receives.size() && receives[k].event == i; ++k) {
+      const int64_t send = send_enters[receives[k].recv];
+      if (send == kNoValue || send <= c) continue;
+      ++violating;
+      latest_send = std::max(latest_send, send);
+    }
+    stats.violations += violating;
+    if (violating > 0 && p.correct) {
+      const int64_t moved_to = latest_send + p.min_latency;
+      stats.corrected += violating;
+      stats.moved += moved_to - c;
+      stats.max_jump = std::max(stats.max_jump, moved_to - c);
+      c = moved_to;
+    }
+    corrected[i] = c;
+  }
+}
+
+void clock_backward(const std::vector<int64_t>& original, const std::vector<ReceiveAt>& receives,
+                    const std::vector<int64_t>& limits, const ClockConditionParameters& p,
+                    std::vector<int64_t>& corrected, ClockCorrection& stats) {
+  const double keep = 1.0 - p.slope;
+  // The jumps, from the forward pass's values, before anything moves.
+  std::vector<std::pair<std::size_t, int64_t>> jumps;
+  for (std::size_t k = 0; k < receives.size(); ++k) {
+    const std::size_t i = receives[k].event;
+    if (!jumps.empty() && jumps.back().first == i) continue;
+    const int64_t jump = corrected[i] - unconstrained(original, corrected, i, keep);
+    if (jump > 0) jumps.emplace_back(i, jump);
+  }
+  std::vector<std::pair<std::size_t, int64_t>> shifts;
+  std::size_t window_start = 0;  // events after the previous correction
+  for (const auto& [i, jump] : jumps) {
+    int64_t cap = INT64_MAX;
+    for (std::size_t j = i; j-- > window_start;) {
+      const double ramp = static_cast<double>(jump) -
+                          p.slope * static_cast<double>(corrected[i] - corrected[j]);
+      if (ramp < 1.0) break;
+      cap = std::min(cap, limits[j]);
+      const int64_t shift = std::min(static_cast<int64_t>(ramp), cap);
+      if (shift <= 0) break;
+      shifts.emplace_back(j, shift);
+    }
+    window_start = i + 1;
+  }
+  for (const auto& [j, shift] : shifts) corrected[j] += shift;
+  for (std::size_t i = 0; i < corrected.size(); ++i) {
+    stats.max_shift = std::max(stats.max_shift, corrected[i] - original[i]);
+  }
+}
+
+ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching& matching,
+                                        MPI_Comm world, const ClockConditionParameters& p) {
+  ClockCorrection stats;
+  std::vector<ReceiveAt> receives;
+  for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
+    const MessageOp& op = trace.recvs[r];
+    if (!op.cancelled && op.complete_event != kNone) receives.push_back({op.complete_event, r});
+  }
+  std::sort(receives.begin(), receives.end(),
+            [](const ReceiveAt& a, const ReceiveAt& b) { return a.event < b.event; });
+
+  // Round 0 on the times as read: on one node (one time base) nothing
+  // violates, and nothing beyond this one exchange is done.
+  std::vector<int64_t> sends = send_times(trace, nullptr);
+  std::vector<int64_t> send_enters = matching.to_receivers(sends, world);
+  for (const ReceiveAt& at : receives) {
+    const int64_t send = send_enters[at.recv];
+    if (send != kNoValue && trace.events[at.event].time < send) ++stats.violations;
+  }
+  int any = stats.violations > 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
+  if (any == 0 || !p.correct) return stats;
+
+  std::vector<int64_t> original(trace.events.size());
+  for (std::size_t i = 0; i < original.size(); ++i) original[i] = trace.events[i].time;
+  std::vector<int64_t> corrected;
+  const uint64_t found = stats.violations;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    stats = ClockCorrection{};
+    clock_forward(original, receives, send_enters, p, corrected, stats);
+    std::vector<int64_t> updated = send_times(trace, &corrected);
+    int changed = updated != sends ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, world);
+    if (changed == 0) break;
+    sends = std::move(updated);
+    send_enters = matching.to_receivers(sends, world);
+  }
+  stats.violations = found;  // as read; the forward pass counts those it corrected
+
+  // How far each send may move in the backward pass: up to its receive.
+  std::vector<int64_t> recv_times(trace.recvs.size(), kNoValue);
+  for (const ReceiveAt& at : receives) recv_times[at.recv] = corrected[at.event];
+  const std::vector<int64_t> recv_at_senders = matching.to_senders(recv_times, world);
+  std::vector<int64_t> limits(original.size(), INT64_MAX);
+  for (std::size_t s = 0; s < recv_at_senders.size(); ++s) {
+    const uint32_t index = send_index(trace.sends[s]);
+    if (recv_at_senders[s] == kNoValue || index == kNone) continue;
+    limits[index] = std::min(limits[index], std::max<int64_t>(0, recv_at_senders[s] - corrected[index]));
+  }
+  clock_backward(original, receives, limits, p, corrected, stats);
+  for (std::size_t i = 0; i < corrected.size(); ++i) trace.events[i].time = corrected[i];
+  return stats;
+}
+
+std::vector<ClockCorrection> gather_clock_corrections(const ClockCorrection& mine, MPI_Comm world) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  const int64_t row[5] = {static_cast<int64_t>(mine.violations), static_cast<int64_t>(mine.corrected),
+                          mine.moved, mine.max_jump, mine.max_shift};
+  std::vector<int64_t> all(rank == 0 ? 5 * static_cast<std::size_t>(size) : 0);
+  MPI_Gather(row, 5, MPI_INT64_T, all.data(), 5, MPI_INT64_T, 0, world);
+  std::vector<ClockCorrection> rows;
+  for (std::size_t r = 0; 5 * r < all.size(); ++r) {
+    rows.push_back(ClockCorrection{static_cast<uint64_t>(all[5 * r]), static_cast<uint64_t>(all[5 * r + 1]),
+                                   all[5 * r + 2], all[5 * r + 3], all[5 * r + 4]});
+  }
+  return rows;
+}
+
+}  // namespace orrery::analyzer
