@@ -39,6 +39,8 @@ const std::vector<Subcommand>& subcommands() {
       {"compare", "per metric and call path, the change across runs",
        orrery::report::tools::compare_command},
       {"export", "export a report as CSV or JSON", orrery::report::tools::export_command},
+      {"runs", "the runs' metadata side by side (command, ranks, params, ...)",
+       orrery::report::tools::runs_command},
 #endif
   };
   return table;

@@ -20,4 +20,5 @@ int mean_command(int argc, char** argv);
 int cut_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int export_command(int argc, char** argv);
+int runs_command(int argc, char** argv);
 }  // namespace orrery::report::tools
