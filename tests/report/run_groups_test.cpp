@@ -203,7 +203,9 @@ TEST_F(SyntheticRuns, EqualMeansGiveFalsePositivesNearAlpha) {
   int big = 0;
   for (const auto& row : compare_groups(baseline, candidate, selection, test).rows) {
     big += row.significant ? 1 : 0;
-    if (row.significant) EXPECT_GE(std::fabs(*row.change), 0.05) << row.label;
+    if (row.significant) {
+      EXPECT_GE(std::fabs(*row.change), 0.05) << row.label;
+    }
   }
   EXPECT_LE(big, significant);
 }
