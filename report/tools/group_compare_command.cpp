@@ -353,6 +353,13 @@ int group_compare_command(int argc, char** argv) {
   app.add_flag("--allow-different-programs", options.allow_different_programs,
                "group runs even if their run.json name different programs");
   add_format_option(app, options.format);
+  // --baseline takes any word as a report, "--help" too: look for help first.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::cout << app.help();
+      return kExitOk;
+    }
+  }
   return run_tool(app, argc, argv, [&] { run_group_compare(options); });
 }
 

@@ -25,7 +25,7 @@ import tempfile
 import h5py
 import numpy as np
 
-DELAY = 0.15
+DELAY = 0.2
 ITERATIONS = 2
 RUNS = 3
 TAG = "ORRERY_E2E_COMPARE_TAG"
@@ -132,11 +132,20 @@ def main():
     slow = recv_row(json.loads(out.stdout), "base vs slow")
     print("base vs slow: change %+.3f, p %.3g" % (slow["change"], slow["p_value"]))
     check(slow["significant"], "50 % longer delay: significant")
-    check(abs(slow["change"] - 0.5) <= 0.05, "change %.3f within 10 %% of the injected +50 %%"
-          % slow["change"])
     seen = np.mean(observed["slow"]) / np.mean(observed["base"]) - 1
     check(abs(slow["change"] - seen) <= 0.1 * seen,
           "change %.3f within 10 %% of the observed %.3f" % (slow["change"], seen))
+    # The waits are the injected sleeps only on a machine that is not
+    # overloaded (on two busy cores a rank can lose 50 ms or more to the
+    # scheduler): there, the change is also within 10 % of the injected +50 %.
+    excess = max(abs(v / (groups[g] * ITERATIONS) - 1) for g in ("base", "slow")
+                 for v in observed[g])
+    if excess <= 0.03:
+        check(abs(slow["change"] - 0.5) <= 0.05,
+              "change %.3f within 10 %% of the injected +50 %%" % slow["change"])
+    else:
+        print("not checked against the injected +50 %%: the observed waits differ from the "
+              "injected sleeps by up to %.0f %% (an overloaded machine)" % (100 * excess))
     for key, group in (("baseline", "base"), ("candidate", "slow")):
         mean = np.mean(observed[group])
         check(abs(slow[key + "_mean"] - mean) <= 0.025 + 0.1 * mean,
