@@ -14,8 +14,15 @@ struct GroupValues {
   CubeUnion united;
   std::vector<std::size_t> metrics;                      ///< united metric rows, in order
   std::vector<std::vector<std::vector<double>>> values;  ///< [selected metric][run][callpath]
-  std::vector<std::vector<double>> totals;               ///< [selected metric][run]: sum of exclusive values
+  /// [selected metric][run]: the total of the metric's root metric (with all its
+  /// sub-metrics) over all call paths, e.g. the run's whole time for late_sender.
+  std::vector<std::vector<double>> root_totals;
 };
+
+std::size_t root_metric(const CubeHeader& header, std::size_t m) {
+  while (header.metrics[m].parent >= 0) m = static_cast<std::size_t>(header.metrics[m].parent);
+  return m;
+}
 
 std::vector<std::size_t> selected_metrics(const CubeHeader& header, const GroupSelection& selection) {
   std::vector<std::size_t> rows;
@@ -68,20 +75,18 @@ GroupValues gather(const std::vector<GroupRun>& runs, const GroupSelection& sele
   result.metrics = selected_metrics(result.united.header, selection);
   require_metrics_everywhere(runs, result.united, result.metrics, selection.view.exclusive_metric);
   const RunTotals totals = run_totals(readers, result.united, selection.per_process);
-  const ValueView exclusive{selection.view.exclusive_metric, false};
   for (const std::size_t m : result.metrics) {
+    const std::size_t root = root_metric(result.united.header, m);
     std::vector<std::vector<double>> per_run;
-    std::vector<double> run_total;
+    std::vector<double> root_total;
     for (const auto& run : totals) {
-      std::vector<double> values = metric_values(result.united, run, m, exclusive);
       double total = 0;
-      for (const double value : values) total += value;
-      run_total.push_back(total);
-      if (selection.view.inclusive) values = metric_values(result.united, run, m, selection.view);
-      per_run.push_back(std::move(values));
+      for (const double value : metric_values(result.united, run, root, ValueView{})) total += value;
+      root_total.push_back(total);
+      per_run.push_back(metric_values(result.united, run, m, selection.view));
     }
     result.values.push_back(std::move(per_run));
-    result.totals.push_back(std::move(run_total));
+    result.root_totals.push_back(std::move(root_total));
   }
   return result;
 }
@@ -151,8 +156,8 @@ GroupComparison compare_groups(const std::vector<GroupRun>& baseline,
   Summarizer summarize(test.alpha);
   for (std::size_t k = 0; k < gathered.metrics.size(); ++k) {
     const auto& per_run = gathered.values[k];
-    double scale = mean_of(gathered.totals[k], 0, nb);
-    if (scale == 0) scale = mean_of(gathered.totals[k], nb, nc);
+    double scale = mean_of(gathered.root_totals[k], 0, nb);
+    if (scale == 0) scale = mean_of(gathered.root_totals[k], nb, nc);
     for (std::size_t c = 0; c < labels.size(); ++c) {
       const auto before = column(per_run, 0, nb, c);
       const auto after = column(per_run, nb, nc, c);
@@ -194,7 +199,7 @@ NoiseReport noise_report(const std::vector<GroupRun>& runs, const GroupSelection
   const auto labels = callpath_labels(gathered.united.header);
   Summarizer summarize(target.alpha);
   for (std::size_t k = 0; k < gathered.metrics.size(); ++k) {
-    const double scale = mean_of(gathered.totals[k], 0, runs.size());
+    const double scale = mean_of(gathered.root_totals[k], 0, runs.size());
     for (std::size_t c = 0; c < labels.size(); ++c) {
       const auto values = column(gathered.values[k], 0, runs.size(), c);
       if (std::all_of(values.begin(), values.end(), [](double v) { return v == 0; })) continue;

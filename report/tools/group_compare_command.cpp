@@ -142,15 +142,15 @@ std::size_t shown_rows(const GroupCompareOptions& options, std::size_t rows) {
   return limit == 0 ? rows : std::min(limit, rows);
 }
 
-nlohmann::json optional_json(const std::optional<double>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+nlohmann::ordered_json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
 void print_comparison(const GroupCompareOptions& options, const GroupComparison& comparison) {
   const auto& metrics = comparison.united.header.metrics;
   const std::size_t shown = shown_rows(options, comparison.rows.size());
   if (options.format == OutputFormat::kJson) {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown; ++i) {
       const GroupComparisonRow& row = comparison.rows[i];
       out.push_back({{"metric", metrics[row.metric].name},
@@ -214,10 +214,11 @@ void print_noise(const GroupCompareOptions& options, const NoiseReport& report) 
   const auto& metrics = report.united.header.metrics;
   const std::size_t shown = shown_rows(options, report.rows.size());
   auto needed_json = [](const NoiseRow& row) {
-    return row.runs_needed ? nlohmann::json(*row.runs_needed) : nlohmann::json(nullptr);
+    return row.runs_needed ? nlohmann::ordered_json(*row.runs_needed)
+                           : nlohmann::ordered_json(nullptr);
   };
   if (options.format == OutputFormat::kJson) {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown; ++i) {
       const NoiseRow& row = report.rows[i];
       out.push_back({{"metric", metrics[row.metric].name},

@@ -52,7 +52,9 @@ struct GroupComparisonRow {
   std::optional<double> change;  ///< (candidate - baseline) / |baseline|; none if baseline is 0
   double p_value = 1;            ///< Welch's t-test, two-sided
   bool significant = false;      ///< p < alpha and |change| >= min_change (or baseline 0)
-  double share = 0;  ///< |candidate - baseline mean| / the metric's baseline total: the sort key
+  /// |candidate - baseline mean| / the baseline total of the metric's root (e.g. the
+  /// run's whole time for late_sender): how much of the run moved, the sort key.
+  double share = 0;
 };
 
 /// The rows of a group comparison, significant first, then by share, then by p-value.
@@ -83,7 +85,7 @@ struct NoiseRow {
   GroupSummary summary;
   std::optional<double> cv;                 ///< stddev / |mean|; none if the mean is 0
   std::optional<std::size_t> runs_needed;   ///< per group, to detect the target change
-  double share = 0;  ///< mean / the metric's total mean: the sort key (largest first)
+  double share = 0;  ///< mean / the mean total of the metric's root: the sort key (largest first)
 };
 
 /// The rows of a noise report, largest share first.
