@@ -31,10 +31,12 @@ RunRecord load_record(const std::string& path) {
     experiment = open_report(path).header().attributes.experiment;
   }
   const std::string run_json = find_run_json(path, experiment);
+  if (run_json.empty() && fs::is_directory(path, error)) {
+    throw InputError(path + ": no run.json there (not an experiment measured with orrery run)");
+  }
   if (run_json.empty()) {
-    throw InputError(path + ": no run.json (neither beside it nor in its experiment" +
-                     (experiment.empty() ? std::string() : " '" + experiment + "'") +
-                     "); was it measured with orrery run?");
+    throw InputError(path + ": no run.json beside the report" +
+                     (experiment.empty() ? std::string() : " nor in its experiment " + experiment));
   }
   return read_run_record(path, run_json);
 }
