@@ -90,8 +90,8 @@ TEST(Environment, MirrorsOptionsAndMarksTheLauncher) {
 
 /// parse_run_options over a list of words (argv[0] added).
 ParsedRunOptions parse(std::vector<std::string> words) {
-  words.insert(words.begin(), "orrery run");
-  std::vector<char*> argv;
+  std::string program = "orrery run";
+  std::vector<char*> argv = {program.data()};
   for (auto& word : words) argv.push_back(word.data());
   return parse_run_options(static_cast<int>(argv.size()), argv.data());
 }
