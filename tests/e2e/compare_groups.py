@@ -152,6 +152,13 @@ def main():
               "%s mean %.4f s matches the observed %.4f s" % (key, slow[key + "_mean"], mean))
         low, high = slow[key + "_ci"]
         check(low <= slow[key + "_mean"] <= high, "%s interval holds the mean" % key)
+    # CSV: the same rows, intervals split into low and high.
+    csv_lines = runs.orrery_cmd("compare", "--baseline", *reports["base"], "--candidate",
+                                *reports["slow"], "--metric", "late_sender", "--format",
+                                "csv").stdout.splitlines()
+    check(csv_lines[0] == "metric,callpath,baseline_mean,baseline_ci_low,baseline_ci_high,"
+          "candidate_mean,candidate_ci_low,candidate_ci_high,change,p_value,significant"
+          and len(csv_lines) == 1 + len(json.loads(out.stdout)), "CSV output")
     # The first rows are the significant ones.
     table = runs.orrery_cmd("compare", "--baseline", *reports["base"], "--candidate",
                             *reports["slow"]).stdout
