@@ -42,6 +42,8 @@ const std::vector<Subcommand>& subcommands() {
        orrery::cli::export_dispatch},
       {"score", "estimated trace size per region and rank, buffer and a filter to shrink it",
        orrery::report::tools::score_command},
+      {"runs", "the runs' metadata side by side (command, ranks, params, ...)",
+       orrery::report::tools::runs_command},
 #endif
   };
   return table;

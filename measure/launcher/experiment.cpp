@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <cerrno>
@@ -109,6 +110,13 @@ nlohmann::json initial_run_record(const RunOptions& options, const std::vector<s
   settings["filter"] = options.filter_file.empty() ? nullptr : nlohmann::json(options.filter_file);
   settings["sampling_interval_ms"] =
       options.sampling_interval_ms.empty() ? nullptr : nlohmann::json(std::stoll(options.sampling_interval_ms));
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : options.params) params[key] = value;
+  nlohmann::json environment = nlohmann::json::object();
+  for (const auto& name : options.recorded_variables) {
+    const char* value = std::getenv(name.c_str());
+    environment[name] = value == nullptr ? nlohmann::json(nullptr) : nlohmann::json(value);
+  }
   return {
       {"format", "orrery-run"},
       {"format_version", 1},
@@ -120,6 +128,8 @@ nlohmann::json initial_run_record(const RunOptions& options, const std::vector<s
       {"working_directory", fs::current_path().string()},
       {"launcher_host", host_name()},
       {"settings", settings},
+      {"params", params},
+      {"environment", environment},
       {"start", iso8601(now)},
       {"start_epoch_s", epoch_seconds(now)},
       {"complete", false},

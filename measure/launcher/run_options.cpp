@@ -50,6 +50,19 @@ std::string check_milliseconds(const std::string& text) {
   return {};
 }
 
+std::string check_param(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) return "'" + text + "' is not KEY=VALUE";
+  const std::string key = text.substr(0, equals);
+  if (key.find_first_of(" \t\n") != std::string::npos) return "the key '" + key + "' has a space";
+  return {};
+}
+
+std::string check_variable_name(const std::string& name) {
+  const bool valid = !name.empty() && name.find_first_of("= \t\n") == std::string::npos;
+  return valid ? std::string{} : "'" + name + "' is not an environment variable name";
+}
+
 /// Index of the first "--" in argv, or argc when there is none.
 int find_separator(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -64,7 +77,8 @@ int usage_error(const std::string& message) {
   return kExitBadUsage;
 }
 
-void configure(CLI::App& app, RunOptions& options, std::vector<std::string>& stray) {
+void configure(CLI::App& app, RunOptions& options, std::vector<std::string>& stray,
+               std::vector<std::string>& params) {
   app.description("Run an MPI program with measurement: orrery run [options] -- LAUNCH...");
   app.footer(kFooter);
   app.allow_extras(true);
@@ -97,6 +111,15 @@ void configure(CLI::App& app, RunOptions& options, std::vector<std::string>& str
   app.add_flag("-v,--verbose", options.verbose,
                "the measurement prints a line at init and finalize (rank 0)")
       ->envname("ORRERY_VERBOSE");
+  app.add_option("--param", params,
+                 "a parameter of this run, KEY=VALUE (repeatable), recorded in run.json for "
+                 "'orrery runs' and for choosing groups for 'orrery compare'")
+      ->check(CLI::Validator(check_param, "KEY=VALUE"))
+      ->allow_extra_args(false);
+  app.add_option("--env", options.recorded_variables,
+                 "record the value of this environment variable in run.json (repeatable)")
+      ->check(CLI::Validator(check_variable_name, "NAME"))
+      ->allow_extra_args(false);
 }
 
 }  // namespace
@@ -123,8 +146,9 @@ ParsedRunOptions parse_run_options(int argc, char** argv) {
   const int separator = find_separator(argc, argv);
   RunOptions options;
   std::vector<std::string> stray;
+  std::vector<std::string> params;
   CLI::App app{"orrery run", "orrery run"};
-  configure(app, options, stray);
+  configure(app, options, stray, params);
   try {
     app.parse(separator, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -153,6 +177,14 @@ ParsedRunOptions parse_run_options(int argc, char** argv) {
   }
   if (!unknown_option.empty()) {
     return {std::nullopt, usage_error("unknown option '" + unknown_option + "'")};
+  }
+  for (const std::string& param : params) {
+    const auto equals = param.find('=');
+    std::string key = param.substr(0, equals);
+    for (const auto& [seen, value] : options.params) {
+      if (seen == key) return {std::nullopt, usage_error("--param " + key + " is given twice")};
+    }
+    options.params.emplace_back(std::move(key), param.substr(equals + 1));
   }
   for (int i = separator + 1; i < argc; ++i) options.launch.emplace_back(argv[i]);
   if (options.launch.empty()) {

@@ -19,6 +19,8 @@ struct RunOptions {
   std::string sampling_interval_ms;  ///< empty: library default; "0" = off
   bool trace_queries = false;
   bool verbose = false;
+  std::vector<std::pair<std::string, std::string>> params;  ///< --param KEY=VALUE, in order
+  std::vector<std::string> recorded_variables;  ///< --env NAME: recorded in run.json
   std::vector<std::string> launch;  ///< everything after `--`
 };
 

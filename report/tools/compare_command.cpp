@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "format.h"
+#include "group_compare_command.h"
 #include "orrery/error.h"
 #include "orrery/report/algebra.h"
+#include "orrery/report/run_totals.h"
 #include "orrery/report/trees.h"
 #include "subcommands.h"
 #include "tool_support.h"
@@ -26,33 +28,6 @@ struct CompareOptions {
   std::size_t top = 10;
   OutputFormat format = OutputFormat::kTable;
 };
-
-/// Per run, per united metric: per united call path, the metric's own total over locations.
-using OwnTotals = std::vector<std::vector<std::vector<double>>>;
-
-OwnTotals own_totals(const std::vector<CubeReader>& readers, const CubeUnion& united,
-                     bool per_process) {
-  OwnTotals totals(readers.size());
-  const std::size_t callpaths = united.header.callpaths.size();
-  for (std::size_t i = 0; i < readers.size(); ++i) {
-    const CubeHeader& header = readers[i].header();
-    const std::size_t width = header.locations.size();
-    const double scale = per_process && width > 0 ? 1.0 / static_cast<double>(width) : 1.0;
-    totals[i].assign(united.header.metrics.size(), std::vector<double>(callpaths, 0.0));
-    for (std::size_t m = 0; m < header.metrics.size(); ++m) {
-      const MetricValues values = readers[i].read_metric(m);
-      auto& target = totals[i][united.inputs[i].metrics[m]];
-      for (std::size_t c = 0; c < header.callpaths.size(); ++c) {
-        double sum = 0;
-        for (std::size_t l = 0; l < width; ++l) {
-          sum += values[c * width + l];
-        }
-        target[united.inputs[i].callpaths[c]] += sum * scale;
-      }
-    }
-  }
-  return totals;
-}
 
 struct MetricComparison {
   std::size_t metric = 0;
@@ -85,31 +60,20 @@ nlohmann::json relative_json(double before, double after) {
   return (after - before) / std::fabs(before);
 }
 
-MetricComparison compare_metric(const CubeUnion& united, const OwnTotals& totals, std::size_t m,
+MetricComparison compare_metric(const CubeUnion& united, const RunTotals& totals, std::size_t m,
                                 const CompareOptions& options) {
   const CubeHeader& header = united.header;
   MetricComparison comparison;
   comparison.metric = m;
-  const auto metrics = options.exclusive_metric ? std::vector<std::size_t>{m}
-                                                : metric_subtree(header, m);
   for (std::size_t run = 0; run < totals.size(); ++run) {
-    std::vector<double> values(header.callpaths.size(), 0.0);
-    for (const std::size_t sub : metrics) {
-      for (std::size_t c = 0; c < values.size(); ++c) {
-        values[c] += totals[run][sub][c];
-      }
-    }
+    std::vector<double> values =
+        metric_values(united, totals[run], m, {options.exclusive_metric, false});
     double total = 0;
     for (const double value : values) {
       total += value;
     }
     if (options.inclusive) {
-      for (std::size_t c = values.size(); c-- > 0;) {
-        const int32_t parent = header.callpaths[c].parent;
-        if (parent >= 0) {
-          values[static_cast<std::size_t>(parent)] += values[c];
-        }
-      }
+      values = metric_values(united, totals[run], m, {options.exclusive_metric, true});
     }
     comparison.values.push_back(std::move(values));
     comparison.totals.push_back(total);
@@ -271,7 +235,11 @@ void run_compare(const CompareOptions& options) {
       metric_rows.push_back(static_cast<std::size_t>(found - metrics.begin()));
     }
   }
-  const OwnTotals totals = own_totals(readers, united, options.per_process);
+  std::vector<const CubeReader*> reader_pointers;
+  for (const auto& reader : readers) {
+    reader_pointers.push_back(&reader);
+  }
+  const RunTotals totals = run_totals(reader_pointers, united, options.per_process);
   std::vector<MetricComparison> comparisons;
   std::size_t unchanged = 0;
   for (const std::size_t m : metric_rows) {
@@ -298,6 +266,9 @@ void run_compare(const CompareOptions& options) {
 }  // namespace
 
 int compare_command(int argc, char** argv) {
+  if (wants_group_compare(argc, argv)) {
+    return group_compare_command(argc, argv);
+  }
   CLI::App app{"Per metric and call path, the values of several runs and their change against "
                "the first. Call paths are matched by region-name path, processes need not "
                "match. A metric includes its sub-metrics unless --exclusive-metric is given.",
@@ -316,6 +287,9 @@ int compare_command(int argc, char** argv) {
   app.add_option("-k,--top", options.top, "call paths per metric, biggest change first (0 = all)")
       ->capture_default_str();
   add_format_option(app, options.format);
+  app.footer("Groups of repeated runs, with confidence intervals and a significance test:\n"
+             "  orrery compare --baseline A1.h5 A2.h5 ... [--candidate B1.h5 B2.h5 ...]\n"
+             "(see 'orrery compare --baseline --help').");
   return run_tool(app, argc, argv, [&] { run_compare(options); });
 }
 

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+
+#include "experiment.h"
 #include "launch_line.h"
 #include "run_options.h"
 
@@ -83,6 +86,41 @@ TEST(Environment, MirrorsOptionsAndMarksTheLauncher) {
   EXPECT_EQ(value("ORRERY_TRACE_QUERIES"), "1");
   EXPECT_EQ(value("ORRERY_VERBOSE"), "0");
   EXPECT_EQ(value("ORRERY_FILTER"), "<unset>");
+}
+
+/// parse_run_options over a list of words (argv[0] added).
+ParsedRunOptions parse(std::vector<std::string> words) {
+  std::string program = "orrery run";
+  std::vector<char*> argv = {program.data()};
+  for (auto& word : words) argv.push_back(word.data());
+  return parse_run_options(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(RunRecord, ParamsAndListedVariablesAreRecorded) {
+  setenv("ORRERY_TEST_RECORDED", "fast", 1);
+  unsetenv("ORRERY_TEST_UNSET");
+  const auto parsed = parse({"--param", "solver=cg", "--param=size=64", "--env",
+                             "ORRERY_TEST_RECORDED", "--env", "ORRERY_TEST_UNSET", "--", "app"});
+  ASSERT_TRUE(parsed.options.has_value());
+  const auto record = initial_run_record(*parsed.options, {"app"}, "/tmp/EXP");
+  EXPECT_EQ(record["params"], (nlohmann::json{{"solver", "cg"}, {"size", "64"}}));
+  EXPECT_EQ(record["environment"]["ORRERY_TEST_RECORDED"], "fast");
+  EXPECT_TRUE(record["environment"]["ORRERY_TEST_UNSET"].is_null());
+  // Without the options: empty objects, so readers need not check for absence.
+  const auto plain = initial_run_record(*parse({"--", "app"}).options, {"app"}, "/tmp/EXP");
+  EXPECT_TRUE(plain["params"].is_object() && plain["params"].empty());
+}
+
+TEST(RunRecord, MalformedParamsAreUsageErrors) {
+  for (const auto& words : std::vector<std::vector<std::string>>{
+           {"--param", "novalue", "--", "app"},
+           {"--param", "=1", "--", "app"},
+           {"--param", "a=1", "--param", "a=2", "--", "app"},
+           {"--env", "A=B", "--", "app"}}) {
+    const auto parsed = parse(words);
+    EXPECT_FALSE(parsed.options.has_value()) << words[1];
+    EXPECT_EQ(parsed.exit_status, 2) << words[1];
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orrery/analyzer/trace.h"
+#include "orrery/launch_command.h"
 
 namespace orrery::analyzer {
 
@@ -16,9 +17,8 @@ namespace orrery::analyzer {
 /// `EXP/run.json` (`measurement.program`, else the launched command), else "program".
 [[nodiscard]] std::string program_name(const std::string& experiment);
 
-/// The program name from a command line as run.json records it (launcher
-/// options skipped): "mpirun -np 4 ./a.out x" gives "a.out"; "" if none.
-[[nodiscard]] std::string program_from_command(const std::vector<std::string>& command);
+/// The program name from a recorded command line (shared with the report tools).
+using ::orrery::program_from_command;
 
 /// Appends the synthetic root region (paradigm measurement, role artificial)
 /// to the definitions and returns its id; same id and name on every rank.
