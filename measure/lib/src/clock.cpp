@@ -15,7 +15,7 @@ bool invariant_tsc() noexcept {
   if (choice != nullptr && std::strcmp(choice, "monotonic") == 0) return false;
 #if defined(ORRERY_HAVE_TSC)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
   __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
   return (edx & (1u << 8)) != 0;  // invariant TSC: constant rate, runs in all C-states
 #else
