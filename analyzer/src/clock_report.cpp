@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "orrery/bounded_read.h"
+
 namespace orrery::analyzer {
 namespace {
 
@@ -33,9 +35,9 @@ json read_clock(const std::string& experiment) {
     const auto slash = dir.rfind('/');
     dir = slash == std::string::npos ? "." : dir.substr(0, slash);
   }
-  std::ifstream in(dir + "/run.json");
-  if (!in) return nullptr;
-  const json run = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto text = read_bounded_text(dir + "/run.json");
+  if (!text) return nullptr;
+  const json run = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!run.is_object()) return nullptr;
   if (run.contains("clock") && run["clock"].is_object()) return run["clock"];
   if (run.contains("measurement") && run["measurement"].is_object() &&

@@ -7,6 +7,7 @@
 
 #include "orrery/error.h"
 #include "orrery/launch_command.h"
+#include "orrery/bounded_read.h"
 
 namespace orrery::report::tools {
 namespace {
@@ -66,9 +67,9 @@ std::string find_run_json(const std::string& path, const std::string& experiment
 }
 
 RunRecord read_run_record(const std::string& source, const std::string& run_json) {
-  std::ifstream in(run_json);
-  if (!in) throw InputError(run_json + ": cannot read");
-  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto text = read_bounded_text(run_json);
+  if (!text) throw InputError(run_json + ": cannot read (or larger than 64 MiB)");
+  const nlohmann::json run = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!run.is_object()) throw InputError(run_json + ": not a run.json (no JSON object)");
   RunRecord record;
   record.source = source;

@@ -3,7 +3,8 @@
 #include <filesystem>
 #include <initializer_list>
 #include <vector>
-#include <fstream>
+
+#include "orrery/bounded_read.h"
 
 namespace orrery::viewer {
 namespace {
@@ -29,8 +30,9 @@ std::optional<nlohmann::json> read_run_record(const std::string& report_path, co
   for (const auto& file : candidates) {
     std::error_code error;
     if (!fs::is_regular_file(file, error)) continue;
-    std::ifstream in(file);
-    const nlohmann::json record = nlohmann::json::parse(in, nullptr, false);
+    const auto text = read_bounded_text(file);
+    const nlohmann::json record =
+        text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json::value_t::discarded;
     if (record.is_discarded() || !record.is_object()) {
       why_none = file.string() + " is not valid JSON";
       return std::nullopt;
