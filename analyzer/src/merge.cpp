@@ -110,8 +110,9 @@ std::pair<std::vector<uint32_t>, std::vector<uint32_t>> pre_order(
 }  // namespace
 
 CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& registry,
-                     const Definitions& definitions, MPI_Comm world)
-    : world_(world) {
+                     const Definitions& definitions, MPI_Comm world,
+                     std::size_t block_values)
+    : world_(world), block_values_(block_values) {
   MPI_Comm_rank(world, &rank_);
   MPI_Comm_size(world, &size_);
 
@@ -200,7 +201,7 @@ report::MetricValues CubeMerge::gather_metric(std::size_t metric,
   };
   put(mine, 0);
   const std::size_t block =
-      std::max<std::size_t>(1, kBlockValues / std::max<std::size_t>(1, header_.callpaths.size()));
+      std::max<std::size_t>(1, block_values_ / std::max<std::size_t>(1, header_.callpaths.size()));
   std::vector<MPI_Request> asks;
   for (int first = 1; first < size_; first += static_cast<int>(block)) {
     const int last = std::min(size_, first + static_cast<int>(block));

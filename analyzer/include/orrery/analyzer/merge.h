@@ -27,9 +27,14 @@ namespace orrery::analyzer {
 /// The unified call tree and the cube header (rank 0), then metric by metric.
 class CubeMerge {
  public:
-  /// Collective over `world`: unifies the call trees.
+  /// Values rank 0 receives per block of ranks (the bound of the stream).
+  static constexpr std::size_t kBlockValues = std::size_t{1} << 20;
+
+  /// Collective over `world`: unifies the call trees. `block_values` bounds
+  /// the values rank 0 asks for at once (at least one rank per block).
   CubeMerge(const CallTree& tree, const patterns::PatternRegistry& registry,
-            const Definitions& definitions, MPI_Comm world);
+            const Definitions& definitions, MPI_Comm world,
+            std::size_t block_values = kBlockValues);
   /// The cube's header on rank 0 (call paths in pre-order); empty elsewhere.
   [[nodiscard]] const report::CubeHeader& header() const { return header_; }
   /// Collective: metric `metric` of every rank; on rank 0 its values
@@ -39,13 +44,11 @@ class CubeMerge {
   /// This rank's local call path → row of the cube (pre-order of the unified tree).
   [[nodiscard]] const std::vector<uint32_t>& rows() const { return rows_; }
 
-  /// Values rank 0 receives per block of ranks (the bound of the stream).
-  static constexpr std::size_t kBlockValues = std::size_t{1} << 20;
-
  private:
   MPI_Comm world_;
   int rank_ = 0;
   int size_ = 0;
+  std::size_t block_values_;
   report::CubeHeader header_;
   std::vector<uint32_t> rows_;
 };
