@@ -38,8 +38,17 @@ def run_analysis(analyzer, counter, trace, ranks, report):
                "-x", "LD_PRELOAD=" + counter, "-x", "ORRERY_BYTE_COUNTER_DIR=" + counts,
                analyzer, "--quiet", "-o", report, trace]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
+    finished = os.path.exists(report) and all(
+        os.path.exists(os.path.join(counts, "rank-%d.txt" % r)) for r in range(ranks))
+    if done.returncode != 0 and not finished:
         sys.exit("weak_scaling: %s failed:\n%s%s" % (" ".join(command), done.stdout, done.stderr))
+    if done.returncode != 0:
+        # Open MPI 4.1 on the 2-core VM: at 128 oversubscribed ranks even a program
+        # that only calls MPI_Init, MPI_Barrier and MPI_Finalize is reported as
+        # "exiting improperly". Every rank wrote its counters (just before
+        # PMPI_Finalize) and rank 0 the report, so the analysis itself finished.
+        print("weak_scaling: note: mpirun failed at %d ranks after every rank finished the "
+              "analysis (report and all counters written); numbers kept" % ranks)
     rows = []
     for r in range(ranks):
         with open(os.path.join(counts, "rank-%d.txt" % r)) as f:
