@@ -20,7 +20,9 @@ for part in "${parts[@]}"; do
       mpirun -np 2 "$build/bin/analyzer_bench" "$build/bench/analyzer-trace-communication" \
         5000000 communication
       cmake --build "$build" --target analyzer_accuracy_app orrery orrery-analyze orrery-measure >/dev/null
-      /usr/bin/python3 bench/analyzer/run_accuracy.py --build "$build" ;;
+      /usr/bin/python3 bench/analyzer/run_accuracy.py --build "$build"
+      cmake --build "$build" --target scaling_trace orrery_mpi_byte_counter orrery-analyze >/dev/null
+      /usr/bin/python3 bench/analyzer/weak_scaling.py --build "$build" ;;
     report) cmake --build "$build" --target bench_report ;;
     viewer) cmake --build "$build" --target bench_viewer ;;
     *) echo "bench.sh: unknown benchmark '$part' (measure, analyzer, report, viewer)" >&2; exit 2 ;;

@@ -1,8 +1,9 @@
 #include "orrery/analyzer/merge.h"
 
-#include <cstring>
-#include <functional>
-#include <map>
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace orrery::analyzer {
@@ -17,82 +18,140 @@ const char* paradigm_name(Paradigm paradigm) {
   }
 }
 
-/// Gathers variable-length vectors of T on root (T trivially copyable).
+// Tags of the merge's point-to-point messages on the world communicator.
+constexpr int kTreeTag = 0x4f60;
+constexpr int kRowsTag = 0x4f61;
+constexpr int kPullTag = 0x4f62;
+constexpr int kValuesTag = 0x4f63;
+
+/// One non-zero value of a rank, at its row of the cube.
+struct RowValue {
+  uint32_t row;
+  uint32_t unused;
+  double value;
+};
+
+/// Receives a vector of T (trivially copyable) of any length from `source`.
 template <class T>
-std::vector<std::vector<T>> gather(const std::vector<T>& local, MPI_Comm world, int rank,
-                                   int size) {
-  const int bytes = static_cast<int>(local.size() * sizeof(T));
-  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
-  std::vector<char> buffer;
-  if (rank == 0) {
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[static_cast<std::size_t>(r)] = total;
-      total += counts[static_cast<std::size_t>(r)];
-    }
-    buffer.resize(static_cast<std::size_t>(total));
-  }
-  MPI_Gatherv(local.data(), bytes, MPI_BYTE, buffer.data(), counts.data(), displs.data(),
-              MPI_BYTE, 0, world);
-  std::vector<std::vector<T>> result;
-  if (rank != 0) return result;
-  for (int r = 0; r < size; ++r) {
-    const auto ru = static_cast<std::size_t>(r);
-    std::vector<T> part(static_cast<std::size_t>(counts[ru]) / sizeof(T));
-    std::memcpy(part.data(), buffer.data() + displs[ru], static_cast<std::size_t>(counts[ru]));
-    result.push_back(std::move(part));
-  }
-  return result;
+std::vector<T> receive_vector(int source, int tag, MPI_Comm world) {
+  MPI_Status status;
+  MPI_Probe(source, tag, world, &status);
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  std::vector<T> data(static_cast<std::size_t>(bytes) / sizeof(T));
+  MPI_Recv(data.data(), bytes, MPI_BYTE, source, tag, world, MPI_STATUS_IGNORE);
+  return data;
 }
 
-}  // namespace
+template <class T>
+void send_vector(const std::vector<T>& data, int destination, int tag, MPI_Comm world) {
+  MPI_Send(data.data(), static_cast<int>(data.size() * sizeof(T)), MPI_BYTE, destination, tag,
+           world);
+}
 
-CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& registry,
-                     const Definitions& definitions, MPI_Comm world)
-    : world_(world) {
-  MPI_Comm_rank(world, &rank_);
-  MPI_Comm_size(world, &size_);
+/// A call tree being unified: nodes in order of first appearance (a parent
+/// before its children), identified by (parent, region).
+class UnifiedTree {
+ public:
+  explicit UnifiedTree(const std::vector<CallPathNode>& local) { add(local); }
 
-  std::vector<uint32_t> local_tree;
-  for (const CallPathNode& node : tree.nodes()) {
-    local_tree.push_back(node.parent);
-    local_tree.push_back(node.region);
-  }
-  const auto trees = gather(local_tree, world, rank_, size_);
-  if (rank_ != 0) return;
-
-  // Unify: a call path is its parent's unified id plus its region.
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> unified;
-  std::vector<CallPathNode> nodes;
-  std::vector<std::vector<uint32_t>> local_to_unified(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) {
-    const auto& t = trees[static_cast<std::size_t>(r)];
-    auto& map = local_to_unified[static_cast<std::size_t>(r)];
-    for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
-      const uint32_t parent = t[i] == kNone ? kNone : map[t[i]];
-      auto [it, inserted] =
-          unified.try_emplace({parent, t[i + 1]}, static_cast<uint32_t>(nodes.size()));
-      if (inserted) nodes.push_back(CallPathNode{parent, t[i + 1]});
+  /// Adds the nodes of `other` (parents first); returns other's node → ours.
+  std::vector<uint32_t> add(const std::vector<CallPathNode>& other) {
+    std::vector<uint32_t> map;
+    map.reserve(other.size());
+    for (const CallPathNode& node : other) {
+      const uint32_t parent = node.parent == kNone ? kNone : map[node.parent];
+      const uint64_t key = (static_cast<uint64_t>(parent) << 32) | node.region;
+      auto [it, inserted] = index_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
+      if (inserted) nodes_.push_back(CallPathNode{parent, node.region});
       map.push_back(it->second);
     }
+    return map;
   }
-  // Pre-order: children in order of first appearance.
+  [[nodiscard]] const std::vector<CallPathNode>& nodes() const { return nodes_; }
+
+ private:
+  std::vector<CallPathNode> nodes_;
+  std::unordered_map<uint64_t, uint32_t> index_;
+};
+
+/// Pre-order of `nodes` (children in order of first appearance): the
+/// position of every node, and the nodes in that order.
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> pre_order(
+    const std::vector<CallPathNode>& nodes) {
   std::vector<std::vector<uint32_t>> children(nodes.size());
   std::vector<uint32_t> roots;
   for (uint32_t n = 0; n < nodes.size(); ++n) {
     (nodes[n].parent == kNone ? roots : children[nodes[n].parent]).push_back(n);
   }
-  std::vector<uint32_t> order(nodes.size());
-  std::vector<int32_t> position(nodes.size(), -1);
-  uint32_t next = 0;
-  std::function<void(uint32_t)> visit = [&](uint32_t n) {
-    position[n] = static_cast<int32_t>(next);
-    order[next++] = n;
-    for (uint32_t c : children[n]) visit(c);
-  };
-  for (uint32_t r : roots) visit(r);
+  std::vector<uint32_t> order, position(nodes.size(), 0);
+  order.reserve(nodes.size());
+  // Iterative depth-first walk (deep call trees must not overflow the stack).
+  std::vector<std::pair<uint32_t, std::size_t>> stack;  // (node, next child)
+  for (uint32_t root : roots) {
+    position[root] = static_cast<uint32_t>(order.size());
+    order.push_back(root);
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next == children[node].size()) {
+        stack.pop_back();
+        continue;
+      }
+      const uint32_t child = children[node][next++];
+      position[child] = static_cast<uint32_t>(order.size());
+      order.push_back(child);
+      stack.emplace_back(child, 0);
+    }
+  }
+  return {std::move(position), std::move(order)};
+}
 
+}  // namespace
+
+CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& registry,
+                     const Definitions& definitions, MPI_Comm world,
+                     std::size_t block_values)
+    : world_(world), block_values_(block_values) {
+  MPI_Comm_rank(world, &rank_);
+  MPI_Comm_size(world, &size_);
+
+  // Up the binomial tree: rank r receives from r + 1, r + 2, r + 4, ... (as
+  // long as that bit of r is clear), then sends its merged tree to its
+  // parent. Subtrees arrive in increasing rank order, so every call path
+  // keeps its place of first appearance over ranks 0, 1, ..., P-1: the
+  // same numbering as one sequential unification on rank 0.
+  UnifiedTree merged(tree.nodes());
+  std::vector<std::pair<int, std::vector<uint32_t>>> children;  // (rank, its node → ours)
+  int parent = -1;
+  for (int step = 1; step < size_; step <<= 1) {
+    if ((rank_ & step) != 0) {
+      parent = rank_ - step;
+      send_vector(merged.nodes(), parent, kTreeTag, world);
+      break;
+    }
+    if (rank_ + step < size_) {
+      const auto subtree = receive_vector<CallPathNode>(rank_ + step, kTreeTag, world);
+      children.emplace_back(rank_ + step, merged.add(subtree));
+    }
+  }
+  // Down the same tree: the cube row of every node of the merged tree.
+  std::vector<uint32_t> position, order;
+  if (parent < 0) {
+    std::tie(position, order) = pre_order(merged.nodes());
+  } else {
+    position = receive_vector<uint32_t>(parent, kRowsTag, world);
+  }
+  for (auto it = children.rbegin(); it != children.rend(); ++it) {
+    std::vector<uint32_t> rows(it->second.size());
+    for (std::size_t n = 0; n < rows.size(); ++n) rows[n] = position[it->second[n]];
+    send_vector(rows, it->first, kRowsTag, world);
+  }
+  // This rank's own call paths are the first nodes of its merged tree.
+  rows_.assign(position.begin(), position.begin() + static_cast<std::ptrdiff_t>(tree.size()));
+  if (rank_ != 0) return;
+
+  const std::vector<CallPathNode>& nodes = merged.nodes();
   for (const patterns::MetricInfo& info : registry.metric_table()) {
     report::Metric metric;
     metric.name = info.name;
@@ -107,35 +166,53 @@ CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& regi
     header_.regions.push_back(report::Region{def.name, def.file, def.line, paradigm_name(def.paradigm)});
   }
   for (uint32_t n : order) {
-    const int32_t parent = nodes[n].parent == kNone ? -1 : position[nodes[n].parent];
-    header_.callpaths.push_back(report::Callpath{parent, static_cast<int32_t>(nodes[n].region)});
+    const int32_t up =
+        nodes[n].parent == kNone ? -1 : static_cast<int32_t>(position[nodes[n].parent]);
+    header_.callpaths.push_back(report::Callpath{up, static_cast<int32_t>(nodes[n].region)});
   }
   for (int r = 0; r < size_; ++r) {
     const RankDef& def = definitions.ranks[static_cast<std::size_t>(r)];
     header_.locations.push_back(report::Location{r, 0, def.host, "rank " + std::to_string(r)});
   }
-  // Each rank's local call path → its row in the cube.
-  rows_.resize(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) {
-    const auto ru = static_cast<std::size_t>(r);
-    for (uint32_t local : local_to_unified[ru]) {
-      rows_[ru].push_back(static_cast<uint32_t>(position[local]));
-    }
-  }
 }
 
 report::MetricValues CubeMerge::gather_metric(std::size_t metric,
                                               const patterns::SeverityMap& severities) const {
-  const auto gathered = gather(severities.metric(metric), world_, rank_, size_);
-  if (rank_ != 0) return {};
+  // This rank's non-zero values at their cube rows.
+  const auto& local = severities.metric(metric);
+  std::vector<RowValue> mine;
+  for (std::size_t c = 0; c < local.size() && c < rows_.size(); ++c) {
+    if (local[c] != 0.0) mine.push_back(RowValue{rows_[c], 0, local[c]});
+  }
+  if (rank_ != 0) {
+    // Wait to be asked, so that rank 0 receives one block of ranks at a time.
+    MPI_Recv(nullptr, 0, MPI_BYTE, 0, kPullTag, world_, MPI_STATUS_IGNORE);
+    send_vector(mine, 0, kValuesTag, world_);
+    return {};
+  }
   const std::size_t n_locations = header_.locations.size();
   report::MetricValues values(header_.callpaths.size() * n_locations, 0.0);
-  for (std::size_t r = 0; r < gathered.size(); ++r) {
-    const auto& local = gathered[r];
-    const auto& rows = rows_[r];
-    for (std::size_t c = 0; c < local.size() && c < rows.size(); ++c) {
-      values[static_cast<std::size_t>(rows[c]) * n_locations + r] += local[c];
+  const auto put = [&](const std::vector<RowValue>& from, std::size_t location) {
+    for (const RowValue& v : from) {
+      if (v.row < header_.callpaths.size()) {
+        values[static_cast<std::size_t>(v.row) * n_locations + location] += v.value;
+      }
     }
+  };
+  put(mine, 0);
+  const std::size_t block =
+      std::max<std::size_t>(1, block_values_ / std::max<std::size_t>(1, header_.callpaths.size()));
+  std::vector<MPI_Request> asks;
+  for (int first = 1; first < size_; first += static_cast<int>(block)) {
+    const int last = std::min(size_, first + static_cast<int>(block));
+    asks.assign(static_cast<std::size_t>(last - first), MPI_REQUEST_NULL);
+    for (int r = first; r < last; ++r) {
+      MPI_Isend(nullptr, 0, MPI_BYTE, r, kPullTag, world_, &asks[static_cast<std::size_t>(r - first)]);
+    }
+    for (int r = first; r < last; ++r) {
+      put(receive_vector<RowValue>(r, kValuesTag, world_), static_cast<std::size_t>(r));
+    }
+    MPI_Waitall(static_cast<int>(asks.size()), asks.data(), MPI_STATUSES_IGNORE);
   }
   return values;
 }

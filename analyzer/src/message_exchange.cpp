@@ -1,7 +1,6 @@
 #include "orrery/analyzer/message_exchange.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
@@ -91,6 +90,7 @@ class ChannelNumbers {
     last_number_ = kNone;
   }
   [[nodiscard]] std::size_t size() const { return keys_.size(); }
+  [[nodiscard]] uint64_t key(std::size_t number) const { return keys_[number]; }
 
   /// The number of `key`; kNone if it has none.
   uint32_t find(uint64_t key) {
@@ -139,17 +139,15 @@ class ChannelNumbers {
   uint32_t last_number_ = kNone;
 };
 
-/// Prefix sums of `counts` (which are known to fit in int by then).
-std::vector<int> displacements(const std::vector<int>& counts) {
-  std::vector<int> displs(counts.size(), 0);
-  for (std::size_t p = 1; p < counts.size(); ++p) displs[p] = displs[p - 1] + counts[p - 1];
-  return displs;
-}
-
-int64_t total(const std::vector<uint64_t>& counts) {
-  uint64_t sum = 0;
-  for (uint64_t count : counts) sum += count;
-  return sum > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(sum);
+/// The peers of `numbers` (world ranks, numbered in order of first
+/// appearance) in increasing rank order, as (rank, number) pairs.
+std::vector<std::pair<uint32_t, uint32_t>> by_rank(const ChannelNumbers& numbers) {
+  std::vector<std::pair<uint32_t, uint32_t>> peers(numbers.size());
+  for (std::size_t c = 0; c < numbers.size(); ++c) {
+    peers[c] = {static_cast<uint32_t>(numbers.key(c)), static_cast<uint32_t>(c)};
+  }
+  std::sort(peers.begin(), peers.end());
+  return peers;
 }
 
 }  // namespace
@@ -168,13 +166,10 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   matching.send_position_.assign(trace.sends.size(), kNone);
   matching.send_matched_.assign(trace.sends.size(), 0);
   matching.recv_position_.assign(trace.recvs.size(), kNone);
-  matching.send_counts_.assign(n, 0);
-  matching.recv_counts_.assign(n, 0);
-  matching.send_displs_.assign(n, 0);
-  matching.recv_displs_.assign(n, 0);
 
-  // Validation and, on the way, each send's
-  // destination and each receive's source as world ranks.
+  // Validation and, on the way, each send's destination and each receive's
+  // source as world ranks, numbered densely per side (only the partners,
+  // never an array over all ranks).
   CommResolver resolver(definitions, comms);
   std::string local_error;
   const auto unknown = [&](const MessageOp& op, const char* what) {
@@ -183,7 +178,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
                   std::to_string(op.comm) + " with peer " + std::to_string(op.peer) +
                   " that the definitions do not know";
   };
-  std::vector<uint64_t> sent_to(n, 0), received_from(n, 0);
+  ChannelNumbers destinations, sources;
+  std::vector<uint64_t> sent_to, received_from;  // per destination / source number
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
     const MessageOp& op = trace.sends[i];
     if (op.cancelled) continue;
@@ -192,8 +188,10 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
       unknown(op, "send");
       continue;
     }
-    matching.send_position_[i] = peer;  // the destination for now, the position below
-    ++sent_to[peer];
+    const uint32_t number = destinations.add(peer);
+    if (number == sent_to.size()) sent_to.push_back(0);
+    ++sent_to[number];
+    matching.send_position_[i] = number;  // the destination for now, the position below
   }
   std::vector<uint32_t> source(trace.recvs.size(), kNone);
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
@@ -204,30 +202,57 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
       unknown(op, "receive");
       continue;
     }
-    source[j] = peer;
-    ++received_from[peer];
+    const uint32_t number = sources.add(peer);
+    if (number == received_from.size()) received_from.push_back(0);
+    ++received_from[number];
+    source[j] = number;
   }
-  std::vector<uint64_t> they_sent(n, 0);
-  MPI_Alltoall(sent_to.data(), 1, MPI_UINT64_T, they_sent.data(), 1, MPI_UINT64_T, world);
-  for (std::size_t p = 0; p < n && local_error.empty() && !tolerate_truncation; ++p) {
-    if (they_sent[p] != received_from[p]) {
-      local_error = "the traces disagree: rank " + std::to_string(p) + " sent " +
-                    std::to_string(they_sent[p]) + " messages to rank " +
-                    std::to_string(trace.rank) + ", which received " +
-                    std::to_string(received_from[p]) + " (a truncated or inconsistent trace)";
+  const std::vector<std::pair<uint32_t, uint32_t>> to_peers = by_rank(destinations);
+  const std::vector<std::pair<uint32_t, uint32_t>> from_peers = by_rank(sources);
+  {
+    std::vector<uint32_t> peers;
+    std::vector<uint64_t> counts;
+    for (const auto& [peer, number] : to_peers) {
+      peers.push_back(peer);
+      counts.push_back(sent_to[number]);
     }
-  }
-  const int64_t sending = total(sent_to);
-  const int64_t receiving = total(they_sent);
-  if (local_error.empty() && (sending > INT_MAX || receiving > INT_MAX)) {
-    local_error = "rank " + std::to_string(trace.rank) + " exchanges " +
-                  std::to_string(sending) + " sent and " + std::to_string(receiving) +
-                  " received messages with its peers, more than the " + std::to_string(INT_MAX) +
-                  " one MPI exchange can carry";
+    // Who sent how many messages to this rank, sorted by rank.
+    const std::vector<std::pair<uint32_t, uint64_t>> they_sent =
+        discover_senders(peers, counts, world);
+    uint64_t receiving = 0;
+    for (const auto& [peer, count] : they_sent) {
+      matching.from_.add(peer, static_cast<std::size_t>(count));
+      receiving += count;
+    }
+    // Both sides must agree per pair of ranks: walk the senders and this
+    // rank's own sources together in rank order.
+    std::size_t a = 0, b = 0;
+    while (local_error.empty() && !tolerate_truncation &&
+           (a < they_sent.size() || b < from_peers.size())) {
+      const uint32_t peer = std::min(a < they_sent.size() ? they_sent[a].first : kNone,
+                                     b < from_peers.size() ? from_peers[b].first : kNone);
+      const uint64_t sent = a < they_sent.size() && they_sent[a].first == peer
+                                ? they_sent[a++].second
+                                : 0;
+      const uint64_t received = b < from_peers.size() && from_peers[b].first == peer
+                                    ? received_from[from_peers[b++].second]
+                                    : 0;
+      if (sent != received) {
+        local_error = "the traces disagree: rank " + std::to_string(peer) + " sent " +
+                      std::to_string(sent) + " messages to rank " + std::to_string(trace.rank) +
+                      ", which received " + std::to_string(received) +
+                      " (a truncated or inconsistent trace)";
+      }
+    }
+    if (local_error.empty() && receiving >= kNone) {
+      local_error = "rank " + std::to_string(trace.rank) + " receives " +
+                    std::to_string(receiving) + " messages, more than the " +
+                    std::to_string(kNone - 1) + " one analysis rank can index";
+    }
   }
 
   // Agree: the first failing rank's text goes to every rank, and all return
-  // a matching that carries nothing (its exchanges stay collective and safe).
+  // a matching that carries nothing.
   const int mine = local_error.empty() ? world_size : my_rank;
   int first = world_size;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
@@ -238,35 +263,30 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     MPI_Bcast(local_error.data(), length, MPI_CHAR, first, world);
     error = local_error;
     std::fill(matching.send_position_.begin(), matching.send_position_.end(), kNone);
+    matching.to_ = BlockLayout{};
+    matching.from_ = BlockLayout{};
     return matching;
   }
 
   // Block layout: destinations in rank order, each in posting order.
-  for (std::size_t p = 0; p < n; ++p) {
-    matching.send_counts_[p] = static_cast<int>(sent_to[p]);
-    matching.recv_counts_[p] = static_cast<int>(they_sent[p]);
+  std::vector<std::size_t> fill(to_peers.size());
+  for (const auto& [peer, number] : to_peers) {
+    fill[number] = matching.to_.total;
+    matching.to_.add(peer, static_cast<std::size_t>(sent_to[number]));
   }
-  matching.send_displs_ = displacements(matching.send_counts_);
-  matching.recv_displs_ = displacements(matching.recv_counts_);
-  matching.send_total_ = static_cast<std::size_t>(sending);
-  matching.recv_total_ = static_cast<std::size_t>(receiving);
 
   // The channel of every message travels once.
-  std::vector<uint64_t> outgoing(matching.send_total_);
-  {
-    std::vector<int> fill = matching.send_displs_;
-    for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-      const uint32_t destination = matching.send_position_[i];
-      if (destination == kNone) continue;
-      const auto position = static_cast<uint32_t>(fill[destination]++);
-      matching.send_position_[i] = position;
-      outgoing[position] = channel(trace.sends[i].comm, trace.sends[i].tag);
-    }
+  std::vector<uint64_t> outgoing(matching.to_.total);
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const uint32_t number = matching.send_position_[i];
+    if (number == kNone) continue;
+    const auto position = static_cast<uint32_t>(fill[number]++);
+    matching.send_position_[i] = position;
+    outgoing[position] = channel(trace.sends[i].comm, trace.sends[i].tag);
   }
-  std::vector<uint64_t> incoming(matching.recv_total_);
-  MPI_Alltoallv(outgoing.data(), matching.send_counts_.data(), matching.send_displs_.data(),
-                MPI_UINT64_T, incoming.data(), matching.recv_counts_.data(),
-                matching.recv_displs_.data(), MPI_UINT64_T, world);
+  std::vector<uint64_t> incoming(matching.from_.total);
+  exchange_blocks(outgoing.data(), matching.to_, incoming.data(), matching.from_, MPI_UINT64_T,
+                  world);
   outgoing = std::vector<uint64_t>();
 
   // Per source, the received slots pair with this rank's receives channel by
@@ -276,37 +296,40 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   // are bucketed by channel, in order. Linear in the messages, no sorting.
   // (The counts agree per source unless truncation is tolerated: this
   // rank's receives get their own layout.)
-  std::vector<std::size_t> mine_displs(n + 1, 0);
-  for (std::size_t p = 0; p < n; ++p) mine_displs[p + 1] = mine_displs[p] + received_from[p];
-  std::vector<uint32_t> receives(mine_displs[n]);
+  std::vector<std::size_t> mine_displs(sources.size() + 1, 0);
+  for (std::size_t c = 0; c < sources.size(); ++c) {
+    mine_displs[c + 1] = mine_displs[c] + received_from[c];
+  }
+  std::vector<uint32_t> receives(mine_displs.back());
   {
-    std::vector<std::size_t> fill(mine_displs.begin(), mine_displs.end() - 1);
+    std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-      if (source[j] != kNone) receives[fill[source[j]]++] = static_cast<uint32_t>(j);
+      if (source[j] != kNone) receives[next[source[j]]++] = static_cast<uint32_t>(j);
     }
   }
   matching.known_recvs_ = receives.size();
-  std::vector<uint8_t> slot_matched(matching.recv_total_, 0);
+  std::vector<uint8_t> slot_matched(matching.from_.total, 0);
   ChannelNumbers numbers;
   std::vector<uint32_t> slot_channel, by_channel, starts, taken;
-  for (std::size_t p = 0; p < n; ++p) {
-    const auto begin = static_cast<std::size_t>(matching.recv_displs_[p]);
-    const auto count = static_cast<std::size_t>(matching.recv_counts_[p]);
-    if (count == 0) continue;
+  for (std::size_t k = 0; k < matching.from_.peers.size(); ++k) {
+    const std::size_t begin = matching.from_.displs[k];
+    const std::size_t count = matching.from_.counts[k];
+    const uint32_t mine_number = sources.find(matching.from_.peers[k]);
+    if (count == 0 || mine_number == kNone) continue;
     numbers.clear();
     slot_channel.resize(count);
-    for (std::size_t k = 0; k < count; ++k) slot_channel[k] = numbers.add(incoming[begin + k]);
+    for (std::size_t q = 0; q < count; ++q) slot_channel[q] = numbers.add(incoming[begin + q]);
     starts.assign(numbers.size() + 1, 0);
-    for (std::size_t k = 0; k < count; ++k) ++starts[slot_channel[k] + 1];
+    for (std::size_t q = 0; q < count; ++q) ++starts[slot_channel[q] + 1];
     for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
     taken.assign(numbers.size(), 0);
     by_channel.resize(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      const uint32_t c = slot_channel[k];
-      by_channel[starts[c] + taken[c]++] = static_cast<uint32_t>(begin + k);
+    for (std::size_t q = 0; q < count; ++q) {
+      const uint32_t c = slot_channel[q];
+      by_channel[starts[c] + taken[c]++] = static_cast<uint32_t>(begin + q);
     }
     std::fill(taken.begin(), taken.end(), 0U);
-    for (std::size_t b = mine_displs[p]; b < mine_displs[p + 1]; ++b) {
+    for (std::size_t b = mine_displs[mine_number]; b < mine_displs[mine_number + 1]; ++b) {
       const uint32_t j = receives[b];
       const uint32_t c = numbers.find(channel(trace.recvs[j].comm, trace.recvs[j].tag));
       if (c == kNone || starts[c] + taken[c] == starts[c + 1]) continue;
@@ -319,11 +342,10 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   incoming = std::vector<uint64_t>();
 
   // Tell the senders which of their messages found a receive.
-  std::vector<uint8_t> sent_matched(matching.send_total_);
-  MPI_Alltoallv(slot_matched.data(), matching.recv_counts_.data(), matching.recv_displs_.data(),
-                MPI_UINT8_T, sent_matched.data(), matching.send_counts_.data(),
-                matching.send_displs_.data(), MPI_UINT8_T, world);
-  matching.known_sends_ = matching.send_total_;
+  std::vector<uint8_t> sent_matched(matching.to_.total);
+  exchange_blocks(slot_matched.data(), matching.from_, sent_matched.data(), matching.to_,
+                  MPI_UINT8_T, world);
+  matching.known_sends_ = matching.to_.total;
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
     const uint32_t position = matching.send_position_[i];
     if (position != kNone && sent_matched[position] != 0) {
@@ -341,16 +363,13 @@ std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& p
                                 std::to_string(per_send.size()) + " values for " +
                                 std::to_string(send_position_.size()) + " sends");
   }
-  std::vector<int64_t> outgoing(send_total_);
+  std::vector<int64_t> outgoing(to_.total);
   for (std::size_t i = 0; i < per_send.size(); ++i) {
     const uint32_t position = send_position_[i];
     if (position != kNone) outgoing[position] = per_send[i];
   }
-  std::vector<int64_t> incoming(recv_total_);
-  if (!send_counts_.empty()) {  // empty only when default-constructed: nothing to carry
-    MPI_Alltoallv(outgoing.data(), send_counts_.data(), send_displs_.data(), MPI_INT64_T,
-                  incoming.data(), recv_counts_.data(), recv_displs_.data(), MPI_INT64_T, world);
-  }
+  std::vector<int64_t> incoming(from_.total);
+  exchange_blocks(outgoing.data(), to_, incoming.data(), from_, MPI_INT64_T, world);
   std::vector<int64_t> result(recv_position_.size());
   for (std::size_t j = 0; j < result.size(); ++j) {
     const uint32_t position = recv_position_[j];
@@ -366,16 +385,13 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
                                 std::to_string(per_recv.size()) + " values for " +
                                 std::to_string(recv_position_.size()) + " receives");
   }
-  std::vector<int64_t> outgoing(recv_total_, kNoValue);
+  std::vector<int64_t> outgoing(from_.total, kNoValue);
   for (std::size_t j = 0; j < per_recv.size(); ++j) {
     const uint32_t position = recv_position_[j];
     if (position != kNone) outgoing[position] = per_recv[j];
   }
-  std::vector<int64_t> incoming(send_total_);
-  if (!recv_counts_.empty()) {  // empty only when default-constructed: nothing to carry
-    MPI_Alltoallv(outgoing.data(), recv_counts_.data(), recv_displs_.data(), MPI_INT64_T,
-                  incoming.data(), send_counts_.data(), send_displs_.data(), MPI_INT64_T, world);
-  }
+  std::vector<int64_t> incoming(to_.total);
+  exchange_blocks(outgoing.data(), from_, incoming.data(), to_, MPI_INT64_T, world);
   std::vector<int64_t> result(send_position_.size());
   for (std::size_t i = 0; i < result.size(); ++i) {
     const uint32_t position = send_position_[i];

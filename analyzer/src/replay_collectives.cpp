@@ -1,10 +1,21 @@
 // Collective replay: the collective instances of each communicator are
-// re-enacted over that communicator. Every member took part in the same
-// instances in the same order, so one MPI_Allgather per communicator (in
-// chunks, to bound memory) gives each member everyone's (start enter,
-// completion exit) for every instance, and the patterns compute their
-// formulas locally. Communicators are visited in id order on every rank,
-// which is one global order, so the blocking collectives cannot deadlock.
+// re-enacted over that communicator by reductions, never by gathering
+// everyone's times (DESIGN §4, "Scale is a contract"). Every member took
+// part in the same instances in the same order, so per communicator and
+// chunk of instances one vector MPI_Allreduce(MAX) gives every member the
+// group-wide values the formulas need (latest enter, earliest and latest
+// exit, the root's enter, the latest enter of the non-roots), and, for
+// chunks holding a Scan/Exscan, one vector MPI_Exscan(MAX) gives each member
+// the latest enter of the ranks below it. That is O(1) values per instance
+// per rank, whatever the size of the group. Communicators are visited in id
+// order on every rank, which is one global order, so the blocking
+// collectives cannot deadlock.
+//
+// A new group-wide value is one more slot in the Allreduce (Slot below, and
+// its contribution in fill_slots); a minimum is carried as the maximum of the
+// negated value. Values over a per-rank subset of the group (the in-neighbours
+// of a neighbourhood collective) are not a reduction over the communicator:
+// they need their own exchange over the neighbour graph, O(degree) per rank.
 
 #include <algorithm>
 #include <map>
@@ -18,6 +29,20 @@ namespace {
 
 constexpr std::size_t kChunk = 4096;
 
+/// The values reduced (by MAX) per instance; a minimum is stored negated.
+enum Slot : std::size_t {
+  kLatestEnter,
+  kEarliestExitNegated,
+  kLatestExit,
+  kRootEnter,
+  kLatestEnterOfOthers,
+  kSlots
+};
+
+bool is_scan(CollectiveKind kind) {
+  return kind == CollectiveKind::kScan || kind == CollectiveKind::kExscan;
+}
+
 CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) {
   const Event& call_enter = trace.events[op.complete_call];
   CollectiveCompleted event;
@@ -29,6 +54,33 @@ CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) 
   event.bytes_received = op.bytes_received;
   event.nonblocking = op.nonblocking;
   return event;
+}
+
+/// This member's contribution to the slots of one instance.
+void fill_slots(const CollectiveCompleted& event, uint32_t rank, uint32_t size, int64_t* slots) {
+  const bool has_root = event.root != kNone && event.root < size;
+  slots[kLatestEnter] = event.start_enter;
+  slots[kEarliestExitNegated] = -event.call.exit;
+  slots[kLatestExit] = event.call.exit;
+  slots[kRootEnter] = has_root && rank == event.root ? event.start_enter : INT64_MIN;
+  slots[kLatestEnterOfOthers] = has_root && rank != event.root ? event.start_enter : INT64_MIN;
+}
+
+void take_slots(const int64_t* slots, CollectiveCompleted& event) {
+  event.latest_enter = slots[kLatestEnter];
+  event.earliest_exit = -slots[kEarliestExitNegated];
+  event.latest_exit = slots[kLatestExit];
+  event.root_enter = slots[kRootEnter];
+  event.latest_enter_of_others = slots[kLatestEnterOfOthers];
+}
+
+/// The instances every member completed (all of them unless a trace is
+/// truncated): the minimum and maximum count over the group, by one
+/// Allreduce of (count, -count).
+std::pair<uint64_t, uint64_t> common_count(uint64_t count, MPI_Comm comm) {
+  int64_t values[2] = {static_cast<int64_t>(count), -static_cast<int64_t>(count)};
+  MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX, comm);
+  return {static_cast<uint64_t>(-values[1]), static_cast<uint64_t>(values[0])};
 }
 
 }  // namespace
@@ -47,30 +99,28 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
       continue;
     }
     CollectiveCompleted event = make_event(trace, op);
-    const int64_t enter = event.start_enter, exit = event.call.exit;
-    event.enters = std::span<const int64_t>(&enter, 1);
-    event.exits = std::span<const int64_t>(&exit, 1);
+    int64_t slots[kSlots];
+    fill_slots(event, 0, 1, slots);
+    take_slots(slots, event);
     bus.publish(event);
     ++statistics.collectives;
   }
 
-  std::vector<int64_t> local, gathered, enters, exits;
+  std::vector<int64_t> reduced, below;
+  std::vector<CollectiveCompleted> events;
   for (const auto& [id, def] : definitions.comms) {
     const MPI_Comm comm = comms.get(id);
     if (comm == MPI_COMM_NULL || comms.size(id) < 2) continue;
     int size = 0, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
-    const auto n = static_cast<std::size_t>(size);
+    const auto members = static_cast<uint32_t>(size);
+    const auto me = static_cast<uint32_t>(rank);
     const std::vector<uint32_t>& mine = by_comm[id];
     // Everyone must have seen the same number of instances. A truncated
     // trace may have fewer: then the first `common` instances, which every
     // member completed, are replayed and the rest dropped.
-    const auto count = static_cast<uint64_t>(mine.size());
-    std::vector<uint64_t> counts(n);
-    MPI_Allgather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm);
-    const uint64_t common = *std::min_element(counts.begin(), counts.end());
-    const uint64_t most = *std::max_element(counts.begin(), counts.end());
+    const auto [common, most] = common_count(mine.size(), comm);
     if (common != most) {
       if (!tolerate_truncation) {
         ++statistics.collective_mismatches;
@@ -81,27 +131,35 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
     const auto replayed = static_cast<std::size_t>(common);
     for (std::size_t first = 0; first < replayed; first += kChunk) {
       const std::size_t m = std::min(kChunk, replayed - first);
-      local.resize(2 * m);
+      // The slots of every instance, then the number of scans in the chunk
+      // (so that all members agree whether the Exscan below is needed).
+      events.resize(m);
+      reduced.resize(kSlots * m + 1);
+      int64_t scans = 0;
       for (std::size_t j = 0; j < m; ++j) {
-        const CollectiveOp& op = trace.collectives[mine[first + j]];
-        local[2 * j] = trace.enter_time(op.start_call);
-        local[2 * j + 1] = trace.exit_time(op.complete_call);
+        events[j] = make_event(trace, trace.collectives[mine[first + j]]);
+        events[j].my_rank = me;
+        events[j].participants = members;
+        fill_slots(events[j], me, members, &reduced[kSlots * j]);
+        if (is_scan(events[j].kind)) ++scans;
       }
-      gathered.resize(2 * m * n);
-      MPI_Allgather(local.data(), static_cast<int>(2 * m), MPI_INT64_T, gathered.data(),
-                    static_cast<int>(2 * m), MPI_INT64_T, comm);
-      enters.resize(n);
-      exits.resize(n);
-      for (std::size_t j = 0; j < m; ++j) {
-        for (std::size_t r = 0; r < n; ++r) {
-          enters[r] = gathered[r * 2 * m + 2 * j];
-          exits[r] = gathered[r * 2 * m + 2 * j + 1];
+      reduced[kSlots * m] = scans;
+      MPI_Allreduce(MPI_IN_PLACE, reduced.data(), static_cast<int>(reduced.size()), MPI_INT64_T,
+                    MPI_MAX, comm);
+      if (reduced[kSlots * m] > 0) {
+        below.resize(m);
+        for (std::size_t j = 0; j < m; ++j) {
+          below[j] = is_scan(events[j].kind) ? events[j].start_enter : INT64_MIN;
         }
-        CollectiveCompleted event = make_event(trace, trace.collectives[mine[first + j]]);
-        event.my_rank = static_cast<uint32_t>(rank);
-        event.enters = enters;
-        event.exits = exits;
-        bus.publish(event);
+        MPI_Exscan(MPI_IN_PLACE, below.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        take_slots(&reduced[kSlots * j], events[j]);
+        // Exscan leaves rank 0's buffer undefined: it has no ranks below.
+        if (reduced[kSlots * m] > 0 && rank > 0 && is_scan(events[j].kind)) {
+          events[j].latest_enter_below = below[j];
+        }
+        bus.publish(events[j]);
         ++statistics.collectives;
       }
     }

@@ -1,5 +1,6 @@
-// Wait states in collective operations, each computed from the enter and
-// exit times of all participants that the collective replay exchanged once.
+// Wait states in collective operations, each computed from the group-wide
+// values (latest enter, earliest exit, the root's enter, ...) that the
+// collective replay reduced once over the instance's communicator.
 // For a non-blocking collective the process is only blocked inside the wait
 // that completes it, so the waiting is counted from that wait's enter.
 
@@ -18,15 +19,12 @@ using analyzer::CollectiveKind;
 /// Waiting in ticks for one collective instance, or <= 0 for none.
 using Formula = std::function<int64_t(const CollectiveCompleted&)>;
 
-int64_t latest_enter(const CollectiveCompleted& e) {
-  return *std::max_element(e.enters.begin(), e.enters.end());
-}
-int64_t earliest_exit(const CollectiveCompleted& e) {
-  return *std::min_element(e.exits.begin(), e.exits.end());
-}
+int64_t latest_enter(const CollectiveCompleted& e) { return e.latest_enter; }
+int64_t earliest_exit(const CollectiveCompleted& e) { return e.earliest_exit; }
 
 /// Waiting until `ready`, clipped to the completing call.
 int64_t wait_until(const CollectiveCompleted& e, int64_t ready) {
+  if (ready == INT64_MIN) return 0;  // nobody to wait for (members disagreed on the root)
   return std::min(ready, e.call.exit) - e.call.enter;
 }
 
@@ -49,7 +47,7 @@ class CollectivePattern final : public Pattern {
     const auto* ctx = &context;
     context.bus.subscribe<CollectiveCompleted>([this, ctx](const CollectiveCompleted& e) {
       if (e.kind != kind_ && (also_ == CollectiveKind::kOther || e.kind != also_)) return;
-      if (e.enters.size() < 2) return;
+      if (e.participants < 2) return;
       const int64_t waiting = formula_(e);
       if (waiting > 0) {
         ctx->severities.add(row(), e.call.callpath,
@@ -123,10 +121,10 @@ std::unique_ptr<Pattern> make_late_broadcast() {
                  "start the broadcast earlier on the root.",
                  MetricKind::kWaitState},
       CollectiveKind::kOneToAll, [](const CollectiveCompleted& e) -> int64_t {
-        if (e.root == analyzer::kNone || e.root >= e.enters.size() || e.my_rank == e.root) {
+        if (e.root == analyzer::kNone || e.root >= e.participants || e.my_rank == e.root) {
           return 0;
         }
-        return wait_until(e, e.enters[e.root]);
+        return wait_until(e, e.root_enter);
       });
 }
 
@@ -141,11 +139,7 @@ std::unique_ptr<Pattern> make_early_reduce() {
                  MetricKind::kWaitState},
       CollectiveKind::kAllToOne, [](const CollectiveCompleted& e) -> int64_t {
         if (e.root == analyzer::kNone || e.my_rank != e.root) return 0;
-        int64_t latest = INT64_MIN;
-        for (std::size_t r = 0; r < e.enters.size(); ++r) {
-          if (r != e.root) latest = std::max(latest, e.enters[r]);
-        }
-        return wait_until(e, latest);
+        return wait_until(e, e.latest_enter_of_others);
       });
 }
 
@@ -159,9 +153,7 @@ std::unique_ptr<Pattern> make_early_scan() {
       CollectiveKind::kScan,
       [](const CollectiveCompleted& e) -> int64_t {
         if (e.my_rank == 0) return 0;
-        const int64_t latest =
-            *std::max_element(e.enters.begin(), e.enters.begin() + e.my_rank);
-        return wait_until(e, latest);
+        return wait_until(e, e.latest_enter_below);
       },
       CollectiveKind::kExscan);
 }

@@ -4,8 +4,10 @@
 // Values are matched exactly as MPI matched the traced messages: per
 // channel (communicator, sender, receiver, tag) in posting order, with the
 // recorded actual source and tag of wildcard receives. All values for one
-// peer travel in one block (MPI_Alltoallv), so the cost is linear in the
-// number of messages and no rank can wait for another.
+// peer travel in one block, only between the ranks that exchanged messages
+// (partner_exchange.h), so the cost per rank is linear in its partners and
+// its own messages, whatever the number of ranks, and no rank can wait for
+// another.
 
 #include <mpi.h>
 
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/trace.h"
 
 namespace orrery::analyzer {
@@ -24,9 +27,9 @@ inline constexpr int64_t kNoValue = INT64_MIN;
 /// How this rank's sends and receives pair with its peers' messages, as MPI
 /// matched them (per communicator, peer and tag, in posting order, skipping
 /// cancelled operations and receives without a known source). Built once,
-/// collectively; afterwards values travel along the messages as plain int64
-/// blocks with precomputed positions: one MPI_Alltoallv per exchange, no
-/// lookups.
+/// collectively (the partners are discovered once, sparsely); afterwards
+/// values travel along the messages as plain int64 blocks with precomputed
+/// positions, one block per partner, no lookups.
 class MessageMatching {
  public:
   /// An empty matching (no messages): exchanges take empty vectors, return
@@ -38,10 +41,9 @@ class MessageMatching {
   /// non-cancelled send and every non-cancelled receive with a known source
   /// must name a communicator and peer the definitions know and `comms`
   /// holds, and every pair of ranks must agree on how many messages went
-  /// between them; blocks must fit MPI's int counts. On failure anywhere,
+  /// between them. On failure anywhere,
   /// every rank gets the same `error` (the first failing rank's text) and an
-  /// object whose exchanges are still collective and safe but carry nothing
-  /// (all kNoValue). `error` is empty if all is well.
+  /// object whose exchanges are safe but carry nothing (all kNoValue). `error` is empty if all is well.
   /// With `tolerate_truncation` (an incomplete experiment, where a rank's
   /// trace may end before its partner's), pairs of ranks may disagree on the
   /// count: per channel the messages pair in posting order as usual and the
@@ -51,12 +53,13 @@ class MessageMatching {
                                bool tolerate_truncation = false);
 
   /// per_send[i] for send i (size: the trace's sends) → for each receive j
-  /// the value of its matching send (kNoValue if none). Collective.
+  /// the value of its matching send (kNoValue if none). Every rank calls it
+  /// (only partners communicate).
   [[nodiscard]] std::vector<int64_t> to_receivers(const std::vector<int64_t>& per_send,
                                                   MPI_Comm world) const;
   /// per_recv[j] for receive j (size: the trace's receives) → for each send i
-  /// the value of its matching receive (kNoValue if none). Collective; the
-  /// exact reverse path of to_receivers.
+  /// the value of its matching receive (kNoValue if none). Every rank calls
+  /// it; the exact reverse path of to_receivers.
   [[nodiscard]] std::vector<int64_t> to_senders(const std::vector<int64_t>& per_recv,
                                                 MPI_Comm world) const;
 
@@ -76,18 +79,17 @@ class MessageMatching {
   [[nodiscard]] bool send_matched(std::size_t i) const { return send_matched_[i] != 0; }
 
  private:
-  /// Per send: its position in the outgoing block (destinations in rank
+  /// Per send: its position in the outgoing blocks (destinations in rank
   /// order, each in posting order); kNone if it travels nowhere.
   std::vector<uint32_t> send_position_;
   /// Per send: 1 if its receiver has a receive for it.
   std::vector<uint8_t> send_matched_;
-  /// Per receive: the position of its matching send in the incoming block;
+  /// Per receive: the position of its matching send in the incoming blocks;
   /// kNone if unmatched.
   std::vector<uint32_t> recv_position_;
-  /// MPI_Alltoallv layout of the send-side block and of the receive-side block.
-  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
-  std::size_t send_total_ = 0;
-  std::size_t recv_total_ = 0;
+  /// The blocks this rank sends (one per destination) and receives (one per
+  /// source that sent to it).
+  BlockLayout to_, from_;
   std::size_t matched_recvs_ = 0;
   std::size_t matched_sends_ = 0;
   std::size_t known_sends_ = 0;

@@ -4,7 +4,6 @@
 // Times are in ticks of the trace's timer (Definitions::timer_resolution).
 
 #include <cstdint>
-#include <span>
 
 #include "orrery/analyzer/trace.h"
 
@@ -69,17 +68,29 @@ struct SendsCompleted {
   int64_t latest_send_enter = INT64_MIN;
 };
 
-/// One collective instance with the enter/exit times of all participants
-/// (indexed by communicator rank). For non-blocking collectives `start_enter`
-/// is the enter of the start call and `call` is the wait that completed it.
+/// One collective instance, with the times of the other participants
+/// reduced over its communicator (replay_collectives.cpp): O(1) values per
+/// instance, whatever the group size (DESIGN §4, "Scale is a contract").
+/// For non-blocking collectives `start_enter` is the enter of the start
+/// call and `call` is the wait that completed it. "Enter" of a participant
+/// is its start enter, "exit" the exit of its completing call.
 struct CollectiveCompleted {
   CollectiveKind kind = CollectiveKind::kOther;
   CallContext call;
   int64_t start_enter = 0;
-  uint32_t my_rank = 0;
+  uint32_t my_rank = 0;       ///< this process's rank in the communicator
+  uint32_t participants = 1;  ///< size of the communicator (1: nothing to wait for)
   uint32_t root = kNone;
-  std::span<const int64_t> enters;  ///< start enter of every participant
-  std::span<const int64_t> exits;   ///< exit of every participant's completing call
+  int64_t latest_enter = INT64_MIN;   ///< max over all participants of their enter
+  int64_t earliest_exit = INT64_MAX;  ///< min over all participants of their exit
+  int64_t latest_exit = INT64_MIN;    ///< max over all participants of their exit
+  /// Enter of the root (1-to-n, n-to-1 with a valid root; else INT64_MIN).
+  int64_t root_enter = INT64_MIN;
+  /// Max enter over the participants other than the root (INT64_MIN if none).
+  int64_t latest_enter_of_others = INT64_MIN;
+  /// Scan/Exscan only: max enter over the ranks below this one (INT64_MIN on
+  /// rank 0 and for other kinds).
+  int64_t latest_enter_below = INT64_MIN;
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   bool nonblocking = false;
