@@ -32,7 +32,8 @@ std::optional<nlohmann::json> read_run_record(const std::string& report_path, co
     if (!fs::is_regular_file(file, error)) continue;
     const auto text = read_bounded_text(file);
     const nlohmann::json record =
-        text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json::value_t::discarded;
+        text ? nlohmann::json::parse(*text, nullptr, false)
+             : nlohmann::json(nlohmann::json::value_t::discarded);
     if (record.is_discarded() || !record.is_object()) {
       why_none = file.string() + " is not valid JSON";
       return std::nullopt;
