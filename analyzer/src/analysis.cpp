@@ -203,7 +203,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   int any_needs_root = needs_root(trace) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &any_needs_root, 1, MPI_INT, MPI_LOR, world);
   if (any_needs_root != 0) {
-    enclose_in_root(trace, add_root_region(definitions, program_name(options.experiment)));
+    enclose_in_root(trace, add_root_region(definitions, agreed_program_name(options.experiment,
+                                                                            trace, world)));
   }
   progress("building call trees");
   CallTree tree = build_call_tree(trace);

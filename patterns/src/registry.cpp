@@ -34,6 +34,8 @@ PatternRegistry::PatternRegistry() {
   add(category("mpi_init_exit", "Init/Exit", "mpi_management", "MPI_Init*, MPI_Finalize.",
                "Start-up and shut-down cost; large values at finalize often hide waiting for "
                "the slowest process."));
+  add(make_init_completion());
+  add(make_finalize_wait());
   add(category("mpi_synchronization", "Synchronization", "mpi",
                "Barriers and point-to-point calls that carry no data.",
                "Question every synchronization: most barriers are not needed for "

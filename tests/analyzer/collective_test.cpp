@@ -48,6 +48,38 @@ std::vector<uint64_t> exits() {
   return e;
 }
 
+TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
+  // No collective events: MPI_Init [enters[r], 100 + r] at the start and
+  // MPI_Finalize [500 + enters[r], 600 + r] at the end of main, as any
+  // producer writes them. Both wait for the latest rank to arrive.
+  auto result = analyze_scenario("init_finalize", [](TestArchive& a, const Regions& r) {
+    const uint32_t init = a.region("MPI_Init", "mpi");
+    const uint32_t finalize = a.region("MPI_Finalize", "mpi");
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      const auto ku = static_cast<std::size_t>(k);
+      rank.enter(B, r.main);
+      region(rank, init, at(enters()[ku]), at(exits()[ku]));
+      region(rank, r.work, at(200), at(500 + enters()[ku]));
+      region(rank, finalize, at(500 + enters()[ku]), at(600 + static_cast<uint64_t>(k)));
+      rank.leave(END, r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  const double latest = 10.0 * world_size();
+  for (int k = 0; k < world_size(); ++k) {
+    const double wait = us(latest - 10.0 * (k + 1));
+    EXPECT_NEAR(value(result.cube, "init_completion", "main/MPI_Init", k), wait, kTol) << k;
+    EXPECT_NEAR(value(result.cube, "finalize_wait", "main/MPI_Finalize", k), wait, kTol) << k;
+    // The rest of the call stays Init/Exit time; neither call is a collective.
+    EXPECT_NEAR(value(result.cube, "mpi_init_exit", "main/MPI_Init", k),
+                us(100.0 + k - 10.0 * (k + 1)) - wait, kTol) << k;
+    EXPECT_EQ(value(result.cube, "collectives", "main/MPI_Init", k), 0.0);
+    EXPECT_EQ(value(result.cube, "collectives", "main/MPI_Finalize", k), 0.0);
+  }
+  EXPECT_EQ(result.statistics.collective_mismatches, 0u);
+}
+
 TEST(AnalyzerCollectives, WaitAtBarrierAndCompletion) {
   auto result = run_collective("barrier", &Regions::barrier, Collective::kBarrier,
                                TestArchive::kNoRoot, enters(), exits());

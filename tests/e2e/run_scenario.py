@@ -27,7 +27,12 @@ REL_TOL = 0.10
 SCENARIOS = {
     "late_sender": ("e2e_late_sender", [], [("late_sender", "MPI_Recv", "recv", [0])]),
     "late_sender_nb": ("e2e_late_sender_nb", [], [("late_sender", "MPI_Wait", "wait", [0])]),
-    "late_receiver": ("e2e_late_receiver", [], [("late_receiver", "MPI_Ssend", "ssend", [0])]),
+    # The eager MPI_Send returned before its receive was posted: no instance.
+    "late_receiver": ("e2e_late_receiver", [],
+                      [("late_receiver", "MPI_Ssend", "ssend", [0]),
+                       ("late_receiver_count", "MPI_Ssend", "ssend_instances", [0]),
+                       ("late_receiver", "MPI_Send", "send", []),
+                       ("late_receiver_count", "MPI_Send", "send", [])]),
     "barrier": ("e2e_imbalanced_collective", ["barrier"],
                 [("wait_at_barrier", "MPI_Barrier", "call", "all_but_last")]),
     "nxn": ("e2e_imbalanced_collective", ["allreduce"],

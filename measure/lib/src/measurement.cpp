@@ -239,6 +239,8 @@ TraceInput session_trace_input(const std::string& directory, MPI_Comm comm,
   input.clock = converter;
   input.monotonic_anchor = g_session.monotonic_anchor;
   input.realtime_anchor = g_session.realtime_anchor;
+  input.root_region = g_state.root_region;
+  input.program = executable_name();
   return input;
 }
 
@@ -365,6 +367,12 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   remove_exit_guard();
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
+  // MPI_Finalize synchronizes all ranks, but the real PMPI_Finalize can only
+  // run after the trace is written (with MPI). Its synchronization is done
+  // here, inside the recorded region (as Score-P does): a rank that arrives
+  // late makes the others wait in MPI_Finalize, where the analysis finds it
+  // (finalize_wait), not in the unification after it.
+  PMPI_Barrier(g_session.comm);
   g_session.offsets.push_back(measure_clock_offset(g_session.comm, g_state.world_rank, g_state.world_size));
   record_leave(region, now());
   // The last resource sample, inside the still open program regions.

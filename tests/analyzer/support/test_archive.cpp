@@ -123,6 +123,12 @@ void TestArchive::Rank::irecv(uint64_t t, uint32_t peer, uint32_t comm, uint32_t
                               uint64_t bytes, uint64_t request) {
   ORRERY_WRITE(OTF2_EvtWriter_MpiIrecv(W(writer_), nullptr, t, peer, comm, tag, bytes, request));
 }
+void TestArchive::Rank::program_begin(uint64_t t, uint32_t program) {
+  ORRERY_WRITE(OTF2_EvtWriter_ProgramBegin(W(writer_), nullptr, t, program, 0, nullptr));
+}
+void TestArchive::Rank::program_end(uint64_t t, int64_t exit_status) {
+  ORRERY_WRITE(OTF2_EvtWriter_ProgramEnd(W(writer_), nullptr, t, exit_status));
+}
 void TestArchive::Rank::buffer_flush(uint64_t t, uint64_t stop) {
   ORRERY_WRITE(OTF2_EvtWriter_BufferFlush(W(writer_), nullptr, t, stop));
 }

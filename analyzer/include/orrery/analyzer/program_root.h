@@ -4,6 +4,8 @@
 // synthetic root region around them, so that the time between recorded
 // regions (the program computing) lands in a call path too.
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,12 @@ namespace orrery::analyzer {
 /// The program's name for the root region: the basename of the executable in
 /// `EXP/run.json` (`measurement.program`, else the launched command), else "program".
 [[nodiscard]] std::string program_name(const std::string& experiment);
+
+/// The root region's name, the same on every rank of `world`: the
+/// program_name() of run.json if it has one, else the program name of rank
+/// 0's OTF2 ProgramBegin event (other producers' traces), else "program".
+[[nodiscard]] std::string agreed_program_name(const std::string& experiment,
+                                              const LocalTrace& trace, MPI_Comm world);
 
 /// The program name from a command line as run.json records it (launcher
 /// options skipped): "mpirun -np 4 ./a.out x" gives "a.out"; "" if none.
