@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -92,6 +93,17 @@ std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world)
   return texts;
 }
 
+/// The values of ranks without a trace are not zero but unknown: NaN.
+void mark_absent(report::MetricValues& values, std::size_t locations,
+                 const std::vector<uint32_t>& lost) {
+  if (lost.empty() || locations == 0) return;
+  for (std::size_t c = 0; c < values.size() / locations; ++c) {
+    for (const uint32_t l : lost) {
+      if (l < locations) values[c * locations + l] = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+}
+
 }  // namespace
 
 std::string describe_endings(const std::vector<std::string>& endings) {
@@ -113,6 +125,19 @@ std::string describe_endings(const std::vector<std::string>& endings) {
     if (ranks.size() > 8) text += " and " + std::to_string(ranks.size() - 8) + " more";
   }
   return text + ".";
+}
+
+std::string describe_lost_ranks(const std::vector<uint32_t>& lost) {
+  std::string ranks;
+  for (std::size_t k = 0; k < lost.size() && k < 8; ++k) {
+    ranks += (k == 0 ? "" : ", ") + std::to_string(lost[k]);
+  }
+  if (lost.size() > 8) ranks += " and " + std::to_string(lost.size() - 8) + " more";
+  return std::string("Warning: rank") + (lost.size() == 1 ? " " : "s ") + ranks +
+         " left no trace: analyzed without " + (lost.size() == 1 ? "it" : "them") +
+         " (messages to and from " + (lost.size() == 1 ? "it" : "them") +
+         " are unmatched, the collectives of their communicators dropped); "
+         "their values in the report are absent (NaN).";
 }
 
 std::string default_report_path(const std::string& experiment) {
@@ -147,6 +172,10 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                                  : options.experiment;
   Definitions definitions;
   IdMapping mapping;
+  // Ranks of an incomplete run that left no trace (killed by SIGKILL): the
+  // others are analyzed; theirs is an empty trace, their values NaN.
+  std::vector<uint32_t> lost;
+  bool traceless = false;
   if (incomplete) {
     progress("incomplete run (no MPI_Finalize): reading each rank's own trace in " +
              options.experiment + "/incomplete");
@@ -154,10 +183,17 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
       if (rank != 0) return;
       const uint32_t ranks = incomplete_world_size(options.experiment);
       if (ranks != static_cast<uint32_t>(size)) throw wrong_size(ranks);
-      check_incomplete_archives(options.experiment, ranks);
     });
+    lost = ranks_without_trace(options.experiment, static_cast<uint32_t>(size));
+    traceless = std::find(lost.begin(), lost.end(), static_cast<uint32_t>(rank)) != lost.end();
     Definitions local;
     phases.run([&] {
+      if (traceless) {
+        local.ranks.resize(static_cast<std::size_t>(size));
+        local.ranks[static_cast<std::size_t>(rank)] =
+            RankDef{static_cast<uint64_t>(rank), "rank " + std::to_string(rank) + " (no trace)", ""};
+        return;
+      }
       local = read_definitions(source);
       if (local.ranks.size() != static_cast<std::size_t>(size)) throw wrong_size(local.ranks.size());
     });
@@ -182,6 +218,10 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   progress("reading traces");
   LocalTrace trace;
   phases.run([&] {
+    if (traceless) {
+      trace.rank = static_cast<uint32_t>(rank);
+      return;
+    }
     read_rank_trace(source, definitions, static_cast<uint32_t>(rank), trace,
                     incomplete ? &mapping : nullptr);
   });
@@ -288,6 +328,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   for (std::size_t m = 0; m < severities.metrics(); ++m) {
     report::MetricValues values = merge->gather_metric(m, severities);
     if (rank != 0) continue;
+    mark_absent(values, header.locations.size(), lost);
     digest.add(m, values);
     if (writer) attempt([&] { writer->write_metric(m, values); });
     if (options.keep_cube) result.cube.values.push_back(std::move(values));
@@ -298,6 +339,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   if (rank == 0 && options.progress != nullptr) {
     if (incomplete) *options.progress << "\n" << describe_endings(result.rank_endings) << "\n";
+    if (!lost.empty()) *options.progress << describe_lost_ranks(lost) << "\n";
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
   }

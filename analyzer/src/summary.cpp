@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -87,6 +88,7 @@ void SummaryDigest::add(std::size_t metric, const report::MetricValues& values) 
   for (std::size_t c = 0; c < callpaths_; ++c) {
     for (std::size_t l = 0; l < locations_; ++l) {
       const double value = values[c * locations_ + l];
+      if (std::isnan(value)) continue;  // a rank without trace: absent
       per_callpath[c] += value;
       per_location[l] += value;
     }

@@ -1,6 +1,7 @@
 // `orrery info REPORT`: what a report holds.
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -69,7 +70,9 @@ std::vector<double> metric_totals(const CubeReader& reader) {
     const MetricValues values = reader.read_metric(m);
     double sum = 0;
     for (const double value : values) {
-      sum += value;
+      if (!std::isnan(value)) {  // NaN: a rank without trace
+        sum += value;
+      }
     }
     totals.push_back(sum);
   }

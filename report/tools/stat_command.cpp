@@ -121,6 +121,9 @@ void print_table(const StatOptions& options, const StatResult& result) {
             << result.header->locations.size() << " locations\n";
   // The parts the total includes, nested (each includes its own sub-metrics).
   for (const SubmetricTotal& sub : result.submetrics) {
+    if (sub.total == 0.0) {
+      continue;  // nothing of it in this report
+    }
     const Metric& metric = result.header->metrics[sub.row];
     std::cout << std::string(2 * static_cast<std::size_t>(sub.depth), ' ') << "of which "
               << metric.name << " (" << metric.display_name << "): "

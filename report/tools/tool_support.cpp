@@ -1,5 +1,7 @@
 #include "tool_support.h"
 
+#include <cmath>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -75,7 +77,9 @@ MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool 
   const auto total_of = [](const MetricValues& values) {
     double total = 0;
     for (const double value : values) {
-      total += value;
+      if (!std::isnan(value)) {
+        total += value;
+      }
     }
     return total;
   };

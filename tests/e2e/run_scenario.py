@@ -44,9 +44,17 @@ SCENARIOS = {
     "split": ("e2e_split_comm", [],
               [("wait_at_barrier", "MPI_Barrier", "barrier", "low_half"),
                ("late_sender", "MPI_Recv", "recv", "low_half")]),
+    # Late arrival into MPI_Init (rank 0) and MPI_Finalize (the last rank):
+    # "arrival" checks compute min(latest enter, exit(r)) - enter(r) from
+    # every rank's own clock readings.
+    "init_finalize": ("e2e_late_init_finalize", [],
+                      [("init_completion", "MPI_Init", ("arrival", "init_enter", "init_exit"), None),
+                       ("finalize_wait", "MPI_Finalize",
+                        ("arrival", "finalize_enter", "finalize_exit"), None)]),
     # Runs that never reach MPI_Finalize: analyzed from EXP/incomplete/.
     "exit_early": ("e2e_exit_early", [], [("late_sender", "MPI_Recv", "recv", [0])]),
     "sigterm": ("e2e_exit_early", ["sigterm"], [("late_sender", "MPI_Recv", "recv", [0])]),
+    "sigkill": ("e2e_killed_rank", [], [("late_sender", "MPI_Recv", "recv", [0])]),
 }
 
 # Incomplete scenarios: how the ranks end (rank-<r>.json "reason"), the
@@ -57,6 +65,10 @@ INCOMPLETE = {
                    "sends": 1, "recvs": 0, "collectives": 1, "time_total": [0]},
     "sigterm": {"reasons": ["SIGTERM", "SIGTERM"],
                 "sends": 1, "recvs": 0, "collectives": 1, "time_total": []},
+    # Rank 2 is SIGKILLed and leaves nothing: analyzed without it.
+    "sigkill": {"reasons": ["SIGTERM", "SIGTERM", "killed by SIGKILL, no trace", "SIGTERM"],
+                "sends": 2, "recvs": 1, "collectives": 2, "time_total": [], "lost": [2],
+                "launcher": "rank 2 killed by SIGKILL and left no trace"},
 }
 
 
@@ -159,6 +171,12 @@ def check_incomplete_summary(stdout, expected, np_):
     collectives = "Warning: %d collective instances were not completed" % expected["collectives"]
     if collectives not in stdout:
         fail("the summary lacks %r" % collectives)
+    if expected.get("lost"):
+        lost = ", ".join(str(r) for r in expected["lost"])
+        words = "Warning: rank%s %s left no trace" % ("" if len(expected["lost"]) == 1 else "s",
+                                                       lost)
+        if words not in stdout:
+            fail("the summary lacks %r" % words)
     print("incomplete run summary ok: %s" % endings[0])
 
 
@@ -185,6 +203,8 @@ def main():
             fail("the run without MPI_Finalize exited with 0")
         if os.path.exists(os.path.join(exp, "traces.otf2")):
             fail("the run without MPI_Finalize left a unified trace")
+        if incomplete.get("launcher") and incomplete["launcher"] not in result.stderr:
+            fail("the launcher does not say %r:\n%s" % (incomplete["launcher"], result.stderr))
     elif result.returncode != 0:
         fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
     analyze = mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp]
@@ -199,13 +219,26 @@ def main():
     failures = []
     for metric, call, key, spec in checks:
         values = metric_by_call(report, metric, call)
-        waiting = waiting_ranks(spec, np_)
+        waiting = waiting_ranks(spec, np_) if spec is not None else []
         for r in range(np_):
             actual = float(values[r])
+            if incomplete and r in incomplete.get("lost", []):
+                # A rank without trace: its values are absent, not zero.
+                verdict = "ok" if np.isnan(actual) else "MISMATCH"
+                print("%-16s rank %d at %-14s analyzer %s, expected absent (NaN) %s" %
+                      (metric, r, call, actual, verdict))
+                if verdict != "ok":
+                    failures.append((metric, r))
+                continue
             # The programs' initial MPI_Barrier shares the call path of a
             # barrier under test; its observed time ("sync") is added there.
             extra = observed[r].get("sync", 0.0) if call == "MPI_Barrier" else 0.0
-            expected = (observed[r][key] if r in waiting else 0.0) + extra
+            if isinstance(key, tuple):  # waiting for the latest arrival
+                _, enter, leave = key
+                latest = max(o[enter] for o in observed)
+                expected = min(latest, observed[r][leave]) - observed[r][enter]
+            else:
+                expected = (observed[r][key] if r in waiting else 0.0) + extra
             tolerance = ABS_TOL + REL_TOL * expected
             verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
             print("%-16s rank %d at %-14s analyzer %.4f s, observed %.4f s (+-%.3f) %s" %
@@ -221,7 +254,9 @@ def main():
         if incomplete and r not in incomplete["time_total"]:
             continue
         actual = float(totals[r] - init_exit[r])
-        expected = observed[r]["span"]
+        # Time in main before MPI_Init (a program that sleeps there) is in
+        # the analyzer's total, not in the span after MPI_Init.
+        expected = observed[r]["span"] + observed[r].get("before_init", 0.0)
         tolerance = ABS_TOL + REL_TOL * expected
         verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
         print("time total       rank %d w/o init/exit analyzer %.4f s, observed %.4f s (+-%.3f) %s"
