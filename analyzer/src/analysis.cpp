@@ -15,6 +15,7 @@
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/incomplete.h"
 #include "orrery/analyzer/merge.h"
+#include "orrery/analyzer/neighbor_collectives.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
@@ -215,6 +216,11 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
   }
 
+  // In-neighbours of this rank in topology communicators (neighbourhood collectives).
+  phases.run([&] {
+    read_in_neighbors(options.experiment, static_cast<uint32_t>(rank), incomplete ? &mapping : nullptr,
+                      definitions);
+  });
   progress("reading traces");
   LocalTrace trace;
   phases.run([&] {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "orrery/analyzer/init_finalize.h"
+#include "orrery/analyzer/neighbor_collectives.h"
 #include "orrery/analyzer/trace_builder.h"
 #include "otf2_handle.h"
 #include "orrery/analyzer/trace_reader.h"
@@ -455,6 +456,7 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
                     "configuring the event reader");
   EventSink sink{TraceBuilder(trace), nullptr, mapping, &definitions};
   synchronize_init_and_finalize(definitions, sink.builder);
+  mark_neighbor_collectives(definitions, sink.builder);
   OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);

@@ -59,6 +59,19 @@ void TraceBuilder::enter(int64_t time, uint32_t region) {
   }
 }
 
+void TraceBuilder::neighborhood_in(uint32_t region) {
+  if (region >= neighborhood_regions_.size()) neighborhood_regions_.resize(region + 1, false);
+  neighborhood_regions_[region] = true;
+}
+
+CollectiveKind TraceBuilder::kind_of(uint32_t start_call, CollectiveKind kind) const {
+  if (neighborhood_regions_.empty() || start_call == kNone) return kind;
+  const uint32_t region = trace_.calltree.region(trace_.events[start_call].ref());
+  return region < neighborhood_regions_.size() && neighborhood_regions_[region]
+             ? CollectiveKind::kNeighbor
+             : kind;
+}
+
 void TraceBuilder::program_begin(int64_t time, const std::string& program_name) {
   const int64_t reference = reference_time(time);
   ++trace_.program_events;
@@ -257,7 +270,7 @@ void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t co
   if (open_collective_ == kNone) collective_begin(time);  // producers without Begin
   CollectiveOp& op = trace_.collectives[open_collective_];
   op.complete_call = current_call();
-  op.kind = kind;
+  op.kind = kind_of(op.start_call, kind);
   op.comm = comm;
   op.root = root;
   op.bytes_sent = sent;
@@ -287,7 +300,7 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
   pending_nbcs_.erase(it);
   CollectiveOp& op = trace_.collectives[index];
   op.complete_call = current_call();
-  op.kind = kind;
+  op.kind = kind_of(op.start_call, kind);
   op.comm = comm;
   op.root = root;
   op.bytes_sent = sent;

@@ -22,6 +22,7 @@ std::unique_ptr<Pattern> make_early_scan();
 std::unique_ptr<Pattern> make_late_broadcast();
 std::unique_ptr<Pattern> make_wait_at_nxn();
 std::unique_ptr<Pattern> make_nxn_completion();
+std::unique_ptr<Pattern> make_wait_at_neighbor();
 std::unique_ptr<Pattern> make_init_completion();
 std::unique_ptr<Pattern> make_finalize_wait();
 std::unique_ptr<Pattern> make_bytes_sent();

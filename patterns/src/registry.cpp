@@ -65,6 +65,7 @@ PatternRegistry::PatternRegistry() {
   add(make_late_broadcast());
   add(make_wait_at_nxn());
   add(make_nxn_completion());
+  add(make_wait_at_neighbor());
   add(category("mpi_rma_communication", "RMA Communication", "mpi_communication",
                "MPI_Put, MPI_Get, MPI_Accumulate and their kin.",
                "Aggregate small one-sided operations."));

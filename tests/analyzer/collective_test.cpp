@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "support/scenario.h"
@@ -46,6 +49,49 @@ std::vector<uint64_t> exits() {
   std::vector<uint64_t> e;
   for (int k = 0; k < world_size(); ++k) e.push_back(100 + static_cast<uint64_t>(k));
   return e;
+}
+
+TEST(AnalyzerCollectives, NeighborCollectiveWaitsForInNeighboursOnly) {
+  // A ring over all ranks (in-neighbours r-1 and r+1, from the topology file
+  // the measurement writes). Rank n/2 arrives last, at 80; it is no
+  // in-neighbour of rank 0 (4 or more ranks), whose call lasts until 100 +
+  // 0 for the data transfer: wait_at_neighbor counts only until its latest
+  // in-neighbour arrived, where N x N would count until 80.
+  const auto n = static_cast<uint32_t>(world_size());
+  std::vector<uint64_t> enter(n);
+  for (uint32_t k = 0; k < n; ++k) enter[k] = k == n / 2 ? 80 : 10 * (k + 1);
+  auto result = analyze_scenario("neighbor", [&](TestArchive& a, const Regions& r) {
+    std::vector<uint32_t> members;
+    for (uint32_t k = 0; k < n; ++k) members.push_back(k);
+    const uint32_t ring = a.comm("ring", members);
+    const uint32_t neighbor = a.region("MPI_Neighbor_alltoall", "mpi");
+    std::filesystem::create_directories(a.directory() + "/topology");
+    for (uint32_t k = 0; k < n; ++k) {
+      std::ofstream(a.directory() + "/topology/rank-" + std::to_string(k) + ".json")
+          << R"({"format": "orrery-topology", "ids": "global", "comms": [{"comm": )" << ring
+          << R"(, "in_neighbors": [)" << (k + n - 1) % n << ", " << (k + 1) % n << "]}]}";
+      auto& rank = a.rank(k);
+      rank.enter(B, r.main);
+      rank.enter(at(enter[k]), neighbor);
+      rank.collective_begin(at(enter[k]));
+      rank.collective_end(at(100 + k), Collective::kAlltoall, ring, TestArchive::kNoRoot, 8, 8);
+      rank.leave(at(100 + k), neighbor);
+      rank.leave(END, r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint64_t latest = std::max(enter[(k + n - 1) % n], enter[(k + 1) % n]);
+    const double wait = latest > enter[k] ? us(static_cast<double>(latest - enter[k])) : 0.0;
+    const int rank = static_cast<int>(k);
+    EXPECT_NEAR(value(result.cube, "wait_at_neighbor", "main/MPI_Neighbor_alltoall", rank), wait,
+                kTol) << "rank " << k;
+    EXPECT_EQ(value(result.cube, "wait_at_nxn", "main/MPI_Neighbor_alltoall", rank), 0.0);
+  }
+  if (n >= 4) {  // rank 0 does not wait for the late non-neighbour
+    EXPECT_NEAR(value(result.cube, "wait_at_neighbor", "main/MPI_Neighbor_alltoall", 0),
+                us(static_cast<double>(enter[n - 1] - enter[0])), kTol);
+  }
 }
 
 TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {

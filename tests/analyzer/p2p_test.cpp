@@ -370,7 +370,7 @@ TEST(AnalyzerP2P, TimeIsExclusiveAlongBothTrees) {
                           "late_receiver", "mpi_collective", "early_reduce", "early_scan",
                           "late_broadcast", "wait_at_nxn", "nxn_completion",
                           "mpi_rma_communication", "mpi_io", "overhead", "init_completion",
-                          "finalize_wait"}) {
+                          "finalize_wait", "wait_at_neighbor"}) {
       sum += rank_total(cube, m, k);
     }
     EXPECT_NEAR(sum, us(1000), 1e-9) << "rank " << k;

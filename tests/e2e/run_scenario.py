@@ -51,6 +51,11 @@ SCENARIOS = {
                       [("init_completion", "MPI_Init", ("arrival", "init_enter", "init_exit"), None),
                        ("finalize_wait", "MPI_Finalize",
                         ("arrival", "finalize_enter", "finalize_exit"), None)]),
+    # A neighbour exchange on a ring where a non-neighbour of rank 0 is late:
+    # the latest arrival among each rank's in-neighbours (r - 1, r + 1).
+    "neighbor": ("e2e_neighbor_exchange", [],
+                 [("wait_at_neighbor", "MPI_Neighbor_alltoall",
+                   ("arrival", "nb_enter", "nb_exit", "ring"), None)]),
     # Runs that never reach MPI_Finalize: analyzed from EXP/incomplete/.
     "exit_early": ("e2e_exit_early", [], [("late_sender", "MPI_Recv", "recv", [0])]),
     "sigterm": ("e2e_exit_early", ["sigterm"], [("late_sender", "MPI_Recv", "recv", [0])]),
@@ -234,8 +239,11 @@ def main():
             # barrier under test; its observed time ("sync") is added there.
             extra = observed[r].get("sync", 0.0) if call == "MPI_Barrier" else 0.0
             if isinstance(key, tuple):  # waiting for the latest arrival
-                _, enter, leave = key
-                latest = max(o[enter] for o in observed)
+                enter, leave = key[1], key[2]
+                sources = range(np_)
+                if key[3:] == ("ring",):  # in-neighbours on a ring
+                    sources = [(r - 1) % np_, (r + 1) % np_]
+                latest = max(observed[s][enter] for s in sources)
                 expected = min(latest, observed[r][leave]) - observed[r][enter]
             else:
                 expected = (observed[r][key] if r in waiting else 0.0) + extra

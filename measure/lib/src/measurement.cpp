@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "comm_registry.h"
 #include "experiment.h"
 #include "mpi_handlers.h"
 #include "program_region.h"
 #include "regions.h"
 #include "settings.h"
+#include "topology.h"
 #include "trace_writer.h"
 #include "unify.h"
 
@@ -398,6 +400,10 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
     return;
   }
   const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
+  if (unified) {
+    write_topologies(g_state.settings.experiment_dir + "/topology", g_state.world_rank,
+                     g_comms.in_neighbors(), &mapping.comms);
+  }
   TraceOutput trace;
   bool trace_ok = false;
   if (unified) {
@@ -442,6 +448,7 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
     for (uint32_t i = 0; i < global.comms.size(); ++i) mapping.comms.push_back(i);
     const std::string& dir = g_state.settings.experiment_dir;
     const std::string archive = "incomplete/rank-" + std::to_string(g_state.world_rank);
+    write_topologies(dir + "/topology", g_state.world_rank, g_comms.in_neighbors(), nullptr);
     ::mkdir((dir + "/incomplete").c_str(), 0755);
     ::mkdir((dir + "/" + archive).c_str(), 0755);
     const TraceInput input =

@@ -40,7 +40,7 @@ uint8_t role_of(const std::string& name, OTF2_Paradigm paradigm) {
 }  // namespace
 
 TestArchive::TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base)
-    : ranks_(ranks), location_base_(location_base) {
+    : directory_(directory), ranks_(ranks), location_base_(location_base) {
   std::filesystem::create_directories(directory);
   archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);

@@ -38,6 +38,8 @@ class TestArchive {
   uint32_t comm(const std::string& name, const std::vector<uint32_t>& members);
   /// The archive's creator string (as a producer names itself).
   void creator(const std::string& name);
+  /// The experiment directory the archive is written to.
+  [[nodiscard]] const std::string& directory() const { return directory_; }
   /// A string definition (e.g. the program name of ProgramBegin); its id.
   uint32_t define_string(const std::string& text) { return string(text); }
   /// A clock offset record of a rank (reference = local + offset).
@@ -90,6 +92,7 @@ class TestArchive {
   struct RegionDef { uint32_t name; uint8_t paradigm; uint8_t role; };
   struct CommDef { uint32_t name; std::vector<uint32_t> members; };
   void* archive_ = nullptr;  // OTF2_Archive*
+  std::string directory_;
   uint32_t ranks_;
   uint64_t location_base_;
   std::vector<Rank> rank_writers_;

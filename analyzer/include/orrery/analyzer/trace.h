@@ -46,6 +46,10 @@ enum class CollectiveKind : uint8_t {
   /// (init_finalize.h).
   kInit,
   kFinalize,
+  /// MPI_Neighbor_* / MPI_Ineighbor_*: OTF2 records them as Allgather(v) /
+  /// Alltoall(v/w); the reader tells them apart by region name
+  /// (neighbor_collectives.h). A rank waits for its in-neighbours only.
+  kNeighbor,
 };
 
 /// A region definition.
@@ -82,6 +86,10 @@ struct Definitions {
   /// The archive's global strings by id (for strings events refer to, such
   /// as ProgramBegin's program name); empty for unified incomplete runs.
   std::vector<std::string> strings;
+  /// This analysis rank's in-neighbours (communicator ranks) per topology
+  /// communicator, by comm id, from EXP/topology/rank-<r>.json; empty if the
+  /// measurement recorded none. Not global: each rank reads its own.
+  std::map<uint32_t, std::vector<uint32_t>> in_neighbors;
 
   /// World rank of the member `rank_in_comm` of comm `comm` seen from `self`.
   [[nodiscard]] uint32_t world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const;

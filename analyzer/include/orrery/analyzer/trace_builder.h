@@ -57,6 +57,10 @@ class TraceBuilder {
   /// right before its Leave (MPI_Init and MPI_Finalize, init_finalize.h).
   void synchronize_in(uint32_t region, CollectiveKind kind, uint32_t comm);
 
+  /// Collectives started in `region` are neighbourhood collectives: their
+  /// kind becomes kNeighbor whatever OTF2 operation they record.
+  void neighborhood_in(uint32_t region);
+
   /// Closes regions left open (a truncated trace); call once at the end.
   void finish();
 
@@ -109,6 +113,9 @@ class TraceBuilder {
   };
   std::vector<Synchronizing> synchronizing_;
   uint32_t synchronizing_open_ = kNone;  ///< collective opened by such a region's Enter
+  /// The kind of a collective started at Enter `start_call` recorded as `kind`.
+  CollectiveKind kind_of(uint32_t start_call, CollectiveKind kind) const;
+  std::vector<bool> neighborhood_regions_;  ///< by region id (neighborhood_in)
   /// Time of a ProgramBegin outside any region not yet followed by an Enter.
   int64_t program_begin_pending_ = INT64_MIN;
 };
