@@ -137,8 +137,8 @@ std::string describe_lost_ranks(const std::vector<uint32_t>& lost) {
   return std::string("Warning: rank") + (lost.size() == 1 ? " " : "s ") + ranks +
          " left no trace: analyzed without " + (lost.size() == 1 ? "it" : "them") +
          " (messages to and from " + (lost.size() == 1 ? "it" : "them") +
-         " are unmatched, the collectives of their communicators dropped); "
-         "their values in the report are absent (NaN).";
+         " are unmatched, the collectives of their communicators dropped); " +
+         (lost.size() == 1 ? "its" : "their") + " values in the report are absent (NaN).";
 }
 
 std::string default_report_path(const std::string& experiment) {
@@ -308,6 +308,9 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   report::CubeHeader header;
   if (rank == 0) {
     header = merge->header();
+    for (const uint32_t l : lost) {
+      if (l < header.locations.size()) header.locations[l].name += " (no trace)";
+    }
     header.attributes = report::CubeAttributes{"orrery-analyze " ORRERY_VERSION,
                                                options.experiment, iso8601_now()};
   }

@@ -282,13 +282,17 @@ TEST(Incomplete, RankWithoutTraceIsAnalyzedWithoutIt) {
   EXPECT_TRUE(std::isnan(value(cube, "execution", "main", lost)));
   EXPECT_TRUE(std::isnan(value(cube, "visits", "main", lost)));
   EXPECT_GT(value(cube, "execution", "main", 0), 0.0);
-  EXPECT_EQ(value(cube, "visits", "main/only1", 1), 1.0);
+  if (n > 2) {
+    EXPECT_EQ(value(cube, "visits", "main/only1", 1), 1.0);
+  }
   ASSERT_EQ(result.rank_endings.size(), n);
   EXPECT_EQ(result.rank_endings[n - 1], "no trace");
   // Every world instance is dropped (the lost rank's count is 0), and its
   // messages (rank 1's to rank 0 when it is rank 1) are unmatched.
   EXPECT_GE(result.statistics.collectives_dropped, 1U);
-  if (n == 2) EXPECT_GE(result.statistics.recvs_unmatched, 2U);
+  if (n == 2) {
+    EXPECT_GE(result.statistics.recvs_unmatched, 2U);
+  }
   const std::string warning = analyzer::describe_lost_ranks({n - 1});
   EXPECT_NE(warning.find("rank " + std::to_string(n - 1) + " left no trace"), std::string::npos)
       << warning;

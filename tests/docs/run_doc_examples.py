@@ -7,7 +7,8 @@ documentation cannot drift from the program.
 Examples are taken from fenced code blocks: in a block with "$ " prompts
 the prompted lines, otherwise every line; only commands of Orrery
 (`orrery`, `orrery-analyze`, `orrery-instrument`) and `mpirun` lines that
-run `orrery-analyze` or `./app`. Comments (` # ...`) and the placeholders
+run `orrery-analyze` or `./app` (not a printed message such as `orrery view:
+serving ...`). Comments (` # ...`) and the placeholders
 `args...`/`[app arguments]` are dropped; rows of benchmark tables (a
 command followed by columns of numbers) are not commands. A block preceded
 by `<!-- docs-test: skip REASON -->` is skipped (and listed).
@@ -21,7 +22,8 @@ it, with `EXP/report.h5`), `EXP1`, `EXP2`, `before/`, `after/`, `run1/`
 `counters.h5`, `CUBE`, `REPORT`. A command that measures (`orrery run`, or
 `ORRERY_EXPERIMENT_DIR=EXP`) gets the copy without `EXP`. `mpirun` gets
 `--oversubscribe`; `orrery view` gets `--no-browser --port 0` and passes
-when it prints its address. Every other example must exit with 0.
+when it prints its address. Every other example must exit with 0. A command
+written in several places runs once.
 """
 import os
 import re
@@ -48,8 +50,8 @@ def documentation(source):
 
 def is_example(command):
     words = command.split()
-    if not words:
-        return False
+    if not words or any(w.endswith(":") for w in words[:2]):
+        return False  # a message the program prints ("orrery view: serving ...")
     if words[0] in TOOLS:
         return True
     return words[0] == "mpirun" and any(w in ("orrery-analyze", "./app") or w.endswith("/orrery-analyze")
@@ -164,10 +166,14 @@ def main():
     if len(examples) < 20:
         print("FAIL: only %d command examples found in the documentation" % len(examples))
         sys.exit(1)
+    # A command written in several places runs once; a failure names them all.
+    places = {}
+    for name, number, command in examples:
+        places.setdefault(command, []).append("%s:%d" % (name, number))
     work = tempfile.mkdtemp(prefix="orrery-doc-examples-")
     fixture = make_fixture(work, source, build, env)
     failures = []
-    for index, (name, number, command) in enumerate(examples):
+    for index, (command, where) in enumerate(places.items()):
         measures = command.startswith("orrery run") or "ORRERY_EXPERIMENT_DIR=EXP" in command
         box = sandbox(fixture, work, index, measures)
         executed = re.sub(r"\bmpirun\b", "mpirun --oversubscribe", command)
@@ -179,14 +185,15 @@ def main():
                 ok, output = result.returncode == 0, result.stdout + result.stderr
         except subprocess.TimeoutExpired:
             ok, output = False, "timed out"
-        print("%-4s %s:%d  %s" % ("ok" if ok else "FAIL", name, number, command))
+        print("%-4s %s  (%s)" % ("ok" if ok else "FAIL", command, ", ".join(where)))
         if not ok:
             print("     " + output.strip().replace("\n", "\n     "))
-            failures.append("%s:%d" % (name, number))
+            failures += where
         shutil.rmtree(box, ignore_errors=True)
     for name, number, command, why in skipped:
         print("skip %s:%d  %s (%s)" % (name, number, command, why))
-    print("%d examples run, %d failed, %d skipped" % (len(examples), len(failures), len(skipped)))
+    print("%d examples (%d distinct commands) run, %d failed, %d skipped" %
+          (len(examples), len(places), len(failures), len(skipped)))
     if failures:
         print("FAIL: examples that do not work as documented: " + ", ".join(failures))
         sys.exit(1)

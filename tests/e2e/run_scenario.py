@@ -244,7 +244,7 @@ def main():
                 if key[3:] == ("ring",):  # in-neighbours on a ring
                     sources = [(r - 1) % np_, (r + 1) % np_]
                 latest = max(observed[s][enter] for s in sources)
-                expected = min(latest, observed[r][leave]) - observed[r][enter]
+                expected = max(0.0, min(latest, observed[r][leave]) - observed[r][enter])
             else:
                 expected = (observed[r][key] if r in waiting else 0.0) + extra
             tolerance = ABS_TOL + REL_TOL * expected
