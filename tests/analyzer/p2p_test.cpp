@@ -239,6 +239,16 @@ TEST(AnalyzerP2P, WrongOrderIsCarvedOutOfLateSender) {
   EXPECT_NEAR(value(cube, "late_sender_wrong_order", "main/MPI_Recv", 0), us(30), kTol);
   EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), 0.0, kTol);
   EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 1.0);
+  // The summary lists Late Sender once, with its sub-metric included and
+  // nested under it, not both side by side.
+  std::ostringstream summary;
+  const patterns::PatternRegistry registry;
+  analyzer::print_summary(summary, cube, registry, result.statistics, "r.h5");
+  const std::string text = summary.str();
+  EXPECT_NE(text.find("\n  Late Sender: 0.000030 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n      of which Late Sender, Wrong Order: 0.000030 s"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\n  Late Sender, Wrong Order:"), std::string::npos) << text;
   // 40 + 1 microseconds in MPI_Recv, 30 of them waiting.
   EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(11), kTol);
 }
