@@ -121,7 +121,8 @@ std::vector<SubmetricTotal> submetric_totals(const CubeHeader& header, std::size
       }
     }
   }
-  for (std::size_t i = 1; i < rows.size(); ++i) {
+  // Only the sub-metrics that were loaded (none with --exclusive-metric).
+  for (std::size_t i = 1; i < rows.size() && i < own_totals.size(); ++i) {
     int depth = 0;
     for (int32_t p = header.metrics[rows[i]].parent; p >= 0 && static_cast<std::size_t>(p) != metric_row;
          p = header.metrics[static_cast<std::size_t>(p)].parent) {
