@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,6 +17,7 @@
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/incomplete.h"
 #include "orrery/analyzer/merge.h"
+#include "orrery/analyzer/neighbor_collectives.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
@@ -95,6 +97,17 @@ std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world)
   return texts;
 }
 
+/// The values of ranks without a trace are not zero but unknown: NaN.
+void mark_absent(report::MetricValues& values, std::size_t locations,
+                 const std::vector<uint32_t>& lost) {
+  if (lost.empty() || locations == 0) return;
+  for (std::size_t c = 0; c < values.size() / locations; ++c) {
+    for (const uint32_t l : lost) {
+      if (l < locations) values[c * locations + l] = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+}
+
 }  // namespace
 
 std::string describe_endings(const std::vector<std::string>& endings) {
@@ -116,6 +129,19 @@ std::string describe_endings(const std::vector<std::string>& endings) {
     if (ranks.size() > 8) text += " and " + std::to_string(ranks.size() - 8) + " more";
   }
   return text + ".";
+}
+
+std::string describe_lost_ranks(const std::vector<uint32_t>& lost) {
+  std::string ranks;
+  for (std::size_t k = 0; k < lost.size() && k < 8; ++k) {
+    ranks += (k == 0 ? "" : ", ") + std::to_string(lost[k]);
+  }
+  if (lost.size() > 8) ranks += " and " + std::to_string(lost.size() - 8) + " more";
+  return std::string("Warning: rank") + (lost.size() == 1 ? " " : "s ") + ranks +
+         " left no trace: analyzed without " + (lost.size() == 1 ? "it" : "them") +
+         " (messages to and from " + (lost.size() == 1 ? "it" : "them") +
+         " are unmatched, the collectives of their communicators dropped); " +
+         (lost.size() == 1 ? "its" : "their") + " values in the report are absent (NaN).";
 }
 
 std::string default_report_path(const std::string& experiment) {
@@ -150,6 +176,10 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                                  : options.experiment;
   Definitions definitions;
   IdMapping mapping;
+  // Ranks of an incomplete run that left no trace (killed by SIGKILL): the
+  // others are analyzed; theirs is an empty trace, their values NaN.
+  std::vector<uint32_t> lost;
+  bool traceless = false;
   if (incomplete) {
     progress("incomplete run (no MPI_Finalize): reading each rank's own trace in " +
              options.experiment + "/incomplete");
@@ -157,10 +187,17 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
       if (rank != 0) return;
       const uint32_t ranks = incomplete_world_size(options.experiment);
       if (ranks != static_cast<uint32_t>(size)) throw wrong_size(ranks);
-      check_incomplete_archives(options.experiment, ranks);
     });
+    lost = ranks_without_trace(options.experiment, static_cast<uint32_t>(size));
+    traceless = std::find(lost.begin(), lost.end(), static_cast<uint32_t>(rank)) != lost.end();
     Definitions local;
     phases.run([&] {
+      if (traceless) {
+        local.ranks.resize(static_cast<std::size_t>(size));
+        local.ranks[static_cast<std::size_t>(rank)] =
+            RankDef{static_cast<uint64_t>(rank), "rank " + std::to_string(rank) + " (no trace)", ""};
+        return;
+      }
       local = read_definitions(source);
       if (local.ranks.size() != static_cast<std::size_t>(size)) throw wrong_size(local.ranks.size());
     });
@@ -182,9 +219,18 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
   }
 
+  // In-neighbours of this rank in topology communicators (neighbourhood collectives).
+  phases.run([&] {
+    read_in_neighbors(options.experiment, static_cast<uint32_t>(rank), incomplete ? &mapping : nullptr,
+                      definitions);
+  });
   progress("reading traces");
   LocalTrace trace;
   phases.run([&] {
+    if (traceless) {
+      trace.rank = static_cast<uint32_t>(rank);
+      return;
+    }
     read_rank_trace(source, definitions, static_cast<uint32_t>(rank), trace,
                     incomplete ? &mapping : nullptr);
   });
@@ -206,7 +252,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   int any_needs_root = needs_root(trace) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &any_needs_root, 1, MPI_INT, MPI_LOR, world);
   if (any_needs_root != 0) {
-    enclose_in_root(trace, add_root_region(definitions, program_name(options.experiment)));
+    enclose_in_root(trace, add_root_region(definitions, agreed_program_name(options.experiment,
+                                                                            trace, world)));
   }
   progress("building call trees");
   CallTree tree = build_call_tree(trace);
@@ -278,6 +325,9 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   report::CubeHeader header;
   if (rank == 0) {
     header = merge->header();
+    for (const uint32_t l : lost) {
+      if (l < header.locations.size()) header.locations[l].name += " (no trace)";
+    }
     header.attributes = report::CubeAttributes{"orrery-analyze " ORRERY_VERSION,
                                                options.experiment, iso8601_now()};
   }
@@ -315,6 +365,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   for (std::size_t m = 0; m < severities.metrics(); ++m) {
     report::MetricValues values = merge->gather_metric(m, severities);
     if (rank != 0) continue;
+    mark_absent(values, header.locations.size(), lost);
     digest.add(m, values);
     if (writer) attempt([&] { writer->write_metric(m, values); });
     if (options.keep_cube) result.cube.values.push_back(std::move(values));
@@ -334,6 +385,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   if (rank == 0 && options.progress != nullptr) {
     if (incomplete) *options.progress << "\n" << describe_endings(result.rank_endings) << "\n";
+    if (!lost.empty()) *options.progress << describe_lost_ranks(lost) << "\n";
     *options.progress << "\n";
     print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,

@@ -113,7 +113,25 @@ void check_incomplete_archives(const std::string& experiment, uint32_t ranks) {
   }
 }
 
+std::vector<uint32_t> ranks_without_trace(const std::string& experiment, uint32_t ranks) {
+  std::vector<uint32_t> lost;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    if (!fs::exists(anchor_path(incomplete_archive(experiment, r)))) lost.push_back(r);
+  }
+  return lost;
+}
+
 std::string incomplete_reason(const std::string& experiment, uint32_t rank) {
+  if (!fs::exists(anchor_path(incomplete_archive(experiment, rank)))) {
+    const auto run = read_bounded_text(fs::path(experiment) / "run.json");
+    const nlohmann::json record =
+        run ? nlohmann::json::parse(*run, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
+    if (record.is_object() && record.contains("rank_signal_name") &&
+        record["rank_signal_name"].is_string()) {
+      return "killed by " + record["rank_signal_name"].get<std::string>() + ", no trace";
+    }
+    return "no trace";
+  }
   const auto text =
       read_bounded_text(fs::path(experiment) / "incomplete" / ("rank-" + std::to_string(rank) + ".json"));
   if (!text) return "unknown";
@@ -197,10 +215,15 @@ Definitions unify_definitions(const std::vector<Definitions>& local,
   uint32_t self_id = kNone;
   std::map<std::pair<std::vector<uint32_t>, uint32_t>, uint32_t> comms;
   uint32_t next_comm = 0;
+  bool have_resolution = false;
   for (std::size_t r = 0; r < local.size(); ++r) {
     const Definitions& defs = local[r];
     IdMapping& mapping = mappings[r];
-    if (r == 0) unified.timer_resolution = defs.timer_resolution;
+    // From the first rank with definitions (a rank without trace has none).
+    if (!defs.regions.empty() && !have_resolution) {
+      unified.timer_resolution = defs.timer_resolution;
+      have_resolution = true;
+    }
     mapping.regions.resize(defs.regions.size());
     for (std::size_t i = 0; i < defs.regions.size(); ++i) {
       const RegionDef& region = defs.regions[i];

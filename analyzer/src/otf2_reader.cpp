@@ -13,6 +13,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "orrery/analyzer/init_finalize.h"
+#include "orrery/analyzer/neighbor_collectives.h"
 #include "orrery/analyzer/trace_builder.h"
 #include "otf2_handle.h"
 #include "orrery/analyzer/trace_reader.h"
@@ -191,6 +193,7 @@ struct EventSink {
   TraceBuilder builder;
   std::exception_ptr failure;
   const IdMapping* mapping = nullptr;
+  const Definitions* definitions = nullptr;
 };
 
 uint32_t translate(const std::vector<uint32_t>& table, uint32_t id, const char* what) {
@@ -284,6 +287,17 @@ ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t
   });
 }
 
+OTF2_CallbackCode ev_program_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                   OTF2_AttributeList*, OTF2_StringRef name, uint32_t,
+                                   const OTF2_StringRef*) {
+  const std::vector<std::string>& strings = static_cast<EventSink*>(user)->definitions->strings;
+  const std::string program = name < strings.size() ? strings[name] : std::string();
+  return guarded(user, [&](TraceBuilder& b) { b.program_begin(ORRERY_T, program); });
+}
+OTF2_CallbackCode ev_program_end(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                 OTF2_AttributeList*, int64_t) {
+  return guarded(user, [&](TraceBuilder& b) { b.program_end(ORRERY_T); });
+}
 OTF2_CallbackCode ev_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                                   OTF2_AttributeList*, OTF2_TimeStamp stop) {
   return guarded(user, [&](TraceBuilder& b) { b.buffer_flush(ORRERY_T, static_cast<int64_t>(stop)); });
@@ -309,6 +323,8 @@ OTF2_EvtReaderCallbacks* make_event_callbacks() {
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete);
   OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cbs, ev_buffer_flush);
+  OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cbs, ev_program_begin);
+  OTF2_EvtReaderCallbacks_SetProgramEndCallback(cbs, ev_program_end);
   OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cbs, ev_measurement);
   return cbs;
 }
@@ -370,6 +386,11 @@ Definitions read_definitions(const std::string& experiment) {
     def.role = to_role(region.role);
   }
   defs.ranks = resolve_ranks(raw);
+  for (const auto& [id, text] : raw.strings) {
+    if (id > 4 * raw.strings.size() + 1024) continue;  // not dense: ignored, never huge
+    if (id >= defs.strings.size()) defs.strings.resize(id + 1);
+    defs.strings[id] = text;
+  }
   for (const auto& [id, comm] : raw.comms) {
     CommDef def;
     def.name = raw.string(comm.name);
@@ -445,7 +466,9 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   // OTF2 would apply them a second time.
   reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, false),
                     "configuring the event reader");
-  EventSink sink{TraceBuilder(trace), nullptr, mapping};
+  EventSink sink{TraceBuilder(trace), nullptr, mapping, &definitions};
+  synchronize_init_and_finalize(definitions, sink.builder);
+  mark_neighbor_collectives(definitions, sink.builder);
   OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);

@@ -59,6 +59,20 @@ std::string program_name(const std::string& experiment) {
   return "program";
 }
 
+std::string agreed_program_name(const std::string& experiment, const LocalTrace& trace,
+                                MPI_Comm world) {
+  const std::string from_run = program_name(experiment);
+  if (from_run != "program") return from_run;  // the same file on every rank
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  std::string name = rank == 0 ? trace.program_name : std::string();
+  int length = static_cast<int>(name.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, world);
+  name.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(name.data(), length, MPI_CHAR, 0, world);
+  return name.empty() ? from_run : basename(name);
+}
+
 uint32_t add_root_region(Definitions& definitions, const std::string& name) {
   RegionDef root;
   root.name = name;

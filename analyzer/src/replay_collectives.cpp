@@ -53,6 +53,7 @@ CollectiveCompleted make_event(const LocalTrace& trace, const CollectiveOp& op) 
   event.bytes_sent = op.bytes_sent;
   event.bytes_received = op.bytes_received;
   event.nonblocking = op.nonblocking;
+  event.comm = op.comm;
   return event;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -87,6 +88,7 @@ void SummaryDigest::add(std::size_t metric, const report::MetricValues& values) 
   for (std::size_t c = 0; c < callpaths_; ++c) {
     for (std::size_t l = 0; l < locations_; ++l) {
       const double value = values[c * locations_ + l];
+      if (std::isnan(value)) continue;  // a rank without trace: absent
       per_callpath[c] += value;
       per_location[l] += value;
     }
@@ -142,10 +144,17 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
   const double total = metric_total(header, digest, registry.row("time"));
   out << "\nTotal time: " << format(6, total) << " s over " << n_loc << " ranks\n";
 
+  // Each wait state once, inclusive of its sub-metrics (which are printed
+  // under it, "of which ..."), so the listed values add up.
+  const auto is_wait_state = [&](int row) {
+    return row >= 0 && registry.patterns()[static_cast<std::size_t>(row)]->info().kind ==
+                           patterns::MetricKind::kWaitState;
+  };
   struct Found { std::size_t row; double value; };
   std::vector<Found> found;
   for (const auto& pattern : registry.patterns()) {
     if (pattern->info().kind != patterns::MetricKind::kWaitState) continue;
+    if (is_wait_state(registry.parent_row(pattern->row()))) continue;
     const double value = metric_total(header, digest, pattern->row());
     // Below a microsecond is noise of the clock, not a wait state worth reading.
     if (value >= 1e-6) found.push_back({pattern->row(), value});
@@ -178,6 +187,19 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
         << "% of time)\n"
         << "      at " << callpath_name(header, cp) << "\n"
         << "      most affected: " << affected << "\n";
+    for (std::size_t sub : rows) {
+      if (sub == row) continue;
+      const double part = metric_total(header, digest, sub);
+      if (part < 1e-6) continue;
+      // Depth below the listed wait state, for nested sub-metrics.
+      std::string indent = "      ";
+      for (int p = header.metrics[sub].parent; p >= 0 && static_cast<std::size_t>(p) != row;
+           p = header.metrics[static_cast<std::size_t>(p)].parent) {
+        indent += "  ";
+      }
+      out << indent << "of which " << header.metrics[sub].display_name << ": "
+          << format(6, part) << " s\n";
+    }
   }
   warn_about_flushes(out, header, digest, registry);
   if (statistics.clock_violations > 0) {

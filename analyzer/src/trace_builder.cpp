@@ -44,14 +44,70 @@ uint32_t TraceBuilder::callpath_of(uint32_t region) {
 
 void TraceBuilder::enter(int64_t time, uint32_t region) {
   const uint32_t callpath = callpath_of(region);
-  const uint32_t index = trace_.events.push_back(Event::make(reference_time(time), EventKind::kEnter, callpath, kNone));
+  const int64_t reference = reference_time(time);
+  if (program_begin_pending_ != INT64_MIN) {
+    // The program began before its first region: that time is outside regions.
+    if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
+    program_begin_pending_ = INT64_MIN;
+  }
+  const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
   stack_.push_back(Frame{index, callpath, 0});
+  if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther &&
+      open_collective_ == kNone) {
+    collective_begin(time);
+    synchronizing_open_ = open_collective_;
+  }
+}
+
+void TraceBuilder::neighborhood_in(uint32_t region) {
+  if (region >= neighborhood_regions_.size()) neighborhood_regions_.resize(region + 1, false);
+  neighborhood_regions_[region] = true;
+}
+
+CollectiveKind TraceBuilder::kind_of(uint32_t start_call, CollectiveKind kind) const {
+  if (neighborhood_regions_.empty() || start_call == kNone) return kind;
+  const uint32_t region = trace_.calltree.region(trace_.events[start_call].ref());
+  return region < neighborhood_regions_.size() && neighborhood_regions_[region]
+             ? CollectiveKind::kNeighbor
+             : kind;
+}
+
+void TraceBuilder::program_begin(int64_t time, const std::string& program_name) {
+  const int64_t reference = reference_time(time);
+  ++trace_.program_events;
+  if (trace_.program_name.empty()) trace_.program_name = program_name;
+  if (stack_.empty()) program_begin_pending_ = reference;
+}
+
+void TraceBuilder::program_end(int64_t time) {
+  const bool after_regions = stack_.empty() && trace_.events_read > 0;
+  const int64_t last = trace_.last_time;
+  const int64_t reference = reference_time(time);
+  ++trace_.program_events;
+  // The program ended after its last region: that time is outside regions.
+  if (after_regions && (reference > last || program_begin_pending_ != INT64_MIN)) {
+    ++trace_.loose_events;
+  }
+  program_begin_pending_ = INT64_MIN;
+}
+
+void TraceBuilder::synchronize_in(uint32_t region, CollectiveKind kind, uint32_t comm) {
+  if (region >= synchronizing_.size()) synchronizing_.resize(region + 1);
+  synchronizing_[region] = Synchronizing{kind, comm};
 }
 
 void TraceBuilder::leave(int64_t time, uint32_t region) {
   if (stack_.empty()) {
     throw InputError("trace of rank " + std::to_string(trace_.rank) +
                      " is inconsistent: a Leave without a matching Enter");
+  }
+  // The collective an MPI_Init/MPI_Finalize instance opened ends at its Leave.
+  if (synchronizing_open_ != kNone && synchronizing_open_ == open_collective_ &&
+      !stack_.empty() && region < synchronizing_.size() &&
+      trace_.collectives[synchronizing_open_].start_call == stack_.back().enter) {
+    const Synchronizing& sync = synchronizing_[region];
+    collective_end(time, sync.kind, sync.comm, kNone, 0, 0);
+    synchronizing_open_ = kNone;
   }
   const int64_t reference = reference_time(time);
   // A measurement-off instance still open when its caller is left ends
@@ -214,7 +270,7 @@ void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t co
   if (open_collective_ == kNone) collective_begin(time);  // producers without Begin
   CollectiveOp& op = trace_.collectives[open_collective_];
   op.complete_call = current_call();
-  op.kind = kind;
+  op.kind = kind_of(op.start_call, kind);
   op.comm = comm;
   op.root = root;
   op.bytes_sent = sent;
@@ -244,7 +300,7 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
   pending_nbcs_.erase(it);
   CollectiveOp& op = trace_.collectives[index];
   op.complete_call = current_call();
-  op.kind = kind;
+  op.kind = kind_of(op.start_call, kind);
   op.comm = comm;
   op.root = root;
   op.bytes_sent = sent;

@@ -136,6 +136,36 @@ nlohmann::json initial_run_record(const RunOptions& options, const std::vector<s
   };
 }
 
+std::string signal_name(int signal_number) {
+  const char* abbreviation = sigabbrev_np(signal_number);
+  return abbreviation != nullptr ? std::string("SIG") + abbreviation
+                                 : "signal " + std::to_string(signal_number);
+}
+
+namespace {
+
+/// Ranks of an incomplete run without a rank-local record: they were killed
+/// by a signal the library cannot catch. mpirun exits with 128 + the signal
+/// of a rank that died of one (Open MPI, MPICH's hydra).
+void find_lost_ranks(const nlohmann::json& incomplete, const ChildExit& child, RunOutcome& outcome) {
+  if (incomplete.empty() || !incomplete[0].is_object()) return;
+  const auto ranks = incomplete[0].value("ranks", 0);
+  std::vector<bool> present(static_cast<std::size_t>(std::max(ranks, 0)), false);
+  for (const auto& rank_record : incomplete) {
+    const int rank = rank_record.is_object() ? rank_record.value("rank", -1) : -1;
+    if (rank >= 0 && rank < ranks) present[static_cast<std::size_t>(rank)] = true;
+  }
+  for (std::size_t r = 0; r < present.size(); ++r) {
+    if (!present[r]) outcome.ranks_without_trace.push_back(static_cast<int>(r));
+  }
+  if (!outcome.ranks_without_trace.empty() && child.signal == 0 && child.exit_status > 128 &&
+      child.exit_status < 128 + 65) {
+    outcome.rank_signal = child.exit_status - 128;
+  }
+}
+
+}  // namespace
+
 /// Ranks whose trace or spill files could not be written (a full disk, a
 /// quota): by the library's own account in measurement.json.
 int count_write_errors(const std::optional<nlohmann::json>& measurement) {
@@ -199,6 +229,14 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
     outcome.incomplete_reason = incomplete[0].value("reason", std::string("unknown"));
   }
   record["incomplete"] = incomplete.empty() ? nlohmann::json(nullptr) : incomplete;
+  find_lost_ranks(incomplete, child, outcome);
+  if (!outcome.ranks_without_trace.empty()) {
+    record["ranks_without_trace"] = outcome.ranks_without_trace;
+    record["rank_signal"] = outcome.rank_signal == 0 ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(outcome.rank_signal);
+    record["rank_signal_name"] =
+        outcome.rank_signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(signal_name(outcome.rank_signal));
+  }
 
   record["measurement"] = measurement ? *measurement : nlohmann::json(nullptr);
   record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);

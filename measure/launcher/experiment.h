@@ -27,9 +27,17 @@ struct RunOutcome {
   bool aborted = false;   ///< the library recorded an MPI_Abort
   int incomplete_ranks = 0;  ///< ranks that ended without MPI_Finalize (rank-local traces)
   std::string incomplete_reason;  ///< the first such rank's reason (exit, SIGTERM, ...)
+  /// Ranks of an incomplete run that left nothing at all (killed by a signal
+  /// that cannot be caught, such as SIGKILL from the out-of-memory killer).
+  std::vector<int> ranks_without_trace;
+  /// The signal mpirun reports a rank died of (exit status 128 + signal), 0 if none.
+  int rank_signal = 0;
   int write_errors = 0;   ///< ranks whose trace could not be written (disk full?)
   bool complete = false;  ///< measured, every trace written, and the application exited with 0
 };
+
+/// "SIGKILL" for 9 (the abbreviation with the SIG prefix).
+std::string signal_name(int signal_number);
 
 /// Adds end time, exit status, hosts, the measurement and any abort record.
 RunOutcome complete_run_record(nlohmann::json& record, const std::string& experiment_dir,

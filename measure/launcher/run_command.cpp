@@ -108,8 +108,24 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
     return child.exit_status != 0 ? child.exit_status : 128 + child.interrupted_by;
   }
   if (!outcome.measured && outcome.incomplete_ranks > 0) {
-    std::fprintf(stderr, "orrery run: the run ended before MPI_Finalize (%s)\n",
-                 outcome.incomplete_reason.c_str());
+    if (outcome.ranks_without_trace.empty()) {
+      std::fprintf(stderr, "orrery run: the run ended before MPI_Finalize (%s)\n",
+                   outcome.incomplete_reason.c_str());
+    } else {
+      // The rank that died first names the cause; the others were ended after it.
+      std::string lost;
+      for (const int rank : outcome.ranks_without_trace) {
+        lost += (lost.empty() ? "" : ", ") + std::to_string(rank);
+      }
+      const std::string cause = outcome.rank_signal != 0
+                                    ? "killed by " + signal_name(outcome.rank_signal)
+                                    : "killed by a signal that cannot be caught (SIGKILL?)";
+      std::fprintf(stderr,
+                   "orrery run: the run ended before MPI_Finalize: rank%s %s %s and left no "
+                   "trace; the other ranks were ended after it (%s)\n",
+                   outcome.ranks_without_trace.size() == 1 ? "" : "s", lost.c_str(), cause.c_str(),
+                   outcome.incomplete_reason.c_str());
+    }
     print_incomplete(outcome, dir);
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;
   }

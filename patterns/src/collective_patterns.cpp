@@ -158,4 +158,34 @@ std::unique_ptr<Pattern> make_early_scan() {
       CollectiveKind::kExscan);
 }
 
+std::unique_ptr<Pattern> make_init_completion() {
+  return std::make_unique<CollectivePattern>(
+      MetricInfo{"init_completion", "Init Completion", "sec", "mpi_init_exit",
+                 "Time in MPI_Init/MPI_Init_thread spent waiting for the last process to "
+                 "start: min(latest enter, exit(self)) - enter(self). MPI_Init returns only "
+                 "when every process has arrived.",
+                 "The processes start at different times: the launcher places them slowly "
+                 "(many nodes, a slow file system loading the binary and its libraries), or "
+                 "some do work before MPI_Init (reading input, setting up). Move such work "
+                 "after MPI_Init, or stage the binary on local disks.",
+                 MetricKind::kWaitState},
+      CollectiveKind::kInit,
+      [](const CollectiveCompleted& e) { return wait_until(e, latest_enter(e)); });
+}
+
+std::unique_ptr<Pattern> make_finalize_wait() {
+  return std::make_unique<CollectivePattern>(
+      MetricInfo{"finalize_wait", "Wait at Finalize", "sec", "mpi_init_exit",
+                 "Time in MPI_Finalize spent waiting for the last process to arrive: "
+                 "min(latest enter, exit(self)) - enter(self). MPI_Finalize synchronizes "
+                 "all processes.",
+                 "A process finalized late: it had more work at the end (writing results, "
+                 "I/O or cleanup on one rank, an unbalanced last step). Spread the final "
+                 "output over the processes (MPI I/O) or balance the last step; look at what "
+                 "the latest process did before MPI_Finalize.",
+                 MetricKind::kWaitState},
+      CollectiveKind::kFinalize,
+      [](const CollectiveCompleted& e) { return wait_until(e, latest_enter(e)); });
+}
+
 }  // namespace orrery::patterns

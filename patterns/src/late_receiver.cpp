@@ -1,6 +1,9 @@
 // Late Receiver: a sending call (a blocking send, or the wait that completes
 // an Isend) blocked because the matching receive was posted later. The
-// receiver's post time arrives through the backward replay.
+// receiver's post time arrives through the backward replay. A send that
+// returned before the receive was posted did not wait for it (an eager
+// send: the library buffered the message), so it is not counted, as
+// Scalasca's scout does not count it either.
 
 #include <algorithm>
 
@@ -20,7 +23,9 @@ class LateReceiverPattern final : public Pattern {
             "Time a sender was blocked (in a blocking send or the wait that completes it) "
             "because the matching receive was posted later: min(enter(recv), exit(send)) - "
             "enter(send); in a call that also completed receives, counted only after its "
-            "late senders arrived.",
+            "late senders arrived. Only sends that ended after the receive was posted count "
+            "(the send really waited): an eager send that returned before the receive was "
+            "posted is not a Late Receiver.",
             "The receiver is behind: post the receive earlier (MPI_Irecv before the work), "
             "avoid synchronous sends (MPI_Ssend) or send with MPI_Isend and wait later.",
             MetricKind::kWaitState};
@@ -29,6 +34,8 @@ class LateReceiverPattern final : public Pattern {
     const auto* ctx = &context;
     context.bus.subscribe<SendsCompleted>([this, ctx](const SendsCompleted& e) {
       if (e.latest_recv_enter == INT64_MIN) return;
+      // Ended before the (latest) receive was posted: buffered, not waiting.
+      if (e.call.exit <= e.latest_recv_enter) return;
       // Time the call spent waiting for its own late senders is Late Sender.
       const int64_t start = std::max(e.call.enter, std::min(e.latest_send_enter, e.call.exit));
       const int64_t waiting = std::min(e.latest_recv_enter, e.call.exit) - start;

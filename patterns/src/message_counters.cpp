@@ -95,7 +95,12 @@ std::unique_ptr<Pattern> make_collectives() {
        "Number of collective operations completed.",
        "Frequent small collectives are latency bound: combine them (one Allreduce of a "
        "vector instead of many of scalars)."},
-      [](const CollectiveCompleted& e) { return std::pair{e.call.callpath, 1.0}; });
+      [](const CollectiveCompleted& e) {
+        // MPI_Init and MPI_Finalize are replayed as collectives, but are none.
+        const bool program_sync = e.kind == analyzer::CollectiveKind::kInit ||
+                                  e.kind == analyzer::CollectiveKind::kFinalize;
+        return std::pair{e.call.callpath, program_sync ? 0.0 : 1.0};
+      });
 }
 
 }  // namespace orrery::patterns

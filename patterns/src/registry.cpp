@@ -34,6 +34,8 @@ PatternRegistry::PatternRegistry() {
   add(category("mpi_init_exit", "Init/Exit", "mpi_management", "MPI_Init*, MPI_Finalize.",
                "Start-up and shut-down cost; large values at finalize often hide waiting for "
                "the slowest process."));
+  add(make_init_completion());
+  add(make_finalize_wait());
   add(category("mpi_synchronization", "Synchronization", "mpi",
                "Barriers and point-to-point calls that carry no data.",
                "Question every synchronization: most barriers are not needed for "
@@ -63,6 +65,7 @@ PatternRegistry::PatternRegistry() {
   add(make_late_broadcast());
   add(make_wait_at_nxn());
   add(make_nxn_completion());
+  add(make_wait_at_neighbor());
   add(category("mpi_rma_communication", "RMA Communication", "mpi_communication",
                "MPI_Put, MPI_Get, MPI_Accumulate and their kin.",
                "Aggregate small one-sided operations."));

@@ -1,6 +1,7 @@
 // `orrery info REPORT`: what a report holds.
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -70,7 +71,9 @@ std::vector<double> metric_totals(const CubeReader& reader) {
     const MetricValues values = reader.read_metric(m);
     double sum = 0;
     for (const double value : values) {
-      sum += value;
+      if (!std::isnan(value)) {  // NaN: a rank without trace
+        sum += value;
+      }
     }
     totals.push_back(sum);
   }
@@ -83,6 +86,16 @@ std::vector<int> metric_depths(const CubeHeader& header) {
     depths.push_back(metric.parent < 0 ? 0 : depths[static_cast<std::size_t>(metric.parent)] + 1);
   }
   return depths;
+}
+
+/// A metric's total including its sub-metrics (totals are the metrics' own).
+double with_submetrics(const CubeHeader& header, const std::vector<double>& totals,
+                       std::size_t row) {
+  double sum = 0;
+  for (const std::size_t m : metric_subtree(header, row)) {
+    sum += totals[m];
+  }
+  return sum;
 }
 
 void print_json(const InfoOptions& options, const CubeHeader& header,
@@ -122,6 +135,7 @@ void print_json(const InfoOptions& options, const CubeHeader& header,
                             {"description", metric.description}};
     if (!totals.empty()) {
       entry["total"] = totals[m];
+      entry["total_with_submetrics"] = with_submetrics(header, totals, m);
     }
     out["metrics"].push_back(entry);
   }
@@ -159,16 +173,20 @@ void print_table(const InfoOptions& options, const CubeHeader& header,
                                                 {"display name", TextTable::Align::kLeft},
                                                 {"unit", TextTable::Align::kLeft}};
   if (!totals.empty()) {
-    columns.push_back({"total (own)", TextTable::Align::kRight});
+    // A metric's total includes its sub-metrics, listed under it ("of
+    // which"), so the parts add up to it; "own" is the rest.
+    columns.push_back({"total", TextTable::Align::kRight});
+    columns.push_back({"own", TextTable::Align::kRight});
   }
   TextTable table(columns);
   const auto indents = metric_depths(header);
   for (std::size_t m = 0; m < header.metrics.size(); ++m) {
     const Metric& metric = header.metrics[m];
     std::vector<std::string> row = {std::string(2 * static_cast<std::size_t>(indents[m]), ' ') +
-                                        metric.name,
+                                        (!totals.empty() && metric.parent >= 0 ? "of which " : "") + metric.name,
                                     metric.display_name, metric.unit};
     if (!totals.empty()) {
+      row.push_back(format_value(with_submetrics(header, totals, m), metric.unit));
       row.push_back(format_value(totals[m], metric.unit));
     }
     table.add_row(std::move(row));

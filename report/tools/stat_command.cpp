@@ -50,6 +50,7 @@ struct StatResult {
   const CubeHeader* header = nullptr;
   const Metric* metric = nullptr;
   std::vector<std::string> metric_names;
+  std::vector<SubmetricTotal> submetrics;  ///< the sub-metrics summed in, with their totals
   MetricSummary summary;
   std::vector<std::string> labels;
   std::vector<std::size_t> callpath_rows;  ///< hottest first
@@ -65,6 +66,14 @@ void print_json(const StatOptions& options, const StatResult& result) {
   out["sorted_by"] = options.inclusive ? "inclusive" : "exclusive";
   out["spread_of"] = options.inclusive ? "inclusive" : "exclusive";
   out["total"] = result.summary.total;
+  out["submetrics"] = nlohmann::json::array();
+  for (const SubmetricTotal& sub : result.submetrics) {
+    const Metric& metric = result.header->metrics[sub.row];
+    out["submetrics"].push_back(
+        {{"metric", metric.name},
+         {"parent", result.header->metrics[static_cast<std::size_t>(metric.parent)].name},
+         {"total", sub.total}});
+  }
   out["n_locations"] = result.header->locations.size();
   out["callpaths"] = nlohmann::json::array();
   for (const std::size_t row : result.callpath_rows) {
@@ -110,6 +119,16 @@ void print_table(const StatOptions& options, const StatResult& result) {
   }
   std::cout << ": total " << format_value(total, unit) << " over "
             << result.header->locations.size() << " locations\n";
+  // The parts the total includes, nested (each includes its own sub-metrics).
+  for (const SubmetricTotal& sub : result.submetrics) {
+    if (sub.total == 0.0) {
+      continue;  // nothing of it in this report
+    }
+    const Metric& metric = result.header->metrics[sub.row];
+    std::cout << std::string(2 * static_cast<std::size_t>(sub.depth), ' ') << "of which "
+              << metric.name << " (" << metric.display_name << "): "
+              << format_value(sub.total, metric.unit) << "\n";
+  }
   const char* basis = options.inclusive ? "inclusive" : "exclusive";
   std::cout << "Hottest call paths by " << basis << " value; min/mean/max/CV of the " << basis
             << " value across locations\n\n";
@@ -154,7 +173,10 @@ void run_stat(const StatOptions& options) {
     }
   }
   {
-    MetricValues values = load_metric(reader, metric_row, options.metric.exclusive_metric);
+    std::vector<double> own_totals;
+    MetricValues values =
+        load_metric(reader, metric_row, options.metric.exclusive_metric, &own_totals);
+    result.submetrics = submetric_totals(header, metric_row, own_totals);
     result.summary = summarize(header, values, options.inclusive, &chosen);
   }  // the values are freed before printing
   result.labels = callpath_labels(header);

@@ -2,13 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "orrery/report/trees.h"
 
 namespace orrery::report::tools {
 
-Spread spread_of(const double* values, std::size_t n) {
+Spread spread_of(const double* all_values, std::size_t all) {
   Spread spread;
+  // NaN marks a location without data (a rank that left no trace): skipped.
+  std::vector<double> present;
+  for (std::size_t i = 0; i < all; ++i) {
+    if (!std::isnan(all_values[i])) {
+      present.push_back(all_values[i]);
+    }
+  }
+  const double* values = present.data();
+  const std::size_t n = present.size();
   if (n == 0) {
     return spread;
   }
@@ -50,14 +60,18 @@ MetricSummary summarize(const CubeHeader& header, MetricValues& values, bool spr
   summary.per_location.assign(width, 0.0);
   auto count_row = [&](const double* data) {
     for (std::size_t l = 0; l < width; ++l) {
-      summary.per_location[l] += data[l];
+      if (!std::isnan(data[l])) {
+        summary.per_location[l] += data[l];
+      }
     }
   };
   for (std::size_t row = 0; row < rows; ++row) {
     const double* data = values.data() + row * width;
     double sum = 0;
     for (std::size_t l = 0; l < width; ++l) {
-      sum += data[l];
+      if (!std::isnan(data[l])) {
+        sum += data[l];
+      }
     }
     summary.callpaths[row].exclusive = sum;
     summary.total += sum;
@@ -73,7 +87,9 @@ MetricSummary summarize(const CubeHeader& header, MetricValues& values, bool spr
     const double* data = values.data() + row * width;
     double sum = 0;
     for (std::size_t l = 0; l < width; ++l) {
-      sum += data[l];
+      if (!std::isnan(data[l])) {
+        sum += data[l];
+      }
     }
     summary.callpaths[row].inclusive = sum;
     if (spread_of_inclusive) {

@@ -1,5 +1,6 @@
 #include "tool_support.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -69,16 +70,65 @@ void add_metric_options(CLI::App& app, MetricOptions& options) {
                "only the metric itself, without its sub-metrics");
 }
 
-MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool exclusive_metric) {
+MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool exclusive_metric,
+                         std::vector<double>* own_totals) {
+  const auto total_of = [](const MetricValues& values) {
+    double total = 0;
+    for (const double value : values) {
+      if (!std::isnan(value)) {
+        total += value;
+      }
+    }
+    return total;
+  };
   MetricValues sum = reader.read_metric(metric_row);
+  double so_far = own_totals != nullptr ? total_of(sum) : 0.0;
+  if (own_totals != nullptr) {
+    own_totals->assign(1, so_far);
+  }
   if (exclusive_metric) {
     return sum;
   }
   const auto rows = metric_subtree(reader.header(), metric_row);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     reader.add_metric(rows[i], sum);
+    if (own_totals != nullptr) {
+      const double now = total_of(sum);
+      own_totals->push_back(now - so_far);
+      so_far = now;
+    }
   }
   return sum;
+}
+
+std::vector<SubmetricTotal> submetric_totals(const CubeHeader& header, std::size_t metric_row,
+                                             const std::vector<double>& own_totals) {
+  const auto rows = metric_subtree(header, metric_row);
+  std::vector<SubmetricTotal> subs;
+  std::vector<double> inclusive(rows.size(), 0.0);
+  for (std::size_t i = 0; i < rows.size() && i < own_totals.size(); ++i) {
+    // Add this metric's own total to it and to every ancestor within the subtree.
+    for (std::size_t j = i + 1; j-- > 0;) {
+      bool ancestor = j == i;
+      for (int32_t p = header.metrics[rows[i]].parent; !ancestor && p >= 0;
+           p = header.metrics[static_cast<std::size_t>(p)].parent) {
+        ancestor = static_cast<std::size_t>(p) == rows[j];
+      }
+      if (ancestor) {
+        inclusive[j] += own_totals[i];
+      }
+    }
+  }
+  // Only the sub-metrics that were loaded (none with --exclusive-metric).
+  for (std::size_t i = 1; i < rows.size() && i < own_totals.size(); ++i) {
+    int depth = 0;
+    for (int32_t p = header.metrics[rows[i]].parent; p >= 0 && static_cast<std::size_t>(p) != metric_row;
+         p = header.metrics[static_cast<std::size_t>(p)].parent) {
+      ++depth;
+    }
+    subs.push_back({rows[i], depth + 1, inclusive[i]});
+  }
+  return subs;
 }
 
 std::vector<std::string> loaded_metric_names(const CubeHeader& header, std::size_t metric_row,

@@ -43,7 +43,21 @@ void add_metric_options(CLI::App& app, MetricOptions& options);
 /// A metric's values as the tools show them: the metric plus, unless
 /// `exclusive_metric`, all its sub-metrics (values are exclusive along the
 /// metric tree, so the sum is what the user means by "time"). Read one metric at a time.
-MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool exclusive_metric);
+/// With `own_totals`, also the sum of each loaded metric's own values, in
+/// the order of loaded_metric_names.
+MetricValues load_metric(const CubeReader& reader, std::size_t metric_row, bool exclusive_metric,
+                         std::vector<double>* own_totals = nullptr);
+
+/// One sub-metric of a loaded metric with its total including its own
+/// sub-metrics (the "of which" lines of stat and the analyzer's summary).
+struct SubmetricTotal {
+  std::size_t row = 0;
+  int depth = 1;  ///< 1 for a child of the loaded metric, 2 for a grandchild, ...
+  double total = 0;
+};
+/// The sub-metrics of `metric_row` in pre-order, from load_metric's own totals.
+std::vector<SubmetricTotal> submetric_totals(const CubeHeader& header, std::size_t metric_row,
+                                             const std::vector<double>& own_totals);
 
 /// Names of the metrics load_metric adds up.
 std::vector<std::string> loaded_metric_names(const CubeHeader& header, std::size_t metric_row,

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "support/scenario.h"
@@ -46,6 +49,81 @@ std::vector<uint64_t> exits() {
   std::vector<uint64_t> e;
   for (int k = 0; k < world_size(); ++k) e.push_back(100 + static_cast<uint64_t>(k));
   return e;
+}
+
+TEST(AnalyzerCollectives, NeighborCollectiveWaitsForInNeighboursOnly) {
+  // A ring over all ranks (in-neighbours r-1 and r+1, from the topology file
+  // the measurement writes). Rank n/2 arrives last, at 80; it is no
+  // in-neighbour of rank 0 (4 or more ranks), whose call lasts until 100 +
+  // 0 for the data transfer: wait_at_neighbor counts only until its latest
+  // in-neighbour arrived, where N x N would count until 80.
+  const auto n = static_cast<uint32_t>(world_size());
+  std::vector<uint64_t> enter(n);
+  for (uint32_t k = 0; k < n; ++k) enter[k] = k == n / 2 ? 80 : 10 * (k + 1);
+  auto result = analyze_scenario("neighbor", [&](TestArchive& a, const Regions& r) {
+    std::vector<uint32_t> members;
+    for (uint32_t k = 0; k < n; ++k) members.push_back(k);
+    const uint32_t ring = a.comm("ring", members);
+    const uint32_t neighbor = a.region("MPI_Neighbor_alltoall", "mpi");
+    std::filesystem::create_directories(a.directory() + "/topology");
+    for (uint32_t k = 0; k < n; ++k) {
+      std::ofstream(a.directory() + "/topology/rank-" + std::to_string(k) + ".json")
+          << R"({"format": "orrery-topology", "ids": "global", "comms": [{"comm": )" << ring
+          << R"(, "in_neighbors": [)" << (k + n - 1) % n << ", " << (k + 1) % n << "]}]}";
+      auto& rank = a.rank(k);
+      rank.enter(B, r.main);
+      rank.enter(at(enter[k]), neighbor);
+      rank.collective_begin(at(enter[k]));
+      rank.collective_end(at(100 + k), Collective::kAlltoall, ring, TestArchive::kNoRoot, 8, 8);
+      rank.leave(at(100 + k), neighbor);
+      rank.leave(END, r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint64_t latest = std::max(enter[(k + n - 1) % n], enter[(k + 1) % n]);
+    const double wait = latest > enter[k] ? us(static_cast<double>(latest - enter[k])) : 0.0;
+    const int rank = static_cast<int>(k);
+    EXPECT_NEAR(value(result.cube, "wait_at_neighbor", "main/MPI_Neighbor_alltoall", rank), wait,
+                kTol) << "rank " << k;
+    EXPECT_EQ(value(result.cube, "wait_at_nxn", "main/MPI_Neighbor_alltoall", rank), 0.0);
+  }
+  if (n >= 4) {  // rank 0 does not wait for the late non-neighbour
+    EXPECT_NEAR(value(result.cube, "wait_at_neighbor", "main/MPI_Neighbor_alltoall", 0),
+                us(static_cast<double>(enter[n - 1] - enter[0])), kTol);
+  }
+}
+
+TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
+  // No collective events: MPI_Init [enters[r], 100 + r] at the start and
+  // MPI_Finalize [500 + enters[r], 600 + r] at the end of main, as any
+  // producer writes them. Both wait for the latest rank to arrive.
+  auto result = analyze_scenario("init_finalize", [](TestArchive& a, const Regions& r) {
+    const uint32_t init = a.region("MPI_Init", "mpi");
+    const uint32_t finalize = a.region("MPI_Finalize", "mpi");
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      const auto ku = static_cast<std::size_t>(k);
+      rank.enter(B, r.main);
+      region(rank, init, at(enters()[ku]), at(exits()[ku]));
+      region(rank, r.work, at(200), at(500 + enters()[ku]));
+      region(rank, finalize, at(500 + enters()[ku]), at(600 + static_cast<uint64_t>(k)));
+      rank.leave(END, r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  const double latest = 10.0 * world_size();
+  for (int k = 0; k < world_size(); ++k) {
+    const double wait = us(latest - 10.0 * (k + 1));
+    EXPECT_NEAR(value(result.cube, "init_completion", "main/MPI_Init", k), wait, kTol) << k;
+    EXPECT_NEAR(value(result.cube, "finalize_wait", "main/MPI_Finalize", k), wait, kTol) << k;
+    // The rest of the call stays Init/Exit time; neither call is a collective.
+    EXPECT_NEAR(value(result.cube, "mpi_init_exit", "main/MPI_Init", k),
+                us(100.0 + k - 10.0 * (k + 1)) - wait, kTol) << k;
+    EXPECT_EQ(value(result.cube, "collectives", "main/MPI_Init", k), 0.0);
+    EXPECT_EQ(value(result.cube, "collectives", "main/MPI_Finalize", k), 0.0);
+  }
+  EXPECT_EQ(result.statistics.collective_mismatches, 0u);
 }
 
 TEST(AnalyzerCollectives, WaitAtBarrierAndCompletion) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -264,11 +265,37 @@ std::string analysis_error(const std::string& exp) {
   return "";
 }
 
-TEST(Incomplete, MissingRankIsNamed) {
+TEST(Incomplete, RankWithoutTraceIsAnalyzedWithoutIt) {
+  // The last rank was killed by SIGKILL: no archive, no record. The others
+  // are analyzed; its values are absent (NaN), what it took part in counted.
   const auto n = static_cast<uint32_t>(world_size());
-  const std::string message = analysis_error(write_incomplete("incomplete_missing", n, n - 1));
-  EXPECT_NE(message.find("no trace of rank " + std::to_string(n - 1)), std::string::npos)
-      << message;
+  const std::string exp = write_incomplete("incomplete_missing", n, n - 1);
+  analyzer::AnalysisOptions options;
+  options.experiment = exp;
+  options.write_report = false;
+  const analyzer::AnalysisResult result = analyzer::analyze(options, MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  const report::Cube& cube = result.cube;
+  ASSERT_EQ(cube.header.locations.size(), n);
+  EXPECT_NE(cube.header.locations[n - 1].name.find("no trace"), std::string::npos);
+  const int lost = static_cast<int>(n - 1);
+  EXPECT_TRUE(std::isnan(value(cube, "execution", "main", lost)));
+  EXPECT_TRUE(std::isnan(value(cube, "visits", "main", lost)));
+  EXPECT_GT(value(cube, "execution", "main", 0), 0.0);
+  if (n > 2) {
+    EXPECT_EQ(value(cube, "visits", "main/only1", 1), 1.0);
+  }
+  ASSERT_EQ(result.rank_endings.size(), n);
+  EXPECT_EQ(result.rank_endings[n - 1], "no trace");
+  // Every world instance is dropped (the lost rank's count is 0), and its
+  // messages (rank 1's to rank 0 when it is rank 1) are unmatched.
+  EXPECT_GE(result.statistics.collectives_dropped, 1U);
+  if (n == 2) {
+    EXPECT_GE(result.statistics.recvs_unmatched, 2U);
+  }
+  const std::string warning = analyzer::describe_lost_ranks({n - 1});
+  EXPECT_NE(warning.find("rank " + std::to_string(n - 1) + " left no trace"), std::string::npos)
+      << warning;
 }
 
 TEST(Incomplete, WrongRankCountSaysHowToRun) {

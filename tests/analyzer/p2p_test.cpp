@@ -95,9 +95,39 @@ TEST(AnalyzerP2P, ZeroWaitingWhenSenderIsEarly) {
   EXPECT_EQ(value(cube, "late_sender", "main/MPI_Recv", 0), 0.0);
   EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 0.0);
   EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(1), kTol);
-  // An eager send that returned before the receive was posted: by the
-  // formula, the whole send counts as waiting for the late receiver.
-  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Send", 1), us(2), kTol);
+  // An eager send that returned before the receive was posted did not wait.
+  EXPECT_EQ(value(cube, "late_receiver", "main/MPI_Send", 1), 0.0);
+  EXPECT_EQ(value(cube, "late_receiver_count", "main/MPI_Send", 1), 0.0);
+}
+
+TEST(AnalyzerP2P, LateReceiverOnlyWhenTheSendWaited) {
+  // Rank 0: an eager MPI_Send [10, 12] returns long before rank 1 posts its
+  // receive (at 40); then a rendezvous-sized MPI_Send [50, 95] and an
+  // MPI_Ssend [100, 150] both end after their receives were posted (at 80
+  // and 130), so they really waited.
+  auto result = analyze_scenario("eager_vs_sync", [](TestArchive& a, const Regions& r) {
+    with_main(a, r, [](TestArchive& a2, const Regions& r2) {
+      auto& r0 = a2.rank(0);
+      blocking_send(r0, r2.send, at(10), at(12), 1, 1);
+      region(r0, r2.work, at(20), at(48));
+      blocking_send(r0, r2.send, at(50), at(95), 1, 2);
+      blocking_send(r0, r2.ssend, at(100), at(150), 1, 3);
+      auto& r1 = a2.rank(1);
+      region(r1, r2.work, at(1), at(40));
+      blocking_recv(r1, r2, at(40), at(41), 0, 1);
+      region(r1, r2.work, at(42), at(80));
+      blocking_recv(r1, r2, at(80), at(96), 0, 2);
+      region(r1, r2.work, at(97), at(130));
+      blocking_recv(r1, r2, at(130), at(151), 0, 3);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  // The eager send is not counted; the rendezvous send waited 80 - 50.
+  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Send", 0), us(30), kTol);
+  EXPECT_EQ(value(cube, "late_receiver_count", "main/MPI_Send", 0), 1.0);
+  EXPECT_NEAR(value(cube, "late_receiver", "main/MPI_Ssend", 0), us(30), kTol);
+  EXPECT_EQ(value(cube, "late_receiver_count", "main/MPI_Ssend", 0), 1.0);
 }
 
 TEST(AnalyzerP2P, LateReceiverSynchronousSend) {
@@ -209,6 +239,16 @@ TEST(AnalyzerP2P, WrongOrderIsCarvedOutOfLateSender) {
   EXPECT_NEAR(value(cube, "late_sender_wrong_order", "main/MPI_Recv", 0), us(30), kTol);
   EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), 0.0, kTol);
   EXPECT_EQ(value(cube, "late_sender_count", "main/MPI_Recv", 0), 1.0);
+  // The summary lists Late Sender once, with its sub-metric included and
+  // nested under it, not both side by side.
+  std::ostringstream summary;
+  const patterns::PatternRegistry registry;
+  analyzer::print_summary(summary, cube, registry, result.statistics, "r.h5");
+  const std::string text = summary.str();
+  EXPECT_NE(text.find("\n  Late Sender: 0.000030 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n      of which Late Sender, Wrong Order: 0.000030 s"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\n  Late Sender, Wrong Order:"), std::string::npos) << text;
   // 40 + 1 microseconds in MPI_Recv, 30 of them waiting.
   EXPECT_NEAR(value(cube, "mpi_point2point", "main/MPI_Recv", 0), us(11), kTol);
 }
@@ -346,7 +386,8 @@ TEST(AnalyzerP2P, TimeIsExclusiveAlongBothTrees) {
                           "mpi_point2point", "late_sender", "late_sender_wrong_order",
                           "late_receiver", "mpi_collective", "early_reduce", "early_scan",
                           "late_broadcast", "wait_at_nxn", "nxn_completion",
-                          "mpi_rma_communication", "mpi_io", "overhead"}) {
+                          "mpi_rma_communication", "mpi_io", "overhead", "init_completion",
+                          "finalize_wait", "wait_at_neighbor"}) {
       sum += rank_total(cube, m, k);
     }
     EXPECT_NEAR(sum, us(1000), 1e-9) << "rank " << k;
@@ -392,6 +433,59 @@ TEST(AnalyzerP2P, SeveralTopLevelRegionsGetOneProgramRoot) {
     EXPECT_NEAR(value(cube, "overhead", "program/ORRERY_FLUSH", k), us(5), 1e-9);
     EXPECT_EQ(value(cube, "overhead", "program", k), 0.0);
   }
+}
+
+TEST(AnalyzerP2P, ProgramBeginAndEndAreTheProgramsRoot) {
+  // Score-P writes ProgramBegin/ProgramEnd around main, a little before and
+  // after it: the root is named after the program and spans them, so that
+  // time is counted (execution of the root itself).
+  auto result = analyze_scenario("program_begin_end", [](TestArchive& a, const Regions& r) {
+    const uint32_t program = a.define_string("/home/user/bin/solver.x");
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      rank.program_begin(at(2), program);
+      rank.enter(at(5), r.main);
+      if (k == 0) blocking_recv(rank, r, at(10), at(50), 1);
+      if (k == 1) blocking_send(rank, r.send, at(40), at(42), 0);
+      rank.leave(at(100), r.main);
+      rank.program_end(at(100 + 7 + static_cast<uint64_t>(k)), 0);
+    }
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  int roots = 0;
+  for (const auto& path : cube.header.callpaths) roots += path.parent < 0 ? 1 : 0;
+  EXPECT_EQ(roots, 1);
+  for (int k = 0; k < world_size(); ++k) {
+    EXPECT_NEAR(value(cube, "execution", "solver.x", k), us(3 + 7 + k), 1e-9) << k;
+    EXPECT_NEAR(rank_total(cube, "time", k) + rank_total(cube, "execution", k) +
+                    rank_total(cube, "mpi", k) + rank_total(cube, "mpi_point2point", k) +
+                    rank_total(cube, "late_sender", k),
+                us(100 + 7 + k - 2), 1e-9) << k;
+  }
+  EXPECT_NEAR(value(cube, "late_sender", "solver.x/main/MPI_Recv", 0), us(30), kTol);
+}
+
+TEST(AnalyzerP2P, ProgramBeginAndEndAtTheRootsBoundsAddNoSecondRoot) {
+  // Orrery writes ProgramBegin/End at the Enter/Leave of its own root region.
+  auto result = analyze_scenario("program_at_root", [](TestArchive& a, const Regions& r) {
+    const uint32_t program = a.define_string("app");
+    for (int k = 0; k < world_size(); ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      rank.program_begin(at(0), program);
+      rank.enter(at(0), r.main);
+      if (k == 0) blocking_recv(rank, r, at(10), at(50), 1);
+      if (k == 1) blocking_send(rank, r.send, at(40), at(42), 0);
+      rank.leave(at(100), r.main);
+      rank.program_end(at(100), 0);
+    }
+  });
+  if (world_rank() != 0) return;
+  int roots = 0;
+  for (const auto& path : result.cube.header.callpaths) roots += path.parent < 0 ? 1 : 0;
+  EXPECT_EQ(roots, 1);
+  EXPECT_NEAR(value(result.cube, "late_sender", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_NEAR(value(result.cube, "execution", "main", 1), us(98), kTol);
 }
 
 TEST(AnalyzerP2P, OtherProducersBufferFlushesAndMeasurementOffAreRegions) {

@@ -27,7 +27,8 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "late_sender_wrong_order", "late_receiver", "mpi_collective", "early_reduce", "early_scan",
       "late_broadcast", "wait_at_nxn", "nxn_completion", "mpi_rma_communication", "mpi_io",
       "overhead", "bytes_sent", "bytes_received", "bytes_coll_out", "bytes_coll_in", "sends",
-      "receives", "collectives", "late_sender_count", "late_receiver_count"};
+      "receives", "collectives", "late_sender_count", "late_receiver_count",
+      "init_completion", "finalize_wait", "wait_at_neighbor"};
   std::set<std::string> names;
   const auto table = registry.metric_table();
   for (std::size_t row = 0; row < table.size(); ++row) {
@@ -45,6 +46,8 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
   EXPECT_EQ(table[registry.row("late_sender_wrong_order")].parent, "late_sender");
   EXPECT_EQ(table[registry.row("wait_at_barrier")].parent, "mpi_sync_collective");
   EXPECT_EQ(table[registry.row("bytes_sent")].parent, "");
+  EXPECT_EQ(table[registry.row("init_completion")].parent, "mpi_init_exit");
+  EXPECT_EQ(table[registry.row("finalize_wait")].parent, "mpi_init_exit");
 }
 
 RegionDef mpi(const std::string& name, RegionRole role = RegionRole::kFunction) {

@@ -27,7 +27,12 @@ REL_TOL = 0.10
 SCENARIOS = {
     "late_sender": ("e2e_late_sender", [], [("late_sender", "MPI_Recv", "recv", [0])]),
     "late_sender_nb": ("e2e_late_sender_nb", [], [("late_sender", "MPI_Wait", "wait", [0])]),
-    "late_receiver": ("e2e_late_receiver", [], [("late_receiver", "MPI_Ssend", "ssend", [0])]),
+    # The eager MPI_Send returned before its receive was posted: no instance.
+    "late_receiver": ("e2e_late_receiver", [],
+                      [("late_receiver", "MPI_Ssend", "ssend", [0]),
+                       ("late_receiver_count", "MPI_Ssend", "ssend_instances", [0]),
+                       ("late_receiver", "MPI_Send", "send", []),
+                       ("late_receiver_count", "MPI_Send", "send", [])]),
     "barrier": ("e2e_imbalanced_collective", ["barrier"],
                 [("wait_at_barrier", "MPI_Barrier", "call", "all_but_last")]),
     "nxn": ("e2e_imbalanced_collective", ["allreduce"],
@@ -39,9 +44,22 @@ SCENARIOS = {
     "split": ("e2e_split_comm", [],
               [("wait_at_barrier", "MPI_Barrier", "barrier", "low_half"),
                ("late_sender", "MPI_Recv", "recv", "low_half")]),
+    # Late arrival into MPI_Init (rank 0) and MPI_Finalize (the last rank):
+    # "arrival" checks compute min(latest enter, exit(r)) - enter(r) from
+    # every rank's own clock readings.
+    "init_finalize": ("e2e_late_init_finalize", [],
+                      [("init_completion", "MPI_Init", ("arrival", "init_enter", "init_exit"), None),
+                       ("finalize_wait", "MPI_Finalize",
+                        ("arrival", "finalize_enter", "finalize_exit"), None)]),
+    # A neighbour exchange on a ring where a non-neighbour of rank 0 is late:
+    # the latest arrival among each rank's in-neighbours (r - 1, r + 1).
+    "neighbor": ("e2e_neighbor_exchange", [],
+                 [("wait_at_neighbor", "MPI_Neighbor_alltoall",
+                   ("arrival", "nb_enter", "nb_exit", "ring"), None)]),
     # Runs that never reach MPI_Finalize: analyzed from EXP/incomplete/.
     "exit_early": ("e2e_exit_early", [], [("late_sender", "MPI_Recv", "recv", [0])]),
     "sigterm": ("e2e_exit_early", ["sigterm"], [("late_sender", "MPI_Recv", "recv", [0])]),
+    "sigkill": ("e2e_killed_rank", [], [("late_sender", "MPI_Recv", "recv", [0])]),
 }
 
 # Incomplete scenarios: how the ranks end (rank-<r>.json "reason"), the
@@ -52,6 +70,10 @@ INCOMPLETE = {
                    "sends": 1, "recvs": 0, "collectives": 1, "time_total": [0]},
     "sigterm": {"reasons": ["SIGTERM", "SIGTERM"],
                 "sends": 1, "recvs": 0, "collectives": 1, "time_total": []},
+    # Rank 2 is SIGKILLed and leaves nothing: analyzed without it.
+    "sigkill": {"reasons": ["SIGTERM", "SIGTERM", "killed by SIGKILL, no trace", "SIGTERM"],
+                "sends": 2, "recvs": 1, "collectives": 2, "time_total": [], "lost": [2],
+                "launcher": "rank 2 killed by SIGKILL and left no trace"},
 }
 
 
@@ -154,6 +176,12 @@ def check_incomplete_summary(stdout, expected, np_):
     collectives = "Warning: %d collective instances were not completed" % expected["collectives"]
     if collectives not in stdout:
         fail("the summary lacks %r" % collectives)
+    if expected.get("lost"):
+        lost = ", ".join(str(r) for r in expected["lost"])
+        words = "Warning: rank%s %s left no trace" % ("" if len(expected["lost"]) == 1 else "s",
+                                                       lost)
+        if words not in stdout:
+            fail("the summary lacks %r" % words)
     print("incomplete run summary ok: %s" % endings[0])
 
 
@@ -180,6 +208,8 @@ def main():
             fail("the run without MPI_Finalize exited with 0")
         if os.path.exists(os.path.join(exp, "traces.otf2")):
             fail("the run without MPI_Finalize left a unified trace")
+        if incomplete.get("launcher") and incomplete["launcher"] not in result.stderr:
+            fail("the launcher does not say %r:\n%s" % (incomplete["launcher"], result.stderr))
     elif result.returncode != 0:
         fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
     analyze = mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp]
@@ -194,13 +224,29 @@ def main():
     failures = []
     for metric, call, key, spec in checks:
         values = metric_by_call(report, metric, call)
-        waiting = waiting_ranks(spec, np_)
+        waiting = waiting_ranks(spec, np_) if spec is not None else []
         for r in range(np_):
             actual = float(values[r])
+            if incomplete and r in incomplete.get("lost", []):
+                # A rank without trace: its values are absent, not zero.
+                verdict = "ok" if np.isnan(actual) else "MISMATCH"
+                print("%-16s rank %d at %-14s analyzer %s, expected absent (NaN) %s" %
+                      (metric, r, call, actual, verdict))
+                if verdict != "ok":
+                    failures.append((metric, r))
+                continue
             # The programs' initial MPI_Barrier shares the call path of a
             # barrier under test; its observed time ("sync") is added there.
             extra = observed[r].get("sync", 0.0) if call == "MPI_Barrier" else 0.0
-            expected = (observed[r][key] if r in waiting else 0.0) + extra
+            if isinstance(key, tuple):  # waiting for the latest arrival
+                enter, leave = key[1], key[2]
+                sources = range(np_)
+                if key[3:] == ("ring",):  # in-neighbours on a ring
+                    sources = [(r - 1) % np_, (r + 1) % np_]
+                latest = max(observed[s][enter] for s in sources)
+                expected = max(0.0, min(latest, observed[r][leave]) - observed[r][enter])
+            else:
+                expected = (observed[r][key] if r in waiting else 0.0) + extra
             tolerance = ABS_TOL + REL_TOL * expected
             verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
             print("%-16s rank %d at %-14s analyzer %.4f s, observed %.4f s (+-%.3f) %s" %
@@ -216,7 +262,9 @@ def main():
         if incomplete and r not in incomplete["time_total"]:
             continue
         actual = float(totals[r] - init_exit[r])
-        expected = observed[r]["span"]
+        # Time in main before MPI_Init (a program that sleeps there) is in
+        # the analyzer's total, not in the span after MPI_Init.
+        expected = observed[r]["span"] + observed[r].get("before_init", 0.0)
         tolerance = ABS_TOL + REL_TOL * expected
         verdict = "ok" if abs(actual - expected) <= tolerance else "MISMATCH"
         print("time total       rank %d w/o init/exit analyzer %.4f s, observed %.4f s (+-%.3f) %s"

@@ -74,6 +74,19 @@ def check_stat_json(path, metric, exclusive_metric, inclusive):
     basis = inclusive_matrix if inclusive else exclusive
     check(len(out.get("callpaths", [])) == len(ref.labels), "stat lists every call path")
     check_close(out.get("total", -1), exclusive.sum(), "stat total")
+    # The sub-metrics summed in, each with its own sub-metrics included:
+    # the children's totals plus the metric's own value give the total.
+    subs = out.get("submetrics", [])
+    if not exclusive_metric:
+        children = [s for s in subs if s["parent"] == metric]
+        own = ref.exclusive(metric, False).sum()
+        check_close(own + sum(s["total"] for s in children), exclusive.sum(),
+                    "stat %s: own + of which = total" % metric)
+        for sub in subs:
+            check_close(sub["total"], ref.exclusive(sub["metric"], True).sum(),
+                        "stat %s: of which %s" % (metric, sub["metric"]))
+    else:
+        check(subs == [], "stat --exclusive-metric lists no sub-metrics")
     for entry in out.get("callpaths", []):
         row = entry["row"]
         what = "stat %s %s row %d" % (metric, "incl" if inclusive else "excl", row)
@@ -176,6 +189,8 @@ def section_stat_tree(directory):
     check(len(info.get("locations", [])) == len(ref.ranks), "info locations")
     for entry in info.get("metrics", []):
         check_close(entry["total"], ref.values[entry["name"]].sum(), "info total " + entry["name"])
+        check_close(entry["total_with_submetrics"], ref.exclusive(entry["name"], True).sum(),
+                    "info total with sub-metrics " + entry["name"])
     explained = json.loads(run("info", path, "-m", "mpi", "--format", "json").stdout or "{}")
     check(explained.get("description") == "about mpi" and explained.get("parent") == "execution"
           and explained.get("children") == ["late_sender"] and explained.get("diagnosis") == "",

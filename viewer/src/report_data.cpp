@@ -153,8 +153,9 @@ std::shared_ptr<const MetricSums> ReportData::compute(std::size_t metric_row) {
     double exclusive = 0.0;
     double inclusive = 0.0;
     for (std::size_t l = 0; l < n_loc; ++l) {
-      exclusive += sums->exclusive[c * n_loc + l];
-      inclusive += sums->inclusive[c * n_loc + l];
+      // NaN: a rank without trace (its values are absent), not part of a total.
+      if (!std::isnan(sums->exclusive[c * n_loc + l])) exclusive += sums->exclusive[c * n_loc + l];
+      if (!std::isnan(sums->inclusive[c * n_loc + l])) inclusive += sums->inclusive[c * n_loc + l];
     }
     sums->exclusive_total[c] = exclusive;
     sums->inclusive_total[c] = inclusive;

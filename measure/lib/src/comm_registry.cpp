@@ -1,5 +1,7 @@
 #include "comm_registry.h"
 
+#include "topology.h"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -36,6 +38,7 @@ void CommRegistry::finish() noexcept {
   ids_.clear();
   peer_offsets_.clear();
   idups_.clear();
+  in_neighbors_.clear();
   last_comm_ = MPI_COMM_NULL;
 }
 
@@ -112,7 +115,12 @@ void CommRegistry::on_created(MPI_Comm parent, MPI_Comm created, const char* fun
   def.key_root = key[0];
   def.key_seq = static_cast<uint32_t>(key[1]);
   def.name = function;
-  define(created, parent, std::move(def));
+  const uint32_t id = define(created, parent, std::move(def));
+  try {
+    std::vector<int> sources = in_neighbors_of(created);
+    if (!sources.empty() || has_topology(created)) in_neighbors_[id] = std::move(sources);
+  } catch (...) {
+  }
 }
 
 // Both groups are known locally; group A is the one holding the lowest world

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +43,12 @@ class CommRegistry {
     return id < peer_offsets_.size() ? peer_offsets_[id] : 0;
   }
   void on_freed(MPI_Comm comm) noexcept;
+  /// This rank's in-neighbours (ranks in the communicator) in the topology
+  /// communicators (Cart, Graph, Dist_graph) it created, by local id:
+  /// what the analysis of neighbourhood collectives waits for (topology.h).
+  [[nodiscard]] const std::map<uint32_t, std::vector<int>>& in_neighbors() const noexcept {
+    return in_neighbors_;
+  }
 
  private:
   uint32_t lookup(MPI_Comm comm) noexcept;
@@ -59,6 +66,7 @@ class CommRegistry {
   uint32_t next_seq_ = 0;
   std::vector<uint32_t> peer_offsets_;  ///< by local id
   std::vector<uint32_t> idups_;         ///< by local id: MPI_Comm_idup calls on it so far
+  std::map<uint32_t, std::vector<int>> in_neighbors_;  ///< topology communicators, by local id
 };
 
 /// The communicators of this process (mpi_handlers.cpp).

@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "comm_registry.h"
 #include "experiment.h"
 #include "mpi_handlers.h"
 #include "node_clock.h"
 #include "program_region.h"
 #include "regions.h"
 #include "settings.h"
+#include "topology.h"
 #include "trace_writer.h"
 #include "unify.h"
 
@@ -213,6 +215,8 @@ TraceInput session_trace_input(const std::string& directory, MPI_Comm comm,
   input.clock = converter;
   input.monotonic_anchor = g_session.monotonic_anchor;
   input.realtime_anchor = g_session.realtime_anchor;
+  input.root_region = g_state.root_region;
+  input.program = executable_name();
   return input;
 }
 
@@ -338,6 +342,12 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   remove_exit_guard();
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
+  // MPI_Finalize synchronizes all ranks, but the real PMPI_Finalize can only
+  // run after the trace is written (with MPI). Its synchronization is done
+  // here, inside the recorded region (as Score-P does): a rank that arrives
+  // late makes the others wait in MPI_Finalize, where the analysis finds it
+  // (finalize_wait), not in the unification after it.
+  PMPI_Barrier(g_session.comm);
   g_session.clock.stop();
   record_leave(region, now());
   // The last resource sample, inside the still open program regions.
@@ -363,6 +373,10 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
     return;
   }
   const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
+  if (unified) {
+    write_topologies(g_state.settings.experiment_dir + "/topology", g_state.world_rank,
+                     g_comms.in_neighbors(), &mapping.comms);
+  }
   TraceOutput trace;
   bool trace_ok = false;
   if (unified) {
@@ -407,6 +421,7 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
     for (uint32_t i = 0; i < global.comms.size(); ++i) mapping.comms.push_back(i);
     const std::string& dir = g_state.settings.experiment_dir;
     const std::string archive = "incomplete/rank-" + std::to_string(g_state.world_rank);
+    write_topologies(dir + "/topology", g_state.world_rank, g_comms.in_neighbors(), nullptr);
     ::mkdir((dir + "/incomplete").c_str(), 0755);
     ::mkdir((dir + "/" + archive).c_str(), 0755);
     const TraceInput input =

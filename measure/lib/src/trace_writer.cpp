@@ -102,11 +102,26 @@ uint32_t mapped(const std::vector<uint32_t>& map, uint32_t local) noexcept {
   return local < map.size() ? map[local] : 0;
 }
 
-void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, Checked& check) {
+/// The string ref of the program name in every archive Orrery writes.
+constexpr OTF2_StringRef kProgramNameString = 0;
+
+void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, uint32_t root_region,
+                 Checked& check) {
   const uint32_t comm = mapped(map.comms, r.comm);
   switch (r.kind) {
-    case RecordKind::kEnter: check(OTF2_EvtWriter_Enter(w, nullptr, r.time, mapped(map.regions, r.region))); break;
-    case RecordKind::kLeave: check(OTF2_EvtWriter_Leave(w, nullptr, r.time, mapped(map.regions, r.region))); break;
+    case RecordKind::kEnter:
+      // The program's begin and end (as Score-P writes them) coincide with
+      // the root region's instance.
+      if (r.region == root_region) {
+        check(OTF2_EvtWriter_ProgramBegin(w, nullptr, r.time, kProgramNameString, 0, nullptr));
+      }
+      check(OTF2_EvtWriter_Enter(w, nullptr, r.time, mapped(map.regions, r.region)));
+      break;
+    case RecordKind::kLeave:
+      check(OTF2_EvtWriter_Leave(w, nullptr, r.time, mapped(map.regions, r.region)));
+      // The exit status is not known yet: the process is still in MPI_Finalize.
+      if (r.region == root_region) check(OTF2_EvtWriter_ProgramEnd(w, nullptr, r.time, OTF2_UNDEFINED_INT64));
+      break;
     case RecordKind::kMpiSend: check(OTF2_EvtWriter_MpiSend(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes)); break;
     case RecordKind::kMpiRecv: check(OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, r.peer, comm, r.tag, r.bytes)); break;
     case RecordKind::kMpiIsend:
@@ -157,6 +172,9 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
                               const std::vector<uint64_t>& events, uint64_t first, uint64_t last,
                               bool metrics, Checked& check) {
   Strings str(w, check);
+  if (str(in.program.empty() ? std::string("program") : in.program) != kProgramNameString) {
+    check(OTF2_ERROR_INVALID_ARGUMENT);  // the ProgramBegin events refer to string 0
+  }
   const GlobalDefinitions& g = *in.global;
   const uint64_t realtime = in.realtime_anchor + (first - std::min(first, in.monotonic_anchor));
   check(OTF2_GlobalDefWriter_WriteClockProperties(w, 1000000000ULL, first, last - first, realtime));
@@ -282,7 +300,7 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
         }
         last = r.time;
         if (r.kind == RecordKind::kMetric) ++out.samples;
-        write_event(evt, r, *in.mapping, check);
+        write_event(evt, r, *in.mapping, in.root_region, check);
       });
     } catch (...) {
       read_ok = false;

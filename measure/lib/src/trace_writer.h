@@ -36,6 +36,11 @@ struct TraceInput {
   TimeConverter clock;               ///< event clock -> monotonic ns
   uint64_t monotonic_anchor = 0;  ///< a CLOCK_MONOTONIC time ...
   uint64_t realtime_anchor = 0;   ///< ... and the CLOCK_REALTIME time it corresponds to
+  /// The program root region (local id): OTF2 ProgramBegin is written with
+  /// its Enter and ProgramEnd with its Leave, naming `program` (global
+  /// string 0: rank 0's program name in a unified archive).
+  uint32_t root_region = UINT32_MAX;
+  std::string program;
 };
 
 /// What the writer reports.

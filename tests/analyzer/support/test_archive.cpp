@@ -40,7 +40,7 @@ uint8_t role_of(const std::string& name, OTF2_Paradigm paradigm) {
 }  // namespace
 
 TestArchive::TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base)
-    : ranks_(ranks), location_base_(location_base) {
+    : directory_(directory), ranks_(ranks), location_base_(location_base) {
   std::filesystem::create_directories(directory);
   archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -126,6 +126,12 @@ void TestArchive::Rank::irecv_request(uint64_t t, uint64_t request) {
 void TestArchive::Rank::irecv(uint64_t t, uint32_t peer, uint32_t comm, uint32_t tag,
                               uint64_t bytes, uint64_t request) {
   ORRERY_WRITE(OTF2_EvtWriter_MpiIrecv(W(writer_), nullptr, t, peer, comm, tag, bytes, request));
+}
+void TestArchive::Rank::program_begin(uint64_t t, uint32_t program) {
+  ORRERY_WRITE(OTF2_EvtWriter_ProgramBegin(W(writer_), nullptr, t, program, 0, nullptr));
+}
+void TestArchive::Rank::program_end(uint64_t t, int64_t exit_status) {
+  ORRERY_WRITE(OTF2_EvtWriter_ProgramEnd(W(writer_), nullptr, t, exit_status));
 }
 void TestArchive::Rank::buffer_flush(uint64_t t, uint64_t stop) {
   ORRERY_WRITE(OTF2_EvtWriter_BufferFlush(W(writer_), nullptr, t, stop));

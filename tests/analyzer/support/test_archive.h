@@ -40,6 +40,10 @@ class TestArchive {
   uint32_t comm(const std::string& name, const std::vector<uint32_t>& members);
   /// The archive's creator string (as a producer names itself).
   void creator(const std::string& name);
+  /// The experiment directory the archive is written to.
+  [[nodiscard]] const std::string& directory() const { return directory_; }
+  /// A string definition (e.g. the program name of ProgramBegin); its id.
+  uint32_t define_string(const std::string& text) { return string(text); }
   /// A clock offset record of a rank (reference = local + offset).
   void clock_offset(uint32_t rank, uint64_t time, int64_t offset);
 
@@ -62,6 +66,9 @@ class TestArchive {
     void nbc_request(uint64_t t, uint64_t request);
     void nbc_complete(uint64_t t, Collective op, uint32_t comm, uint32_t root, uint64_t sent,
                       uint64_t received, uint64_t request);
+    /// OTF2 ProgramBegin (program name: a define_string id) and ProgramEnd.
+    void program_begin(uint64_t t, uint32_t program);
+    void program_end(uint64_t t, int64_t exit_status);
     /// OTF2 BufferFlush from `t` to `stop` (as Score-P writes it).
     void buffer_flush(uint64_t t, uint64_t stop);
     /// OTF2 MeasurementOnOff: recording switched off (`on` false) or on again.
@@ -87,6 +94,7 @@ class TestArchive {
   struct RegionDef { uint32_t name; uint8_t paradigm; uint8_t role; };
   struct CommDef { uint32_t name; std::vector<uint32_t> members; };
   void* archive_ = nullptr;  // OTF2_Archive*
+  std::string directory_;
   uint32_t ranks_;
   uint64_t location_base_;
   std::vector<Rank> rank_writers_;

@@ -46,7 +46,13 @@ class Failure(Exception):
 
 
 def check_program_root(rank, evs, regions, program=None):
-    """The rank's events form one tree under the program root region; returns its name."""
+    """The rank's events form one tree under the program root region; returns its name.
+    ProgramBegin/ProgramEnd bracket it, at its Enter's and Leave's timestamps."""
+    if len(evs) < 2 or evs[0]["Event"] != "PROGRAM_BEGIN" or evs[-1]["Event"] != "PROGRAM_END":
+        raise Failure(f"rank {rank}: events must start with PROGRAM_BEGIN and end with PROGRAM_END")
+    if evs[0]["Time"] != evs[1]["Time"] or evs[-1]["Time"] != evs[-2]["Time"]:
+        raise Failure(f"rank {rank}: PROGRAM_BEGIN/END are not at the root's Enter/Leave time")
+    evs = evs[1:-1]
     if not evs or evs[0]["Event"] != "ENTER" or evs[-1]["Event"] != "LEAVE":
         raise Failure(f"rank {rank}: events must start with the root's ENTER and end with its LEAVE")
     root = evs[0]["Region"]
@@ -177,7 +183,9 @@ def check_parent(rank, evs, name, parent):
         if e["Event"] == "ENTER":
             if e["Region"] == name:
                 seen += 1
-                directly = stack == [evs[0]["Region"]] if parent == "@root" else stack[-1:] == [parent]
+                root = next(x["Region"] for x in evs if x["Event"] == "ENTER")
+                directly = len(stack) == 1 and stack[0] == root if parent == "@root" \
+                    else stack[-1:] == [parent]
                 if not directly:
                     raise Failure(f"rank {rank}: {name} entered inside {stack}, expected directly in {parent}")
             stack.append(e["Region"])

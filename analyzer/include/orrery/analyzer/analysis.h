@@ -48,6 +48,9 @@ struct AnalysisResult {
 /// MPI_Finalize: rank 0." for the reasons of each rank.
 [[nodiscard]] std::string describe_endings(const std::vector<std::string>& endings);
 
+/// The summary's warning about ranks that left no trace (killed by SIGKILL).
+[[nodiscard]] std::string describe_lost_ranks(const std::vector<uint32_t>& lost);
+
 /// The default report path of an experiment.
 [[nodiscard]] std::string default_report_path(const std::string& experiment);
 

@@ -42,8 +42,17 @@ namespace orrery::analyzer {
 /// Throws InputError naming the first rank below `ranks` without an archive.
 void check_incomplete_archives(const std::string& experiment, uint32_t ranks);
 
+/// The ranks below `ranks` that left no archive: killed by a signal the
+/// measurement cannot catch (SIGKILL: the out-of-memory killer, a node
+/// failure). The analysis runs without them (their analysis ranks replay an
+/// empty trace) and their values in the report are NaN, absent.
+[[nodiscard]] std::vector<uint32_t> ranks_without_trace(const std::string& experiment,
+                                                        uint32_t ranks);
+
 /// How rank `rank` ended, from EXP/incomplete/rank-<r>.json ("reason", and
-/// the signal if any); "unknown" if that file is missing or unreadable.
+/// the signal if any); for a rank without archive "killed by SIGNAL, no
+/// trace" with the signal `orrery run` recorded in run.json ("no trace" if
+/// none); "unknown" if the file is unreadable.
 [[nodiscard]] std::string incomplete_reason(const std::string& experiment, uint32_t rank);
 
 /// Unifies per-rank definitions (index = world rank): returns the unified

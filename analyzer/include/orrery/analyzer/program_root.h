@@ -4,6 +4,8 @@
 // synthetic root region around them, so that the time between recorded
 // regions (the program computing) lands in a call path too.
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +21,12 @@ namespace orrery::analyzer {
 
 /// The program name from a recorded command line (shared with the report tools).
 using ::orrery::program_from_command;
+
+/// The root region's name, the same on every rank of `world`: the
+/// program_name() of run.json if it has one, else the program name of rank
+/// 0's OTF2 ProgramBegin event (other producers' traces), else "program".
+[[nodiscard]] std::string agreed_program_name(const std::string& experiment,
+                                              const LocalTrace& trace, MPI_Comm world);
 
 /// Appends the synthetic root region (paradigm measurement, role artificial)
 /// to the definitions and returns its id; same id and name on every rank.

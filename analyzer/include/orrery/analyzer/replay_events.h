@@ -94,6 +94,7 @@ struct CollectiveCompleted {
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   bool nonblocking = false;
+  uint32_t comm = kNone;  ///< the communicator (Definitions::comms id)
 };
 
 }  // namespace orrery::analyzer

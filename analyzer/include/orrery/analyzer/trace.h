@@ -41,6 +41,15 @@ enum class CollectiveKind : uint8_t {
   kScan,      ///< Scan
   kExscan,    ///< Exscan
   kOther,     ///< communicator creation and the like: counted, not analyzed
+  /// MPI_Init* and MPI_Finalize: not collectives in the trace, but every rank
+  /// waits in them for the others; the reader makes each instance one
+  /// (init_finalize.h).
+  kInit,
+  kFinalize,
+  /// MPI_Neighbor_* / MPI_Ineighbor_*: OTF2 records them as Allgather(v) /
+  /// Alltoall(v/w); the reader tells them apart by region name
+  /// (neighbor_collectives.h). A rank waits for its in-neighbours only.
+  kNeighbor,
 };
 
 /// A region definition.
@@ -74,6 +83,13 @@ struct Definitions {
   uint64_t timer_resolution = 1000000000;  ///< ticks per second
   uint64_t global_offset = 0;             ///< tick of the trace's start (clock properties)
   uint64_t trace_length = 0;              ///< ticks from start to end (clock properties)
+  /// The archive's global strings by id (for strings events refer to, such
+  /// as ProgramBegin's program name); empty for unified incomplete runs.
+  std::vector<std::string> strings;
+  /// This analysis rank's in-neighbours (communicator ranks) per topology
+  /// communicator, by comm id, from EXP/topology/rank-<r>.json; empty if the
+  /// measurement recorded none. Not global: each rank reads its own.
+  std::map<uint32_t, std::vector<uint32_t>> in_neighbors;
 
   /// World rank of the member `rank_in_comm` of comm `comm` seen from `self`.
   [[nodiscard]] uint32_t world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t self) const;
@@ -193,6 +209,9 @@ struct LocalTrace {
   int64_t last_time = 0;             ///< of the last event read
   /// Per receive: enter time of the matching send call (the forward replay's result).
   std::vector<int64_t> send_enters;
+  /// The program name of an OTF2 ProgramBegin event ("" if none).
+  std::string program_name;
+  uint64_t program_events = 0;     ///< ProgramBegin and ProgramEnd events read
   uint64_t unclosed_regions = 0;   ///< Enters without Leave at the end (closed by us)
   uint64_t unmatched_requests = 0; ///< completions without a post, and the like
 

@@ -46,6 +46,21 @@ class TraceBuilder {
   /// measurement-off region, on closes it (so does leaving its caller).
   void measurement(int64_t time, bool on);
 
+  /// OTF2 ProgramBegin / ProgramEnd: the program's own begin and end. They
+  /// extend the trace's time span; time between them and the outermost
+  /// regions counts as time outside any region (a program root is needed).
+  void program_begin(int64_t time, const std::string& program_name);
+  void program_end(int64_t time);
+
+  /// Makes every instance of `region` a collective instance of `kind` over
+  /// `comm`: a CollectiveBegin right after its Enter and a CollectiveEnd
+  /// right before its Leave (MPI_Init and MPI_Finalize, init_finalize.h).
+  void synchronize_in(uint32_t region, CollectiveKind kind, uint32_t comm);
+
+  /// Collectives started in `region` are neighbourhood collectives: their
+  /// kind becomes kNeighbor whatever OTF2 operation they record.
+  void neighborhood_in(uint32_t region);
+
   /// Closes regions left open (a truncated trace); call once at the end.
   void finish();
 
@@ -90,6 +105,19 @@ class TraceBuilder {
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;
   uint32_t open_collective_ = kNone;
   uint32_t open_off_instances_ = 0;  ///< measurement-off instances open (measurement())
+  /// Regions whose instances are collectives of their own (synchronize_in),
+  /// indexed by region id; kOther for the others.
+  struct Synchronizing {
+    CollectiveKind kind = CollectiveKind::kOther;
+    uint32_t comm = kNone;
+  };
+  std::vector<Synchronizing> synchronizing_;
+  uint32_t synchronizing_open_ = kNone;  ///< collective opened by such a region's Enter
+  /// The kind of a collective started at Enter `start_call` recorded as `kind`.
+  CollectiveKind kind_of(uint32_t start_call, CollectiveKind kind) const;
+  std::vector<bool> neighborhood_regions_;  ///< by region id (neighborhood_in)
+  /// Time of a ProgramBegin outside any region not yet followed by an Enter.
+  int64_t program_begin_pending_ = INT64_MIN;
 };
 
 }  // namespace orrery::analyzer
