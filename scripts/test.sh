@@ -9,6 +9,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir "${ORRERY_BUILD:-build}" --output-on-failure -j 2 "$@"
 # Fuzzing and sanitizers (docs/robustness.md): corpus replay, a short fuzzing
 # run per reader, the unit suites under ASan + UBSan.
-if [ -z "${ORRERY_SKIP_FUZZ:-}" ]; then
+if [ -n "${ORRERY_FUZZ_IN_TESTS:-}" ]; then
   bash scripts/fuzz.sh
 fi

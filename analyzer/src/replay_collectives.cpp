@@ -15,10 +15,14 @@
 // its contribution in fill_slots); a minimum is carried as the maximum of the
 // negated value. Values over a per-rank subset of the group (the in-neighbours
 // of a neighbourhood collective) are not a reduction over the communicator:
-// they need their own exchange over the neighbour graph, O(degree) per rank.
+// they travel over a distributed graph of the recorded topology (each rank
+// names the edges from its in-neighbours to itself), one
+// MPI_Neighbor_allgather per chunk holding neighbourhood collectives,
+// O(degree) values per instance per rank.
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
@@ -84,6 +88,57 @@ std::pair<uint64_t, uint64_t> common_count(uint64_t count, MPI_Comm comm) {
   return {static_cast<uint64_t>(-values[1]), static_cast<uint64_t>(values[0])};
 }
 
+bool is_neighbor(CollectiveKind kind) { return kind == CollectiveKind::kNeighbor; }
+
+/// The recorded topology of one communicator as an MPI distributed graph:
+/// this rank names the edges from its in-neighbours to itself.
+class InNeighborGraph {
+ public:
+  InNeighborGraph(MPI_Comm comm, const std::vector<uint32_t>* in_neighbors)
+      : known_(in_neighbors != nullptr) {
+    std::vector<int> sources, degrees, destinations;
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (in_neighbors != nullptr) {
+      for (const uint32_t source : *in_neighbors) {
+        sources.push_back(static_cast<int>(source));
+        degrees.push_back(1);
+        destinations.push_back(me);
+      }
+    }
+    MPI_Dist_graph_create(comm, static_cast<int>(sources.size()), sources.data(), degrees.data(),
+                          destinations.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_);
+    int outdegree = 0, weighted = 0;
+    MPI_Dist_graph_neighbors_count(graph_, &indegree_, &outdegree, &weighted);
+  }
+  ~InNeighborGraph() { MPI_Comm_free(&graph_); }
+  InNeighborGraph(const InNeighborGraph&) = delete;
+  InNeighborGraph& operator=(const InNeighborGraph&) = delete;
+
+  /// Per instance, the latest of the in-neighbours' `enters` (INT64_MIN if none).
+  std::vector<int64_t> latest(const std::vector<int64_t>& enters) {
+    const auto m = enters.size();
+    received_.assign(static_cast<std::size_t>(indegree_) * m, INT64_MIN);
+    MPI_Neighbor_allgather(enters.data(), static_cast<int>(m), MPI_INT64_T, received_.data(),
+                           static_cast<int>(m), MPI_INT64_T, graph_);
+    std::vector<int64_t> out(m, INT64_MIN);
+    for (int k = 0; k < indegree_; ++k) {
+      for (std::size_t j = 0; j < m; ++j) {
+        out[j] = std::max(out[j], received_[static_cast<std::size_t>(k) * m + j]);
+      }
+    }
+    return out;
+  }
+  /// Whether this rank knows its in-neighbours (a topology was recorded).
+  [[nodiscard]] bool known() const { return known_; }
+
+ private:
+  MPI_Comm graph_ = MPI_COMM_NULL;
+  int indegree_ = 0;
+  bool known_ = false;
+  std::vector<int64_t> received_;
+};
+
 }  // namespace
 
 void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
@@ -130,21 +185,24 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
       if (rank == 0) statistics.collectives_dropped += most - common;
     }
     const auto replayed = static_cast<std::size_t>(common);
+    std::unique_ptr<InNeighborGraph> graph;  // made when the first neighbourhood collective comes
     for (std::size_t first = 0; first < replayed; first += kChunk) {
       const std::size_t m = std::min(kChunk, replayed - first);
       // The slots of every instance, then the number of scans in the chunk
       // (so that all members agree whether the Exscan below is needed).
       events.resize(m);
-      reduced.resize(kSlots * m + 1);
-      int64_t scans = 0;
+      reduced.resize(kSlots * m + 2);
+      int64_t scans = 0, neighbors = 0;
       for (std::size_t j = 0; j < m; ++j) {
         events[j] = make_event(trace, trace.collectives[mine[first + j]]);
         events[j].my_rank = me;
         events[j].participants = members;
         fill_slots(events[j], me, members, &reduced[kSlots * j]);
         if (is_scan(events[j].kind)) ++scans;
+        if (is_neighbor(events[j].kind)) ++neighbors;
       }
       reduced[kSlots * m] = scans;
+      reduced[kSlots * m + 1] = neighbors;
       MPI_Allreduce(MPI_IN_PLACE, reduced.data(), static_cast<int>(reduced.size()), MPI_INT64_T,
                     MPI_MAX, comm);
       if (reduced[kSlots * m] > 0) {
@@ -153,6 +211,22 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
           below[j] = is_scan(events[j].kind) ? events[j].start_enter : INT64_MIN;
         }
         MPI_Exscan(MPI_IN_PLACE, below.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
+      }
+      if (reduced[kSlots * m + 1] > 0) {
+        if (!graph) {
+          const auto topology = definitions.in_neighbors.find(id);
+          graph = std::make_unique<InNeighborGraph>(
+              comm, topology == definitions.in_neighbors.end() ? nullptr : &topology->second);
+        }
+        std::vector<int64_t> enters(m, INT64_MIN);
+        for (std::size_t j = 0; j < m; ++j) {
+          if (is_neighbor(events[j].kind)) enters[j] = events[j].start_enter;
+        }
+        const std::vector<int64_t> latest = graph->latest(enters);
+        for (std::size_t j = 0; j < m; ++j) {
+          events[j].in_neighbors_known = graph->known();
+          events[j].latest_enter_of_in_neighbors = latest[j];
+        }
       }
       for (std::size_t j = 0; j < m; ++j) {
         take_slots(&reduced[kSlots * j], events[j]);

@@ -32,16 +32,8 @@ class WaitAtNeighborPattern final : public Pattern {
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
     context.bus.subscribe<CollectiveCompleted>([this, ctx](const CollectiveCompleted& e) {
-      if (e.kind != CollectiveKind::kNeighbor || e.enters.size() < 2) return;
-      int64_t latest = INT64_MIN;
-      const auto topology = ctx->definitions.in_neighbors.find(e.comm);
-      if (topology == ctx->definitions.in_neighbors.end()) {
-        latest = *std::max_element(e.enters.begin(), e.enters.end());
-      } else {
-        for (const uint32_t source : topology->second) {
-          if (source < e.enters.size()) latest = std::max(latest, e.enters[source]);
-        }
-      }
+      if (e.kind != CollectiveKind::kNeighbor || e.participants < 2) return;
+      const int64_t latest = e.in_neighbors_known ? e.latest_enter_of_in_neighbors : e.latest_enter;
       if (latest == INT64_MIN) return;  // no in-neighbours: nothing to wait for
       const int64_t waiting = std::min(latest, e.call.exit) - e.call.enter;
       if (waiting > 0) {

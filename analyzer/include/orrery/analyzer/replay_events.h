@@ -91,6 +91,11 @@ struct CollectiveCompleted {
   /// Scan/Exscan only: max enter over the ranks below this one (INT64_MIN on
   /// rank 0 and for other kinds).
   int64_t latest_enter_below = INT64_MIN;
+  /// Neighbourhood collectives: max enter over this rank's in-neighbours of
+  /// the recorded topology (INT64_MIN if none or no topology).
+  int64_t latest_enter_of_in_neighbors = INT64_MIN;
+  /// Whether this rank's in-neighbours were recorded (else all members count).
+  bool in_neighbors_known = false;
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   bool nonblocking = false;
