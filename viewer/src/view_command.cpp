@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "api.h"
+#include "crash_guard.h"
 #include "assets.h"
 #include "orrery/error.h"
 #include "orrery/report/hdf5_io.h"
@@ -32,6 +33,9 @@ namespace orrery::viewer {
 namespace {
 
 std::shared_ptr<ReportData> open_report(const std::string& path) {
+  // HDF5 1.10 can crash inside itself on a damaged file (tests/corpus/):
+  // the guard turns that into the tools' one-line message and exit 1.
+  report::tools::note_report(path);
   auto reader = std::make_shared<report::CubeReader>(path);
   report::CubeHeader header = reader->header();
   auto loader = [reader](std::size_t metric_row) { return reader->read_metric(metric_row); };
@@ -113,6 +117,7 @@ std::string find_trace(const std::string& report_path, const std::string& experi
 int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
           bool no_browser, std::size_t cache_mib, const std::string& trace_path, bool no_trace,
           std::size_t trace_cache_mib) {
+  report::tools::install_crash_guard("orrery view");
   auto report = open_report(report_path);
   auto other = other_path.empty() ? nullptr : open_report(other_path);
   // The budget is shared: each report gets its part (by size of its metrics).
