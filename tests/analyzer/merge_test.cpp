@@ -14,20 +14,13 @@
 
 #include "orrery/analyzer/merge.h"
 #include "orrery/patterns/registry.h"
+#include "support/scenario.h"
 
 namespace orrery::analyzer {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using ::orrery::testing::world_rank;
+using ::orrery::testing::world_size;
 
 constexpr uint32_t kRegions = 6;
 
