@@ -1,5 +1,8 @@
 #include "hdf5_handle.h"
 
+#include <filesystem>
+#include <string>
+
 namespace orrery::report::h5 {
 
 void silence_errors() {
@@ -60,6 +63,32 @@ Handle checked(hid_t id, Handle::Closer closer, const std::string& file, const s
 void check(herr_t status, const std::string& file, const std::string& what) {
   if (status < 0) {
     fail_with_reason(file, what);
+  }
+}
+
+void check_unchunked_storage(hid_t dataset, const std::string& file, hsize_t bytes,
+                             const std::string& what) {
+  Handle creation = checked_plist(H5Dget_create_plist(dataset), file, what);
+  const H5D_layout_t layout = H5Pget_layout(creation.get());
+  if (layout == H5D_CHUNKED) {
+    return;
+  }
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) {
+    fail(file, what + ": unsupported storage layout (corrupt?)");
+  }
+  const hsize_t stored = H5Dget_storage_size(dataset);
+  const haddr_t offset = layout == H5D_CONTIGUOUS ? H5Dget_offset(dataset) : HADDR_UNDEF;
+  if (layout == H5D_CONTIGUOUS && offset == HADDR_UNDEF) {
+    return;  // never written: HDF5 answers with fill values
+  }
+  if (stored < bytes) {
+    fail(file, what + ": stores " + std::to_string(stored) + " bytes where its shape needs " +
+                   std::to_string(bytes) + " (corrupt)");
+  }
+  std::error_code error;
+  const auto file_size = std::filesystem::file_size(file, error);
+  if (layout == H5D_CONTIGUOUS && !error && (offset > file_size || bytes > file_size - offset)) {
+    fail(file, what + ": its data lies beyond the end of the file (truncated?)");
   }
 }
 

@@ -71,6 +71,13 @@ inline Handle checked_plist(hid_t id, const std::string& file, const std::string
   return checked(id, H5Pclose, file, what);
 }
 
+/// Fails unless a compact or contiguous dataset really stores `bytes` bytes,
+/// inside the file: HDF5 1.10 copies the size the dataspace implies out of
+/// whatever the layout message says it stored (found by fuzzing). Chunked
+/// datasets are checked chunk by chunk by their readers.
+void check_unchunked_storage(hid_t dataset, const std::string& file, hsize_t bytes,
+                             const std::string& what);
+
 /// A variable-length UTF-8 string type (for attributes and table columns).
 Handle utf8_string_type(const std::string& file);
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "chunk_reader.h"
+#include "global_heap_check.h"
 #include "hdf5_handle.h"
 #include "orrery/allocation_limit.h"
 #include "hdf5_tables.h"
@@ -131,6 +132,18 @@ std::vector<Location> read_locations(hid_t root, const std::string& file) {
 }
 
 /// Opens /values/<metric> and checks it is numeric with shape [callpaths][locations].
+bool is_standard_number_type(hid_t type) {
+  for (const hid_t standard :
+       {H5T_IEEE_F64LE, H5T_IEEE_F64BE, H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_STD_I64LE,
+        H5T_STD_I64BE, H5T_STD_I32LE, H5T_STD_I32BE, H5T_STD_U64LE, H5T_STD_U64BE,
+        H5T_STD_U32LE, H5T_STD_U32BE}) {
+    if (H5Tequal(type, standard) > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 h5::Handle open_values(hid_t root, const std::string& file, const std::string& metric,
                        const CubeHeader& header) {
   const std::string path = values_path(metric);
@@ -147,6 +160,12 @@ h5::Handle open_values(hid_t root, const std::string& file, const std::string& m
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) {
     h5::fail(file, "dataset /" + path + " is not numeric");
   }
+  // HDF5 1.10 converts from a corrupt float layout (e.g. a 52-bit mantissa at
+  // bit 0 with the exponent at bit 50) by reading past its buffers: only the
+  // standard number types are accepted (found by fuzzing).
+  if (!is_standard_number_type(type.get())) {
+    h5::fail(file, "dataset /" + path + " has a non-standard number type (corrupt?)");
+  }
   h5::Handle space = h5::checked_space(H5Dget_space(dataset.get()), file, "cannot read /" + path);
   hsize_t dims[2] = {0, 0};
   if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
@@ -156,6 +175,8 @@ h5::Handle open_values(hid_t root, const std::string& file, const std::string& m
                        std::to_string(header.callpaths.size()) + " call paths][" +
                        std::to_string(header.locations.size()) + " locations]");
   }
+  h5::check_unchunked_storage(dataset.get(), file, dims[0] * dims[1] * H5Tget_size(type.get()),
+                              "dataset /" + path);
   return dataset;
 }
 
@@ -276,6 +297,7 @@ CubeReader::CubeReader(const std::string& path) : impl_(std::make_unique<Impl>()
     h5::fail(path, "not an HDF5 file (or truncated)");
   }
   impl_->file_size = std::filesystem::file_size(path, error);
+  check_global_heaps(path);
   // Everything the header holds is stored in the file, so reading it cannot
   // legitimately need much more memory than the file's size: a corrupt length
   // that asks HDF5 for more fails at once instead of exhausting the machine.

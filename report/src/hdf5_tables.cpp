@@ -1,5 +1,6 @@
 #include "hdf5_tables.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace orrery::report::h5 {
@@ -132,6 +133,17 @@ TableReader::TableReader(hid_t parent, const std::string& file, const std::strin
     fail(file, "table /" + name + " claims " + std::to_string(rows_) + " rows but stores " +
                    std::to_string(stored) + " bytes (corrupt)");
   }
+  check_unchunked_storage(dataset_.get(), file, rows_ * H5Tget_size(file_type_.get()),
+                          "table /" + name);
+  // Reading a column converts the compound type; HDF5 would calloc a 1 MiB
+  // conversion and a 1 MiB background buffer for every column of every table.
+  constexpr hsize_t kMinBuffer = 4096;
+  constexpr hsize_t kMaxBuffer = hsize_t{1} << 20;
+  const hsize_t element = std::max<hsize_t>(H5Tget_size(file_type_.get()), sizeof(double));
+  const hsize_t buffer = std::clamp(rows_ * element, kMinBuffer, kMaxBuffer);
+  transfer_ = checked_plist(H5Pcreate(H5P_DATASET_XFER), file, "cannot read table /" + name);
+  check(H5Pset_buffer(transfer_.get(), buffer, nullptr, nullptr), file,
+        "cannot read table /" + name);
 }
 
 Handle TableReader::member_type(const std::string& column, H5T_class_t expected,
@@ -162,7 +174,7 @@ std::optional<std::vector<std::string>> TableReader::strings(const std::string& 
   Handle memory = single_member_type(column, member.get(), size, file_);
   Handle space = checked_space(H5Dget_space(dataset_.get()), file_, "cannot read /" + name_);
   auto read = [&](void* buffer) {
-    return H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
+    return H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, transfer_.get(), buffer);
   };
   return read_strings(member.get(), memory.get(), rows_, file_,
                       "column '" + column + "' of /" + name_, read, space.get());
@@ -173,7 +185,7 @@ std::vector<int32_t> TableReader::ints(const std::string& column) const {
   Handle memory = single_member_type(column, H5T_NATIVE_INT32, sizeof(int32_t), file_);
   std::vector<int32_t> out(rows_);
   if (rows_ > 0) {
-    check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), file_,
+    check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, transfer_.get(), out.data()), file_,
           "cannot read column '" + column + "' of /" + name_);
   }
   return out;
@@ -191,7 +203,7 @@ std::vector<double> TableReader::doubles(const std::string& column) const {
   Handle memory = single_member_type(column, H5T_NATIVE_DOUBLE, sizeof(double), file_);
   std::vector<double> out(rows_);
   if (rows_ > 0) {
-    check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), file_,
+    check(H5Dread(dataset_.get(), memory.get(), H5S_ALL, H5S_ALL, transfer_.get(), out.data()), file_,
           "cannot read column '" + column + "' of /" + name_);
   }
   return out;

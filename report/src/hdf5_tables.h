@@ -48,6 +48,7 @@ class TableReader {
   std::string name_;
   Handle dataset_;
   Handle file_type_;
+  Handle transfer_;  ///< type-conversion buffers sized to the table, not HDF5's 2 x 1 MiB
   std::size_t rows_ = 0;
 };
 
