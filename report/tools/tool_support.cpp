@@ -1,11 +1,13 @@
 #include "tool_support.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "crash_guard.h"
+#include "orrery/allocation_limit.h"
 #include "orrery/error.h"
 #include "orrery/report/atomic_file.h"
 #include "orrery/report/trees.h"
@@ -25,6 +27,9 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
   }
   install_crash_guard(name);
   try {
+    if (const auto limit = memory_limit_from_environment()) {
+      limit_process_memory(*limit);
+    }
     body();
     std::cout.flush();
     return kExitOk;
@@ -35,7 +40,11 @@ int run_tool(CLI::App& app, int argc, char** argv, const std::function<void()>& 
   } catch (const std::bad_alloc&) {
     const std::string reports = noted_reports();
     std::cerr << name << ": " << (reports.empty() ? "" : reports + ": ")
-              << "out of memory (is a size in the report corrupt?)\n";
+              << "out of memory ("
+              << (std::getenv("ORRERY_MEMORY_LIMIT") != nullptr
+                      ? "ORRERY_MEMORY_LIMIT=" + std::string(std::getenv("ORRERY_MEMORY_LIMIT")) +
+                            " is too small for it, or a size in the report is corrupt)\n"
+                      : "is a size in the report corrupt?)\n");
     return kExitBadInput;
   } catch (const std::exception& error) {
     std::cerr << name << ": " << error.what() << "\n";

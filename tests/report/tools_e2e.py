@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end tests of the `orrery` cube tools on cubes written with h5py.
 
-usage: tools_e2e.py ORRERY SECTION   (SECTION: stat_tree | algebra | bad_input | damaged)
+usage: tools_e2e.py ORRERY SECTION   (SECTION: stat_tree | algebra | bad_input | damaged |
+                                       corpus | memory_limit)
 
 Each check runs the real command line and compares its output with what numpy
 computes from the same file (cubes.Reference)."""
@@ -415,12 +416,72 @@ def section_corpus(directory):
                   "%s: peak memory %d KiB" % (what, usage.ru_maxrss))
 
 
+def section_memory_limit(directory):
+    """ORRERY_MEMORY_LIMIT caps a tool (one line, exit 1 when the request needs more);
+    orrery view --memory-limit answers 503 to such a request and keeps serving."""
+    rng = np.random.default_rng(11)
+    names = ["solve", "exchange", "MPI_Send", "MPI_Recv", "MPI_Allreduce", "io", "compute"]
+    tree = cubes.random_tree(rng, 1000, names)
+    ranks = list(range(3000))  # 24 MB per metric in memory, a few hundred KB on disk
+    path = os.path.join(directory, "wide.h5")
+    cubes.write_cube(path, tree, ranks, {"time": np.ones((len(tree), len(ranks)))},
+                     metrics=cubes.METRICS[:2])
+    environment = dict(os.environ)
+    for limit, expect in (("16M", 1), ("1G", 0)):
+        environment["ORRERY_MEMORY_LIMIT"] = limit
+        result = subprocess.run([ORRERY, "stat", path, "--metric", "time"], capture_output=True,
+                                text=True, timeout=60, env=environment)
+        check(result.returncode == expect, "ORRERY_MEMORY_LIMIT=%s: exit %d, expected %d (%s)"
+              % (limit, result.returncode, expect, result.stderr.strip()))
+        if expect == 1:
+            lines = result.stderr.strip().splitlines()
+            check(len(lines) == 1 and "out of memory" in lines[0] and limit in lines[0],
+                  "ORRERY_MEMORY_LIMIT=%s: one line naming the limit, got %r" % (limit, result.stderr))
+    environment["ORRERY_MEMORY_LIMIT"] = "4X"
+    result = subprocess.run([ORRERY, "info", path], capture_output=True, text=True, timeout=60,
+                            env=environment)
+    check(result.returncode == 2 and "ORRERY_MEMORY_LIMIT" in result.stderr,
+          "a malformed ORRERY_MEMORY_LIMIT is a usage error: exit %d, %r"
+          % (result.returncode, result.stderr))
+
+    import re
+    import urllib.error
+    import urllib.request
+    server = subprocess.Popen([ORRERY, "view", path, "--no-browser", "--no-trace",
+                               "--memory-limit", "16M"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        while "token=" not in line:
+            line = server.stdout.readline()
+            if not line:
+                break
+        found = re.search(r"(http://[^/]+)/\?token=([0-9a-f]+)", line)
+        check(found is not None, "orrery view printed its address: %r" % line)
+        if found:
+            def status(endpoint):
+                request = urllib.request.Request(found.group(1) + "/api/" + endpoint,
+                                                 headers={"X-Orrery-Token": found.group(2)})
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as answer:
+                        return answer.status, answer.read()
+                except urllib.error.HTTPError as error:
+                    return error.code, error.read()
+            code, body = status("metrics")
+            check(code == 503 and b"--memory-limit" in body,
+                  "a request beyond --memory-limit: %d %r" % (code, body[:200]))
+            code, _ = status("info")
+            check(code == 200, "the viewer keeps serving after a refused request: %d" % code)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main():
     section = sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="orrery-report-e2e-") as directory:
         {"stat_tree": section_stat_tree, "algebra": section_algebra,
          "bad_input": section_bad_input, "damaged": section_damaged,
-         "corpus": section_corpus}[section](directory)
+         "corpus": section_corpus, "memory_limit": section_memory_limit}[section](directory)
     for failure in FAILURES[:40]:
         print("FAIL:", failure)
     if FAILURES:

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <new>
 #include <utility>
 
 #include "orrery/error.h"
@@ -113,6 +114,10 @@ void ViewerServer::install_routes() {
       send_error(res, 400, req.path, e.what());
     } catch (const NotFoundError& e) {
       send_error(res, 404, req.path, e.what());
+    } catch (const std::bad_alloc&) {
+      send_error(res, 503, req.path,
+                 "Not enough memory for this request within the viewer's limit "
+                 "(orrery view --memory-limit): choose a smaller window or fewer ranks.");
     } catch (const std::exception& e) {
       send_error(res, 500, req.path, e.what());
     }
@@ -147,6 +152,15 @@ int ViewerServer::bind() {
     throw Error("cannot listen on " + options_.host + ": the address or port is not available",
                 kExitBadInput);
   }
+  // The worker threads start now, not in run(): a memory cap set between the
+  // two (orrery view --memory-limit) limits what requests allocate, not
+  // whether the server can start its threads.
+  auto* workers = new httplib::ThreadPool(CPPHTTPLIB_THREAD_POOL_COUNT);
+  http_->new_task_queue = [workers]() mutable -> httplib::TaskQueue* {
+    auto* queue = workers != nullptr ? workers : new httplib::ThreadPool(CPPHTTPLIB_THREAD_POOL_COUNT);
+    workers = nullptr;
+    return queue;
+  };
   return options_.port;
 }
 

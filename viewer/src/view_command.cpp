@@ -20,6 +20,7 @@
 #include "api.h"
 #include "crash_guard.h"
 #include "assets.h"
+#include "orrery/allocation_limit.h"
 #include "orrery/error.h"
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
@@ -116,7 +117,7 @@ std::string find_trace(const std::string& report_path, const std::string& experi
 
 int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
           bool no_browser, std::size_t cache_mib, const std::string& trace_path, bool no_trace,
-          std::size_t trace_cache_mib) {
+          std::size_t trace_cache_mib, std::size_t memory_limit) {
   report::tools::install_crash_guard("orrery view");
   auto report = open_report(report_path);
   auto other = other_path.empty() ? nullptr : open_report(other_path);
@@ -162,6 +163,9 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
               other ? other->label().c_str() : "", server.url().c_str());
   std::fflush(stdout);
   if (!no_browser) open_browser(server.url());
+  // After the browser is spawned: a child inherits the cap, and a browser
+  // reserves far more address space than it uses.
+  limit_process_memory(memory_limit);
   server.run();
   stopping = true;
   preload.join();
@@ -209,6 +213,11 @@ int view_command(int argc, char** argv) {
                  "ranks are dropped and read again when needed)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
+  std::string memory_limit_text;
+  app.add_option("--memory-limit", memory_limit_text,
+                 "most memory the viewer may map beyond what it holds at start (e.g. 4G); a "
+                 "request that needs more is answered 503 and the viewer keeps serving "
+                 "(default: ORRERY_MEMORY_LIMIT, else half the machine's memory)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -217,8 +226,17 @@ int view_command(int argc, char** argv) {
   }
   try {
     if (no_trace && !trace_path.empty()) throw UsageError("--trace and --no-trace exclude each other");
+    std::size_t memory_limit = physical_memory_bytes() / 2;
+    if (const auto from_environment = memory_limit_from_environment()) {
+      memory_limit = *from_environment;
+    }
+    if (!memory_limit_text.empty()) {
+      const auto parsed = parse_byte_size(memory_limit_text);
+      if (!parsed) throw UsageError("--memory-limit '" + memory_limit_text + "' is not a size (e.g. 4G, 512M)");
+      memory_limit = *parsed;
+    }
     return serve(report_path, other_path, options, no_browser, cache_mib, trace_path, no_trace,
-                 trace_cache_mib);
+                 trace_cache_mib, memory_limit);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());
     return e.exit_status();

@@ -15,11 +15,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include "orrery/error.h"
 
 namespace orrery {
 
@@ -82,5 +87,89 @@ class ScopedAllocationLimit {
   rlimit saved_{};
   bool active_ = false;
 };
+
+/// The machine's physical memory in bytes (0 if unknown).
+inline std::size_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0
+             ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
+             : 0;
+}
+
+/// "512M", "2G", "1.5G", "4096" (bytes; K, M, G, T are powers of 1024);
+/// nothing for anything else, or for zero.
+inline std::optional<std::size_t> parse_byte_size(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) != 0 || text[digits] == '.')) {
+    ++digits;
+  }
+  if (digits == 0) {
+    return std::nullopt;
+  }
+  std::string number(text.substr(0, digits));
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) {
+    return std::nullopt;
+  }
+  std::string_view unit = text.substr(digits);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) {
+    unit.remove_suffix(1);
+  }
+  double scale = 1;
+  if (unit.size() == 1) {
+    const std::string_view units = "KMGT";
+    const auto at = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))));
+    if (at == std::string_view::npos) {
+      return std::nullopt;
+    }
+    for (std::size_t i = 0; i <= at; ++i) scale *= 1024;
+  } else if (!unit.empty()) {
+    return std::nullopt;
+  }
+  const double bytes = value * scale;
+  if (!(bytes >= 1) || bytes > 1e18) {
+    return std::nullopt;
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
+/// Caps the process's memory for the rest of its life: it may map at most
+/// `budget` bytes beyond what it maps now (RLIMIT_AS). An allocation beyond
+/// fails (std::bad_alloc, or an HDF5 "memory allocation failed") instead of
+/// paging the machine to death. False where it is not applied (sanitizers).
+inline bool limit_process_memory(std::size_t budget) {
+  rlimit current{};
+  if (!kAddressSpaceLimitsUsable || getrlimit(RLIMIT_AS, &current) != 0) {
+    return false;
+  }
+  const std::size_t now = mapped_bytes();
+  if (now == 0 || budget > std::numeric_limits<rlim_t>::max() - now) {
+    return false;
+  }
+  rlimit lowered = current;
+  lowered.rlim_cur = static_cast<rlim_t>(now + budget);
+  if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur < lowered.rlim_cur) {
+    return true;  // already tighter
+  }
+  return setrlimit(RLIMIT_AS, &lowered) == 0;
+}
+
+/// The cap ORRERY_MEMORY_LIMIT asks for ("4G", "512M"; docs/robustness.md):
+/// nothing if unset; a UsageError if it is not a size.
+inline std::optional<std::size_t> memory_limit_from_environment() {
+  const char* text = std::getenv("ORRERY_MEMORY_LIMIT");
+  if (text == nullptr || *text == '\0') {
+    return std::nullopt;
+  }
+  const auto bytes = parse_byte_size(text);
+  if (!bytes) {
+    throw UsageError("ORRERY_MEMORY_LIMIT='" + std::string(text) +
+                     "' is not a size (e.g. 4G, 512M)");
+  }
+  return bytes;
+}
 
 }  // namespace orrery
