@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace orrery::report::h5 {
 namespace {
@@ -107,6 +109,34 @@ void write_table(hid_t parent, const std::string& file, const std::string& name,
   }
 }
 
+namespace {
+
+/// HDF5 1.10 converts a compound type by copying each member from the offset
+/// its file type records: a corrupt offset or size copies past the row (found
+/// by fuzzing). Every member must lie inside the row, and not overlap another.
+void check_member_layout(hid_t compound, const std::string& file, const std::string& name) {
+  const std::size_t row = H5Tget_size(compound);
+  const int members = H5Tget_nmembers(compound);
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (int m = 0; m < members; ++m) {
+    Handle member(H5Tget_member_type(compound, static_cast<unsigned>(m)), H5Tclose);
+    const std::size_t offset = H5Tget_member_offset(compound, static_cast<unsigned>(m));
+    const std::size_t size = member.valid() ? H5Tget_size(member.get()) : 0;
+    if (size == 0 || offset > row || size > row - offset) {
+      fail(file, "table /" + name + ": a column lies outside its row (corrupt datatype)");
+    }
+    spans.emplace_back(offset, offset + size);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].first < spans[i - 1].second) {
+      fail(file, "table /" + name + ": two columns overlap (corrupt datatype)");
+    }
+  }
+}
+
+}  // namespace
+
 TableReader::TableReader(hid_t parent, const std::string& file, const std::string& name)
     : file_(file), name_(name) {
   if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) {
@@ -118,6 +148,7 @@ TableReader::TableReader(hid_t parent, const std::string& file, const std::strin
   if (H5Tget_class(file_type_.get()) != H5T_COMPOUND) {
     fail(file, "table /" + name + " is not a compound dataset");
   }
+  check_member_layout(file_type_.get(), file, name);
   Handle space = checked_space(H5Dget_space(dataset_.get()), file, "cannot read table /" + name);
   if (H5Sget_simple_extent_ndims(space.get()) != 1) {
     fail(file, "table /" + name + " is not one-dimensional");

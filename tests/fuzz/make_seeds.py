@@ -36,7 +36,9 @@ def main():
                          fixed_strings=fixed)
     corpus = os.path.join(HERE, "..", "corpus")
     for name in os.listdir(corpus):
-        if name.endswith(".h5"):
+        # hdf5-crash-*: inputs HDF5 itself crashes on (contained by the tools'
+        # crash guard; a sanitizer stops a fuzzing job on them at once).
+        if name.endswith(".h5") and not name.startswith("hdf5-crash-"):
             shutil.copy(os.path.join(corpus, name), os.path.join(out, "report", name))
 
     template = os.path.join(out, "template")
