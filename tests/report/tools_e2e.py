@@ -487,6 +487,9 @@ def main():
     if FAILURES:
         print("%d failures" % len(FAILURES))
         return 1
+    if CHECKS[0] == 0:
+        print("FAIL: section %s checked nothing" % sys.argv[2])
+        return 1
     print("ok: %d checks" % CHECKS[0])
     return 0
 
