@@ -316,6 +316,12 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   progress("backward replay");
   phases.run_or_abort("the backward replay", [&] { replay_backward(trace, matching, world, bus); });
+  if (options.delay_analysis) {
+    progress("delay analysis (root causes of wait states)");
+    phases.run_or_abort("the delay analysis", [&] {
+      result.delay = replay_delay(trace, tree, definitions, matching, world, bus);
+    });
+  }
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);
 
