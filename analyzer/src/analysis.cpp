@@ -319,7 +319,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   if (options.delay_analysis) {
     progress("delay analysis (root causes of wait states)");
     phases.run_or_abort("the delay analysis", [&] {
-      result.delay = replay_delay(trace, tree, definitions, matching, world, bus);
+      result.delay = replay_delay(trace, tree, definitions, comms, matching, world, bus);
     });
   }
   registry.finish_all(context);

@@ -14,40 +14,12 @@
 #include "orrery/analyzer/delay_events.h"
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/synchronization_interval.h"
+#include "delay_model.h"
 
 namespace orrery::analyzer {
 namespace {
 
-// Doubles travel through the int64 message exchange as their bits. kNoValue
-// (INT64_MIN) is the bit pattern of -0.0, which no value here ever takes
-// (all are >= +0.0).
-int64_t to_bits(double value) { return std::bit_cast<int64_t>(value); }
-double from_bits(int64_t bits) { return std::bit_cast<double>(bits); }
-
-/// One wait state of this rank (the waiting side).
-struct WaitState {
-  WaitKind kind = WaitKind::kLateSender;
-  uint32_t call = kNone;     ///< Enter index of the waiting call
-  int64_t waiting = 0;       ///< ticks
-  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver)
-  uint32_t delayer = kNone;  ///< world rank of the partner that was late
-  double propagated = 0;     ///< waiting it caused downstream (long-term), ticks
-  double passed_on = 0;      ///< waiting of later waits it caused directly
-  double indirect_fraction = 0;
-};
-
-/// A wait state another rank suffered because this one was late (the
-/// delaying side), with the delay found in the interval.
-struct Delay {
-  WaitKind kind = WaitKind::kLateSender;
-  double waiting = 0;                              ///< of the waiter, ticks
-  std::vector<std::pair<uint32_t, double>> excess; ///< (own call path, delay)
-  double excess_waiting = 0;                       ///< delay that was own waiting
-  double total = 0;                                ///< sum of all delay
-  std::vector<std::pair<uint32_t, int64_t>> waits; ///< own wait states in the interval
-  int64_t waits_total = 0;
-  double propagated = 0;                           ///< the waiter's long-term waiting
-};
+using namespace delay;  // NOLINT: the model of this analysis
 
 /// The calls that completed a message with each peer, for interval starts.
 class SyncPoints {
@@ -159,6 +131,10 @@ std::vector<std::pair<uint32_t, std::vector<int64_t>>> exchange_records(
   return blocks;
 }
 
+}  // namespace
+
+namespace delay {
+
 /// The delay of this rank (profile `mine`) against a waiter's profile
 /// (`theirs`: call path key, ticks, sorted by key; `their_waiting`).
 Delay compare(const IntervalProfile& mine, const std::vector<uint64_t>& keys,
@@ -181,19 +157,10 @@ Delay compare(const IntervalProfile& mine, const std::vector<uint64_t>& keys,
   return delay;
 }
 
-/// Shares `amount` out over the delay's own wait states by their waiting.
-template <class Apply>
-void share_over_waits(const Delay& delay, double amount, Apply apply) {
-  if (delay.waits_total <= 0 || amount <= 0) return;
-  for (const auto& [wait, ticks] : delay.waits) {
-    apply(wait, amount * static_cast<double>(ticks) / static_cast<double>(delay.waits_total));
-  }
-}
-
-}  // namespace
+}  // namespace delay
 
 DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
-                             const Definitions& definitions,
+                             const Definitions& definitions, const Communicators& comms,
                              const MessageMatching& matching, MPI_Comm world,
                              const EventBus& bus) {
   DelayStatistics statistics;
@@ -205,6 +172,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
   const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
   std::vector<WaitState> waits = find_wait_states(trace, definitions, recv_enters);
+  const std::size_t point_to_point = waits.size();
+  CollectiveDelays collectives(trace, definitions, comms);
+  collectives.find_waits(waits);
   statistics.wait_states = waits.size();
 
   // Which operation of the partner each message is: the delayer learns of
@@ -229,6 +199,15 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
   }
   sync.sort();
+  // The previous synchronization with a partner: a message or a collective
+  // over a communicator that holds both.
+  const auto interval_start = [&](uint32_t peer, uint32_t enter) {
+    const uint32_t message = sync.before(peer, enter);
+    const uint32_t collective = collectives.last_sync_with(peer, enter);
+    if (message == kNone) return collective;
+    if (collective == kNone) return message;
+    return std::max(message, collective);
+  };
 
   std::vector<std::pair<uint32_t, uint32_t>> wait_calls;
   std::vector<int64_t> waiting;
@@ -243,11 +222,12 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // The waiters' side: one record per wait state to its delayer:
   // kind, the delayer's op, waiting, the interval's waiting, n, n x (key, ticks).
   std::map<uint32_t, std::vector<int64_t>> outgoing;
-  for (const WaitState& wait : waits) {
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    const WaitState& wait = waits[k];
     const int64_t partner_op = wait.kind == WaitKind::kLateSender ? send_index_of_recv[wait.op]
                                                                   : recv_index_of_send[wait.op];
     if (wait.delayer == kNone || partner_op == kNoValue) continue;
-    const IntervalProfile profile = profiler.profile(sync.before(wait.delayer, wait.call), wait.call);
+    const IntervalProfile profile = profiler.profile(interval_start(wait.delayer, wait.call), wait.call);
     std::vector<int64_t>& record = outgoing[wait.delayer];
     record.push_back(static_cast<int64_t>(wait.kind));
     record.push_back(partner_op);
@@ -260,6 +240,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
   }
   const auto blocks = exchange_records(outgoing, world);
+  collectives.compare_intervals(profiler, keys);
 
   // The delayers' side: the delay in each interval, found once.
   std::vector<Delay> delays;
@@ -283,7 +264,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       const MessageTable& table = late_sender ? trace.sends : trace.recvs;
       if (op >= table.size()) continue;
       const uint32_t to = posting_call(table[op]);
-      const IntervalProfile mine = profiler.profile(sync.before(source, to), to);
+      const IntervalProfile mine = profiler.profile(interval_start(source, to), to);
       Delay delay = compare(mine, keys, theirs, their_waiting);
       delay.kind = kind;
       delay.waiting = static_cast<double>(waited);
@@ -298,7 +279,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   const auto carry_to_delayers = [&] {
     std::fill(per_recv.begin(), per_recv.end(), kNoValue);
     std::fill(per_send.begin(), per_send.end(), kNoValue);
-    for (const WaitState& wait : waits) {
+    for (std::size_t k = 0; k < point_to_point; ++k) {
+      const WaitState& wait = waits[k];
       (wait.kind == WaitKind::kLateSender ? per_recv : per_send)[wait.op] = to_bits(wait.propagated);
     }
     const std::vector<int64_t> at_sends = matching.to_senders(per_recv, world);
@@ -323,6 +305,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       const double passed = (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
       share_over_waits(delay, passed, [&](uint32_t wait, double value) { next[wait] += value; });
     }
+    collectives.propagate(waits, next, nullptr);
     int changed = 0;
     for (std::size_t k = 0; k < waits.size(); ++k) {
       if (std::abs(next[k] - waits[k].propagated) > 1e-9 * std::max(1.0, next[k])) changed = 1;
@@ -352,6 +335,10 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     share_over_waits(delay, delay.waiting * delay.excess_waiting / delay.total,
                      [&](uint32_t wait, double value) { waits[wait].passed_on += value; });
   }
+  std::vector<double> passed_on(waits.size(), 0.0);
+  collectives.propagate(waits, next, &passed_on);
+  for (std::size_t k = 0; k < waits.size(); ++k) waits[k].passed_on += passed_on[k];
+  collectives.publish_costs(waits, bus, statistics);
   // Which part of each wait the partner passed on: back to the waiters.
   std::fill(per_recv.begin(), per_recv.end(), kNoValue);
   std::fill(per_send.begin(), per_send.end(), kNoValue);
@@ -365,7 +352,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
   const std::vector<int64_t> fraction_at_recvs = matching.to_receivers(per_send, world);
   const std::vector<int64_t> fraction_at_sends = matching.to_senders(per_recv, world);
-  for (WaitState& wait : waits) {
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    WaitState& wait = waits[k];
     const std::vector<int64_t>& fractions =
         wait.kind == WaitKind::kLateSender ? fraction_at_recvs : fraction_at_sends;
     if (wait.op < fractions.size() && fractions[wait.op] != kNoValue) {

@@ -3,7 +3,7 @@
 // "Identifying the root causes of wait states in large-scale parallel
 // applications", ICPP 2010 / ACM TOPC 2016). Runs after the other replays,
 // on the corrected times. For every point-to-point wait state (Late Sender,
-// Late Receiver):
+// Late Receiver; collectives below):
 //   - its synchronization interval on both processes: from their previous
 //     message exchange to the synchronizing call (synchronization_interval.h);
 //   - the delay: per call path, the time the delaying process spent there
@@ -17,6 +17,13 @@
 //   - long-term costs: the waiting a wait state propagated into (carried
 //     back from later wait states, over as many processes as the chain has)
 //     distributed the same way.
+// The collective wait states (Wait at Barrier, Wait at N x N, Late
+// Broadcast, Early Reduce) are analyzed the same way between each waiter and
+// the delayer (the member that entered last; the root of a broadcast; the
+// last contributor of a reduction), with the interval since the previous
+// instance on the communicator, by reductions over the communicator
+// (replay_delay_collectives.cpp); their wait states pass costs on like the
+// point-to-point ones.
 // Data per message stays between the two partners: the waiting process
 // sends its interval profile (call path keys and times, bounded by its own
 // events in the interval) to the delayer once; then the propagated waiting
@@ -28,6 +35,7 @@
 
 #include <cstdint>
 
+#include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/event_bus.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/trace.h"
@@ -49,7 +57,7 @@ inline constexpr int kMaxDelayRounds = 64;
 /// WaitStateClassified (at the waiter) on `bus`. Needs the forward replay's
 /// send enter times (LocalTrace::send_enters).
 DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
-                             const Definitions& definitions,
+                             const Definitions& definitions, const Communicators& comms,
                              const MessageMatching& matching, MPI_Comm world,
                              const EventBus& bus);
 
