@@ -62,6 +62,13 @@ void share_over_waits(const Delay& delay, double amount, Apply apply) {
   }
 }
 
+/// A collective instance as a synchronization point of a point-to-point pair.
+struct CollectiveSync {
+  uint32_t leave = kNone;  ///< Leave index of its completing call
+  uint32_t comm = kNone;
+  uint32_t ordinal = 0;    ///< its position among the communicator's instances
+};
+
 /// The collective half of the delay analysis: Wait at Barrier, Wait at
 /// N x N, Late Broadcast, Early Reduce. Every step is collective over each
 /// communicator, by reductions of O(1) values per instance plus the
@@ -87,10 +94,12 @@ class CollectiveDelays {
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
                      DelayStatistics& statistics);
-  /// The Leave index of the last collective call before `enter` on a
-  /// communicator that holds world rank `peer` (kNone if none among the
-  /// last few), for point-to-point intervals.
-  [[nodiscard]] uint32_t last_sync_with(uint32_t peer, uint32_t enter) const;
+  /// The last collective call before `enter` on a communicator that holds
+  /// world rank `peer` (leave kNone if none among the last few), for
+  /// point-to-point intervals.
+  [[nodiscard]] CollectiveSync last_sync_with(uint32_t peer, uint32_t enter) const;
+  /// The Leave index of this rank's `ordinal`-th instance on `comm` (kNone if none).
+  [[nodiscard]] uint32_t leave_of(uint32_t comm, std::size_t ordinal) const;
 
  private:
   struct Instance;
@@ -99,8 +108,8 @@ class CollectiveDelays {
   const Communicators& comms_;
   /// Per communicator (id order), the instances replayed there.
   std::vector<std::pair<uint32_t, std::vector<Instance>>> by_comm_;
-  /// (Leave index, comm) of every collective call, in order.
-  std::vector<std::pair<uint32_t, uint32_t>> sync_points_;
+  /// Every collective call (Leave index, comm, ordinal), in order.
+  std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> members_;
 };

@@ -21,23 +21,33 @@ namespace {
 
 using namespace delay;  // NOLINT: the model of this analysis
 
-/// The calls that completed a message with each peer, for interval starts.
+/// One side's synchronization events with each peer, for interval starts:
+/// (peer, event index, own operation index), sorted.
 class SyncPoints {
  public:
-  void add(uint32_t peer, uint32_t leave) { points_.emplace_back(peer, leave); }
+  void add(uint32_t peer, uint32_t event, uint32_t op) { points_.push_back({peer, event, op}); }
   void sort() { std::sort(points_.begin(), points_.end()); }
-  /// The last Leave before `enter` of a call that completed a message with
-  /// `peer` (kNone if none).
-  [[nodiscard]] uint32_t before(uint32_t peer, uint32_t enter) const {
-    auto it = std::lower_bound(points_.begin(), points_.end(), std::make_pair(peer, enter));
-    if (it == points_.begin()) return kNone;
+  /// The last point with `peer` before event `before` ({kNone, kNone} if none):
+  /// (event index, own operation index).
+  [[nodiscard]] std::pair<uint32_t, uint32_t> last(uint32_t peer, uint32_t before) const {
+    auto it = std::lower_bound(points_.begin(), points_.end(), Point{peer, before, 0});
+    if (it == points_.begin()) return {kNone, kNone};
     --it;
-    return it->first == peer ? it->second : kNone;
+    return it->peer == peer ? std::make_pair(it->event, it->op) : std::make_pair(kNone, kNone);
   }
 
  private:
-  std::vector<std::pair<uint32_t, uint32_t>> points_;
+  struct Point {
+    uint32_t peer, event, op;
+    auto operator<=>(const Point&) const = default;
+  };
+  std::vector<Point> points_;
 };
+
+/// How the waiter's interval started, so that the delayer starts its own at
+/// the same synchronization: a message (by the delayer's operation index),
+/// a collective instance (communicator, ordinal), or none.
+enum class SyncKind : int64_t { kNone = 0, kMessage = 1, kCollective = 2 };
 
 uint32_t posting_call(const MessageOp& op) {
   return op.post_call == kNone ? op.post_event : op.post_call;
@@ -190,24 +200,31 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                                                static_cast<std::ptrdiff_t>(trace.recvs.size())),
                           world);
 
-  SyncPoints sync;
-  for (const MessageTable* table : {&trace.sends, &trace.recvs}) {
-    for (const MessageOp& op : *table) {
-      if (op.cancelled || op.complete_call == kNone) continue;
-      const uint32_t peer = definitions.world_rank(op.comm, op.peer, trace.rank);
-      if (peer != kNone) sync.add(peer, events[op.complete_call].link);
-    }
+  // Synchronization points of a Late Sender pair (the sender D, the
+  // receiver W) are their previous messages from D to W: at D the send's
+  // posting call (Enter), at W the completing call's Leave, the two events
+  // the message aligns. For Late Receiver (W sends, D receives) likewise the
+  // previous messages from W to D: at W the Leave of the send's completing
+  // call, at D the posting call of the receive.
+  SyncPoints received_from, sent_to;    // the waiter's side, by Leave
+  SyncPoints posted_sends, posted_recvs;  // the delayer's fallback, by Enter
+  for (uint32_t j = 0; j < trace.recvs.size(); ++j) {
+    const MessageOp& op = trace.recvs[j];
+    if (op.cancelled || op.complete_call == kNone) continue;
+    const uint32_t peer = definitions.world_rank(op.comm, op.peer, trace.rank);
+    if (peer == kNone) continue;
+    received_from.add(peer, events[op.complete_call].link, j);
+    posted_recvs.add(peer, posting_call(op), j);
   }
-  sync.sort();
-  // The previous synchronization with a partner: a message or a collective
-  // over a communicator that holds both.
-  const auto interval_start = [&](uint32_t peer, uint32_t enter) {
-    const uint32_t message = sync.before(peer, enter);
-    const uint32_t collective = collectives.last_sync_with(peer, enter);
-    if (message == kNone) return collective;
-    if (collective == kNone) return message;
-    return std::max(message, collective);
-  };
+  for (uint32_t i = 0; i < trace.sends.size(); ++i) {
+    const MessageOp& op = trace.sends[i];
+    if (op.cancelled || op.complete_call == kNone) continue;
+    const uint32_t peer = definitions.world_rank(op.comm, op.peer, trace.rank);
+    if (peer == kNone) continue;
+    sent_to.add(peer, events[op.complete_call].link, i);
+    posted_sends.add(peer, posting_call(op), i);
+  }
+  for (SyncPoints* points : {&received_from, &sent_to, &posted_sends, &posted_recvs}) points->sort();
 
   std::vector<std::pair<uint32_t, uint32_t>> wait_calls;
   std::vector<int64_t> waiting;
@@ -220,17 +237,44 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   const std::vector<uint64_t> keys = callpath_keys(tree);
 
   // The waiters' side: one record per wait state to its delayer:
-  // kind, the delayer's op, waiting, the interval's waiting, n, n x (key, ticks).
+  // kind, the delayer's op, the synchronization (kind, a, b), waiting, the
+  // interval's waiting, n, n x (key, ticks).
   std::map<uint32_t, std::vector<int64_t>> outgoing;
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const int64_t partner_op = wait.kind == WaitKind::kLateSender ? send_index_of_recv[wait.op]
                                                                   : recv_index_of_send[wait.op];
     if (wait.delayer == kNone || partner_op == kNoValue) continue;
-    const IntervalProfile profile = profiler.profile(interval_start(wait.delayer, wait.call), wait.call);
+    // The previous synchronization with the delayer: a message of the same
+    // direction, or a collective with it, whichever this rank saw last.
+    const bool late_sender = wait.kind == WaitKind::kLateSender;
+    const auto [message_event, own_op] =
+        (late_sender ? received_from : sent_to).last(wait.delayer, wait.call);
+    const CollectiveSync collective = collectives.last_sync_with(wait.delayer, wait.call);
+    SyncKind sync = SyncKind::kNone;
+    uint32_t from = kNone;
+    int64_t sync_a = 0, sync_b = 0;
+    if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
+      const int64_t their_op = late_sender ? send_index_of_recv[own_op] : recv_index_of_send[own_op];
+      if (their_op != kNoValue) {
+        sync = SyncKind::kMessage;
+        from = message_event;
+        sync_a = their_op;
+      }
+    }
+    if (sync == SyncKind::kNone && collective.leave != kNone) {
+      sync = SyncKind::kCollective;
+      from = collective.leave;
+      sync_a = collective.comm;
+      sync_b = collective.ordinal;
+    }
+    const IntervalProfile profile = profiler.profile(from, wait.call);
     std::vector<int64_t>& record = outgoing[wait.delayer];
     record.push_back(static_cast<int64_t>(wait.kind));
     record.push_back(partner_op);
+    record.push_back(static_cast<int64_t>(sync));
+    record.push_back(sync_a);
+    record.push_back(sync_b);
     record.push_back(wait.waiting);
     record.push_back(profile.waiting);
     record.push_back(static_cast<int64_t>(profile.time.size()));
@@ -248,13 +292,16 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<uint32_t> delay_of_recv(trace.recvs.size(), kNone);
   std::vector<std::pair<uint64_t, int64_t>> theirs;
   for (const auto& [source, values] : blocks) {
-    for (std::size_t at = 0; at + 5 <= values.size();) {
+    for (std::size_t at = 0; at + 8 <= values.size();) {
       const auto kind = static_cast<WaitKind>(values[at]);
       const auto op = static_cast<uint32_t>(values[at + 1]);
-      const int64_t waited = values[at + 2];
-      const int64_t their_waiting = values[at + 3];
-      const auto n = static_cast<std::size_t>(values[at + 4]);
-      at += 5;
+      const auto sync = static_cast<SyncKind>(values[at + 2]);
+      const int64_t sync_a = values[at + 3];
+      const int64_t sync_b = values[at + 4];
+      const int64_t waited = values[at + 5];
+      const int64_t their_waiting = values[at + 6];
+      const auto n = static_cast<std::size_t>(values[at + 7]);
+      at += 8;
       theirs.clear();
       for (std::size_t e = 0; e < n && at + 1 < values.size(); ++e, at += 2) {
         theirs.emplace_back(static_cast<uint64_t>(values[at]), values[at + 1]);
@@ -264,7 +311,20 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       const MessageTable& table = late_sender ? trace.sends : trace.recvs;
       if (op >= table.size()) continue;
       const uint32_t to = posting_call(table[op]);
-      const IntervalProfile mine = profiler.profile(interval_start(source, to), to);
+      // Start where the waiter started: the same message or collective.
+      uint32_t from = kNone;
+      if (sync == SyncKind::kMessage) {
+        const auto index = static_cast<std::size_t>(sync_a);
+        if (index < table.size()) from = posting_call(table[index]);
+      } else if (sync == SyncKind::kCollective) {
+        from = collectives.leave_of(static_cast<uint32_t>(sync_a), static_cast<std::size_t>(sync_b));
+      }
+      if (from != kNone && from >= to) {
+        // Not before this side's end (messages overtaking on other tags):
+        // this side's own last synchronization of that direction.
+        from = (late_sender ? posted_sends : posted_recvs).last(source, to).first;
+      }
+      const IntervalProfile mine = profiler.profile(from, to);
       Delay delay = compare(mine, keys, theirs, their_waiting);
       delay.kind = kind;
       delay.waiting = static_cast<double>(waited);

@@ -95,26 +95,36 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
     instance.kind = op.kind;
     instance.root = op.root;
     instance.from = list->empty() ? kNone : trace.events[list->back().call].link;
-    sync_points_.emplace_back(trace.events[op.complete_call].link, op.comm);
+    sync_points_.push_back(CollectiveSync{trace.events[op.complete_call].link, op.comm,
+                                          static_cast<uint32_t>(list->size())});
     list->push_back(std::move(instance));
   }
-  std::sort(sync_points_.begin(), sync_points_.end());
+  std::sort(sync_points_.begin(), sync_points_.end(),
+            [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; });
 }
 
 CollectiveDelays::~CollectiveDelays() = default;
 
-uint32_t CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) const {
-  auto it = std::lower_bound(sync_points_.begin(), sync_points_.end(), std::make_pair(enter, 0U));
+CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) const {
+  auto it = std::lower_bound(sync_points_.begin(), sync_points_.end(), enter,
+                             [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
   for (std::size_t steps = 0; it != sync_points_.begin() && steps < kSyncLookBack; ++steps) {
     --it;
-    auto members = std::lower_bound(members_.begin(), members_.end(), it->second,
+    auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
                                     [](const auto& entry, uint32_t id) { return entry.first < id; });
-    if (members != members_.end() && members->first == it->second &&
+    if (members != members_.end() && members->first == it->comm &&
         std::binary_search(members->second.begin(), members->second.end(), peer)) {
-      return it->first;
+      return *it;
     }
   }
-  return kNone;
+  return CollectiveSync{};
+}
+
+uint32_t CollectiveDelays::leave_of(uint32_t comm, std::size_t ordinal) const {
+  auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
+                             [](const auto& entry, uint32_t id) { return entry.first < id; });
+  if (it == by_comm_.end() || it->first != comm || ordinal >= it->second.size()) return kNone;
+  return trace_.events[it->second[ordinal].call].link;
 }
 
 void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {

@@ -45,7 +45,8 @@ IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter
   uint32_t current = kNone;
   uint32_t first = 0;
   if (from_leave != kNone && from_leave < to_enter) {
-    current = parent_of(events[events[from_leave].link].ref());
+    const Event& start = events[from_leave];
+    current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
     first = from_leave + 1;
   }
   auto span = std::lower_bound(trace_.folded_spans.begin(), trace_.folded_spans.end(), first,

@@ -37,8 +37,9 @@ class IntervalProfiler {
   IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                    std::vector<std::pair<uint32_t, uint32_t>> waits, std::vector<int64_t> waiting);
 
-  /// The profile from the Leave event `from_leave` (kNone: the trace's
-  /// start) to the Enter event `to_enter` (exclusive).
+  /// The profile from the event `from_leave` (a Leave, or the Enter of a
+  /// call whose own time then counts; kNone: the trace's start) to the Enter
+  /// event `to_enter` (exclusive).
   [[nodiscard]] IntervalProfile profile(uint32_t from_leave, uint32_t to_enter);
 
  private:
