@@ -21,6 +21,7 @@
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/summary_findings.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/atomic_file.h"
@@ -396,6 +397,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
+    print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
+                   result.delay, options.delay_analysis);
   }
   return result;
 }
