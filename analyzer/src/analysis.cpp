@@ -322,6 +322,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     phases.run_or_abort("the delay analysis", [&] {
       result.delay = replay_delay(trace, tree, definitions, comms, matching, world, bus);
     });
+    progress("delay analysis: " + std::to_string(result.delay.rounds) + " propagation rounds");
   }
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);

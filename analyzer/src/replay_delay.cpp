@@ -366,14 +366,19 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       share_over_waits(delay, passed, [&](uint32_t wait, double value) { next[wait] += value; });
     }
     collectives.propagate(waits, next, nullptr);
-    int changed = 0;
+    // Converged when the long-term values moved by less than
+    // kDelayTolerance of all waiting (summed over ranks) in this round: a
+    // chain of waits (a ring, iteration after iteration) passes on a share
+    // below one at each hop, so what the next hops add fades.
+    double moved[2] = {0.0, 0.0};
     for (std::size_t k = 0; k < waits.size(); ++k) {
-      if (std::abs(next[k] - waits[k].propagated) > 1e-9 * std::max(1.0, next[k])) changed = 1;
+      moved[0] += std::abs(next[k] - waits[k].propagated);
+      moved[1] += static_cast<double>(waits[k].waiting);
       waits[k].propagated = next[k];
     }
-    MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, world);
+    MPI_Allreduce(MPI_IN_PLACE, moved, 2, MPI_DOUBLE, MPI_SUM, world);
     statistics.rounds = static_cast<uint64_t>(round) + 1;
-    if (changed == 0) break;
+    if (moved[0] <= kDelayTolerance * moved[1]) break;
     if (round + 1 >= kMaxDelayRounds) {
       statistics.converged = false;
       carry_to_delayers();

@@ -28,8 +28,9 @@
 // sends its interval profile (call path keys and times, bounded by its own
 // events in the interval) to the delayer once; then the propagated waiting
 // travels back one value per message per round (MessageMatching), round
-// after round until no rank's values change (each round settles one more
-// hop of the longest chain).
+// after round until the values settle (each round settles one more hop of
+// the longest chain; rounds stop when a round moves less than
+// kDelayTolerance of all waiting, or after kMaxDelayRounds).
 
 #include <mpi.h>
 
@@ -52,6 +53,9 @@ struct DelayStatistics {
 
 /// The most propagation rounds the analysis runs (hops of a chain of waits).
 inline constexpr int kMaxDelayRounds = 64;
+/// Rounds stop when the long-term values moved by less than this share of
+/// all waiting in the last round.
+inline constexpr double kDelayTolerance = 1e-4;
 
 /// Collective over `world` (`tree`: the rank's call tree); raises DelayCostFound (at the delayer) and
 /// WaitStateClassified (at the waiter) on `bus`. Needs the forward replay's
