@@ -250,6 +250,9 @@ std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::
       const MetricValues short_term = load_one(reader, *short_row);
       const MetricValues long_term = load_one(reader, *long_row);
       short_total = std::accumulate(short_term.begin(), short_term.end(), 0.0);
+      finding.delay_metric = std::string(entry.delay);
+      finding.delay_costs =
+          short_total + std::accumulate(long_term.begin(), long_term.end(), 0.0);
       std::vector<double> costs(callpaths, 0.0);
       for (std::size_t c = 0; c < callpaths; ++c) {
         for (std::size_t l = 0; l < locations; ++l) {

@@ -19,12 +19,14 @@ std::vector<Finding> RootCauseFindings::findings(ReportData& report) {
     Finding f;
     f.source = name();
     f.title = "Root cause of " + found.title + ": " + report::readable_path(cause.path);
-    f.metric = "delay";
-    f.value = cause.short_term + cause.long_term;
+    // The page shows a finding's metric with its total (and selects it):
+    // the pattern's aggregate delay costs, at the top root cause.
+    f.metric = found.delay_metric;
+    f.value = found.delay_costs;
     f.unit = "sec";
     f.share = found.share;
     f.callpath = static_cast<int64_t>(cause.callpath);
-    f.callpath_value = f.value;
+    f.callpath_value = cause.short_term + cause.long_term;
     for (const report::RankValue& r : cause.ranks) {
       const int64_t l = location_of(r.rank);
       if (l < 0) continue;
@@ -39,7 +41,7 @@ std::vector<Finding> RootCauseFindings::findings(ReportData& report) {
                   cause.long_term, found.gain, found.gain_basis.c_str());
     f.why = why;
     f.advice = found.advice;
-    f.score = found.gain;
+    f.score = f.value;  // ranked with the wait states by the seconds at stake
     out.push_back(std::move(f));
   }
   return out;

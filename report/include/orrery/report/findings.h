@@ -37,6 +37,8 @@ struct RootCauseFinding {
   std::string path;
   std::vector<RankValue> affected;  ///< most affected processes
   std::vector<RootCause> causes;    ///< largest delay costs first (may be empty)
+  std::string delay_metric;   ///< the aggregate delay metric ("delay_late_sender"); empty if none
+  double delay_costs = 0;     ///< its total: short-term + long-term costs, seconds
   double gain = 0;            ///< estimated run-time saving, seconds
   std::string gain_basis;     ///< "performance_impact" or "delay costs"
   double explained = 0;       ///< share of the waiting its short-term delay costs explain (0-1)
