@@ -44,6 +44,8 @@ const std::vector<Subcommand>& subcommands() {
        orrery::report::tools::score_command},
       {"runs", "the runs' metadata side by side (command, ranks, params, ...)",
        orrery::report::tools::runs_command},
+      {"findings", "the top findings: wait states, their root causes, gain and advice",
+       orrery::report::tools::findings_command},
 #endif
   };
   return table;

@@ -21,6 +21,7 @@
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/summary_findings.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/atomic_file.h"
@@ -316,6 +317,13 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   progress("backward replay");
   phases.run_or_abort("the backward replay", [&] { replay_backward(trace, matching, world, bus); });
+  if (options.delay_analysis) {
+    progress("delay analysis (root causes of wait states)");
+    phases.run_or_abort("the delay analysis", [&] {
+      result.delay = replay_delay(trace, tree, definitions, comms, matching, world, bus);
+    });
+    progress("delay analysis: " + std::to_string(result.delay.rounds) + " propagation rounds");
+  }
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);
 
@@ -390,6 +398,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
+    print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
+                   result.delay, options.delay_analysis);
   }
   return result;
 }

@@ -26,6 +26,9 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   app.add_flag("--no-clock-correction", no_correction,
                "do not correct clock-condition violations (they are still counted)");
   app.add_flag("-q,--quiet", quiet, "no progress lines, only the summary and errors");
+  bool no_delay = false;
+  app.add_flag("--no-delay-analysis", no_delay,
+               "skip the delay analysis (root causes of wait states, wait-state classes)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -39,6 +42,7 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   }
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
+  options.delay_analysis = !no_delay;
   options.keep_cube = false;  // streamed to the report, one metric at a time
   return -1;
 }

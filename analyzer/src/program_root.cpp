@@ -100,6 +100,7 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   if (n == 0) {
     // Everything below was folded: so is the root.
     trace.folded[0] = FoldedTotals{1, duration - trace.folded_top_level_time};
+    for (FoldedSpan& span : trace.folded_spans) ++span.callpath;
     trace.top_level_instances = 1;
     return true;
   }
@@ -136,6 +137,10 @@ bool enclose_in_root(LocalTrace& trace, uint32_t root_region) {
   for (CollectiveOp& op : trace.collectives) {
     shift(op.start_call);
     shift(op.complete_call);
+  }
+  for (FoldedSpan& span : trace.folded_spans) {
+    ++span.before_event;
+    ++span.callpath;
   }
   trace.top_level_instances = 1;
   trace.loose_events = 0;

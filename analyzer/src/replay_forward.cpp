@@ -129,8 +129,10 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
+        const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
+        const int64_t post_enter = post != kNone ? events[post].time : events[frame.enter].time;
         bus.publish(MessageReceived{events[frame.enter].ref(), events[frame.enter].time, send_enter,
-                                    op.bytes});
+                                    op.bytes, post_enter});
         break;
       }
       default:

@@ -162,6 +162,7 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
     ++totals.visits;
     totals.exclusive += duration - frame.folded_child_time;
     events.truncate(frame.enter);
+    record_folded_span(frame.enter, frame.callpath, duration - frame.folded_child_time);
     (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
     return;
   }
@@ -172,6 +173,22 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
     trace_.folded_child_time.push_back(frame.folded_child_time);
   }
   events[frame.enter].link = events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
+}
+
+void TraceBuilder::record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive) {
+  // Loops call the same few functions between two communication calls: a
+  // short look back merges their instances into one span per call path.
+  std::vector<FoldedSpan>& spans = trace_.folded_spans;
+  constexpr std::size_t kLookBack = 8;
+  for (std::size_t k = spans.size(); k > 0 && k + kLookBack > spans.size(); --k) {
+    FoldedSpan& span = spans[k - 1];
+    if (span.before_event != before_event) break;
+    if (span.callpath == callpath) {
+      span.exclusive += exclusive;
+      return;
+    }
+  }
+  spans.push_back(FoldedSpan{before_event, callpath, exclusive});
 }
 
 void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,

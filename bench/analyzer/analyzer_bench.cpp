@@ -224,6 +224,17 @@ int main(int argc, char** argv) {
                           bytes_per_event, static_cast<double>(plain_events) / plain,
                           static_cast<double>(result.events) / analysis_cpu,
                           analysis_cpu / plain_cpu};
+  // The same analysis without the delay analysis (root causes, wait-state
+  // classes), for what it costs: the slowest rank of each, wall and CPU.
+  options.delay_analysis = false;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto off_start = std::chrono::steady_clock::now();
+  const double off_cpu_start = cpu_seconds();
+  (void)orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+  const double events = static_cast<double>(result.events);
+  double rates[4] = {events / analysis, events / seconds_since(off_start), events / analysis_cpu,
+                     events / (cpu_seconds() - off_cpu_start)};
+  MPI_Allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double all[kFields * 64] = {};
   MPI_Gather(mine, kFields, MPI_DOUBLE, all, kFields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   uint64_t total = 0, kept = 0;
@@ -245,6 +256,9 @@ int main(int argc, char** argv) {
     std::printf("(wall clock; CPU columns use the process CPU time, which the load of a\n"
                 " shared machine does not inflate)\n");
     std::printf("targets: >= 5e6 events/s per rank, ratio <= 2.5, <= 64 B/event\n");
+    std::printf("delay analysis (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
+                "%.3e): on/off %.2f\n",
+                rates[0], rates[2], rates[1], rates[3], rates[1] / rates[0]);
   }
   MPI_Finalize();
   return 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Factories of the pattern classes; the registry lists them once, in order.
 
+#include <functional>
 #include <memory>
 
 #include "orrery/patterns/pattern.h"
@@ -32,5 +33,7 @@ std::unique_ptr<Pattern> make_receives();
 std::unique_ptr<Pattern> make_bytes_coll_out();
 std::unique_ptr<Pattern> make_bytes_coll_in();
 std::unique_ptr<Pattern> make_collectives();
+/// The delay-cost metrics and wait-state classes (delay_costs.cpp), in order.
+void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add);
 
 }  // namespace orrery::patterns

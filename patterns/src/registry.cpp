@@ -85,6 +85,7 @@ PatternRegistry::PatternRegistry() {
   add(make_collectives());
   add(make_late_sender_count());
   add(make_late_receiver_count());
+  add_delay_metrics(add);
 
   for (std::size_t i = 0; i < patterns_.size(); ++i) {
     patterns_[i]->set_row(i);

@@ -28,7 +28,16 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "late_broadcast", "wait_at_nxn", "nxn_completion", "mpi_rma_communication", "mpi_io",
       "overhead", "bytes_sent", "bytes_received", "bytes_coll_out", "bytes_coll_in", "sends",
       "receives", "collectives", "late_sender_count", "late_receiver_count",
-      "init_completion", "finalize_wait", "wait_at_neighbor"};
+      "init_completion", "finalize_wait", "wait_at_neighbor",
+      // Root causes and wait-state classes (issue 10).
+      "delay", "delay_mpi", "delay_p2p", "delay_late_sender", "delay_late_sender_short_term",
+      "delay_late_sender_long_term", "delay_late_receiver", "delay_late_receiver_short_term",
+      "delay_late_receiver_long_term", "delay_collective", "delay_barrier",
+      "delay_barrier_short_term", "delay_barrier_long_term", "delay_nxn",
+      "delay_nxn_short_term", "delay_nxn_long_term", "delay_late_broadcast",
+      "delay_late_broadcast_short_term", "delay_late_broadcast_long_term",
+      "delay_early_reduce", "delay_early_reduce_short_term", "delay_early_reduce_long_term",
+      "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal"};
   std::set<std::string> names;
   const auto table = registry.metric_table();
   for (std::size_t row = 0; row < table.size(); ++row) {
@@ -48,6 +57,9 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
   EXPECT_EQ(table[registry.row("bytes_sent")].parent, "");
   EXPECT_EQ(table[registry.row("init_completion")].parent, "mpi_init_exit");
   EXPECT_EQ(table[registry.row("finalize_wait")].parent, "mpi_init_exit");
+  EXPECT_EQ(table[registry.row("delay_late_sender_long_term")].parent, "delay_late_sender");
+  EXPECT_EQ(table[registry.row("delay_barrier")].parent, "delay_collective");
+  EXPECT_EQ(table[registry.row("wait_indirect")].parent, "");
 }
 
 RegionDef mpi(const std::string& name, RegionRole role = RegionRole::kFunction) {

@@ -25,6 +25,7 @@
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
 #include "orrery/analyzer/timeline.h"
+#include "root_cause_source.h"
 #include "run_facts.h"
 #include "token.h"
 
@@ -126,6 +127,7 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
   report->set_cache_budget(other ? budget / 2 : budget);
   if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
+  api->add_findings_source(std::make_unique<RootCauseFindings>(report_path));
   // The runs' records (command line, measurement statistics) for the findings page.
   for (const auto& [index, path, data] : {std::tuple{0, report_path, report}, std::tuple{1, other_path, other}}) {
     if (!data) continue;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
+#include "orrery/analyzer/replay_delay.h"
 #include "orrery/report/clock_record.h"
 #include "orrery/report/cube.h"
 
@@ -27,6 +28,8 @@ struct AnalysisOptions {
   bool keep_cube = true;
   std::ostream* progress = nullptr;  ///< rank 0's progress and summary, or none
   bool quiet = false;                ///< summary only, no progress lines
+  /// The delay analysis (root causes, wait-state classes; replay_delay.h).
+  bool delay_analysis = true;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -39,6 +42,8 @@ struct AnalysisResult {
   uint64_t events = 0;          ///< events of this rank
   uint64_t events_kept = 0;     ///< of which kept for the replays (the rest folded)
   std::string report_path;
+  /// The delay analysis on this rank (rounds agree over ranks).
+  DelayStatistics delay;
   bool incomplete = false;  ///< an incomplete experiment (no MPI_Finalize; incomplete.h)
   /// Incomplete experiments, on rank 0: how each rank ended (rank-<r>.json reason).
   std::vector<std::string> rank_endings;

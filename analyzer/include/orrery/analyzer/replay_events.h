@@ -46,6 +46,9 @@ struct MessageReceived {
   int64_t call_enter = 0;
   int64_t send_enter = 0;
   uint64_t bytes = 0;
+  /// Enter of the call that posted the receive (the receive itself if
+  /// blocking, the MPI_Irecv otherwise).
+  int64_t post_enter = 0;
 };
 
 /// A call that completed one or more receives (Recv, Wait, Waitall, ...):

@@ -176,6 +176,16 @@ struct FoldedTotals {
   int64_t exclusive = 0;  ///< ticks
 };
 
+/// A folded callee's exclusive time in the gap before kept event
+/// `before_event` (the delay analysis splits a synchronization interval's
+/// time over call paths, folded ones included). Consecutive instances of the
+/// same call path in one gap share one entry.
+struct FoldedSpan {
+  uint32_t before_event = 0;
+  uint32_t callpath = 0;
+  int64_t exclusive = 0;  ///< ticks
+};
+
 /// How many messages ahead the per-message loops prefetch their events.
 inline constexpr std::size_t kPrefetchDistance = 16;
 
@@ -193,6 +203,9 @@ struct LocalTrace {
   std::vector<FoldedTotals> folded;
   /// Per kept instance with folded callees (Leave `ref`): their total duration.
   std::vector<int64_t> folded_child_time;
+  /// Where the folded instances' time lies between the kept events, in
+  /// event order (FoldedSpan).
+  std::vector<FoldedSpan> folded_spans;
   /// Id of the first of the regions the reader makes for OTF2's measurement
   /// events (buffer flush, measurement off; trace_reader.h), kNone if none.
   uint32_t measurement_regions = kNone;

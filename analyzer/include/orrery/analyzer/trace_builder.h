@@ -94,6 +94,8 @@ class TraceBuilder {
   uint32_t callpath_of(uint32_t region);
   /// Leaves the innermost open region at `leave_time` (reference time line).
   void close_region(int64_t leave_time, uint32_t region);
+  /// Notes a folded instance's exclusive time in the gap before `before_event`.
+  void record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive);
 
   LocalTrace& trace_;
   ClockMapping clock_;

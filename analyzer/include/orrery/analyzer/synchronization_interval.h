@@ -1,0 +1,56 @@
+#pragma once
+// The synchronization interval of a wait state (Böhme et al., "Identifying
+// the root causes of wait states in large-scale parallel applications",
+// ICPP 2010): the stretch of a process's time line from its previous
+// synchronization with the partner to the call that synchronized. The delay
+// analysis compares the time two processes spent per call path in it.
+// Folded call paths (trace.h) are included through LocalTrace::folded_spans,
+// so a computation without communication (a `relax` between two halo
+// exchanges) keeps its own call path.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer {
+
+/// One call path's identity across ranks: a hash of its chain of region ids
+/// (region ids are global), per local call path.
+[[nodiscard]] std::vector<uint64_t> callpath_keys(const CallTree& tree);
+
+/// Where one rank's time went in an interval: non-waiting exclusive time per
+/// call path, its waiting (in the wait states it holds), and those waits.
+struct IntervalProfile {
+  std::vector<std::pair<uint32_t, int64_t>> time;  ///< (local call path, ticks), waiting excluded
+  int64_t waiting = 0;                             ///< ticks spent in wait states
+  std::vector<std::pair<uint32_t, int64_t>> waits; ///< (wait-state index, its waiting)
+};
+
+/// Splits intervals of one rank's kept events into per-call-path time
+/// (`tree`: the rank's call tree, which the pipeline takes out of the trace).
+class IntervalProfiler {
+ public:
+  /// `waits`: (Enter index of the waiting call, wait-state index), sorted by
+  /// Enter index; `waiting[k]` the ticks wait state k waited.
+  IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
+                   std::vector<std::pair<uint32_t, uint32_t>> waits, std::vector<int64_t> waiting);
+
+  /// The profile from the event `from_leave` (a Leave, or the Enter of a
+  /// call whose own time then counts; kNone: the trace's start) to the Enter
+  /// event `to_enter` (exclusive).
+  [[nodiscard]] IntervalProfile profile(uint32_t from_leave, uint32_t to_enter);
+
+ private:
+  void add(uint32_t callpath, int64_t ticks);
+
+  const LocalTrace& trace_;
+  const CallTree& tree_;
+  std::vector<std::pair<uint32_t, uint32_t>> waits_;
+  std::vector<int64_t> waiting_;
+  std::vector<int64_t> scratch_;    ///< per call path, zero between calls
+  std::vector<uint32_t> touched_;   ///< call paths with a non-zero scratch entry
+};
+
+}  // namespace orrery::analyzer

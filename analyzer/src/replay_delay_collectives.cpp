@@ -1,0 +1,346 @@
+// The collective half of the delay analysis (delay_model.h). Per
+// communicator, in id order on every rank (one global order, as in
+// replay_collectives.cpp), and per chunk of instances:
+//   1. one Allreduce(MAX) of the latest enter, the root's enter and the
+//      latest enter of the non-roots, from which each member knows whether
+//      and how long it waited;
+//   2. one Allreduce(MAX) naming the delayer (the member that entered last;
+//      the root of a broadcast; the last contributor of a reduction) and
+//      whether anyone waited;
+//   3. the delayer's interval profile (since the previous instance on the
+//      communicator) reaches the members by one Allreduce(SUM) in which only
+//      the delayer fills its instance's slots; each waiter compares its own
+//      interval with it;
+//   4. per propagation round, one Allreduce(SUM) of two values per instance
+//      (the waiting the delayer's own waiting explains), and at the end one
+//      of the costs per entry of the delayer's profile.
+// All of it is O(1) per instance and rank plus the delayer's profile, which
+// is bounded by its own events in the interval: never O(P).
+
+#include <algorithm>
+#include <vector>
+
+#include "delay_model.h"
+
+namespace orrery::analyzer::delay {
+namespace {
+
+constexpr std::size_t kChunk = 4096;
+/// How far back a point-to-point interval looks for a collective with its partner.
+constexpr std::size_t kSyncLookBack = 64;
+
+bool analyzed(CollectiveKind kind) {
+  return kind == CollectiveKind::kBarrier || kind == CollectiveKind::kAllToAll ||
+         kind == CollectiveKind::kOneToAll || kind == CollectiveKind::kAllToOne;
+}
+
+WaitKind wait_kind(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kBarrier: return WaitKind::kBarrier;
+    case CollectiveKind::kOneToAll: return WaitKind::kLateBroadcast;
+    case CollectiveKind::kAllToOne: return WaitKind::kEarlyReduce;
+    default: return WaitKind::kNxN;
+  }
+}
+
+}  // namespace
+
+/// One collective instance on this rank, with what the analysis learned.
+struct CollectiveDelays::Instance {
+  uint32_t start = kNone;  ///< Enter index of the starting call
+  uint32_t call = kNone;   ///< Enter index of the completing call
+  uint32_t from = kNone;   ///< Leave index of the previous instance's completing call
+  CollectiveKind kind = CollectiveKind::kOther;
+  uint32_t root = kNone;
+  uint32_t wait = kNone;   ///< this rank's wait state, if it waited
+  uint32_t entries = 0;    ///< length of the delayer's profile
+  bool delayer = false;
+  bool anyone_waited = false;
+  // The delayer's side: its profile and its own waits in the interval.
+  std::vector<std::pair<uint32_t, int64_t>> profile;
+  std::vector<std::pair<uint32_t, int64_t>> own_waits;
+  int64_t own_waits_total = 0;
+  // The waiter's side: its delay against the delayer's profile entries.
+  std::vector<std::pair<uint32_t, double>> excess;
+  double excess_waiting = 0;
+  double total = 0;
+};
+
+CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& definitions,
+                                   const Communicators& comms)
+    : trace_(trace), definitions_(definitions), comms_(comms) {
+  std::vector<std::vector<Instance>> per_comm;
+  std::vector<uint32_t> ids;
+  for (const auto& [id, def] : definitions.comms) {
+    if (comms.get(id) == MPI_COMM_NULL || comms.size(id) < 2) continue;
+    by_comm_.emplace_back(id, std::vector<Instance>{});
+    std::vector<uint32_t> sorted = def.members;
+    std::sort(sorted.begin(), sorted.end());
+    members_.emplace_back(id, std::move(sorted));
+  }
+  const auto slot_of = [&](uint32_t comm) -> std::vector<Instance>* {
+    auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
+                               [](const auto& entry, uint32_t id) { return entry.first < id; });
+    return it != by_comm_.end() && it->first == comm ? &it->second : nullptr;
+  };
+  for (const CollectiveOp& op : trace.collectives) {
+    if (op.complete_call == kNone || op.start_call == kNone || op.kind == CollectiveKind::kOther) {
+      continue;
+    }
+    std::vector<Instance>* list = slot_of(op.comm);
+    if (list == nullptr) continue;
+    Instance instance;
+    instance.start = op.start_call;
+    instance.call = op.complete_call;
+    instance.kind = op.kind;
+    instance.root = op.root;
+    instance.from = list->empty() ? kNone : trace.events[list->back().call].link;
+    sync_points_.push_back(CollectiveSync{trace.events[op.complete_call].link, op.comm,
+                                          static_cast<uint32_t>(list->size())});
+    list->push_back(std::move(instance));
+  }
+  std::sort(sync_points_.begin(), sync_points_.end(),
+            [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; });
+}
+
+CollectiveDelays::~CollectiveDelays() = default;
+
+CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) const {
+  auto it = std::lower_bound(sync_points_.begin(), sync_points_.end(), enter,
+                             [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  for (std::size_t steps = 0; it != sync_points_.begin() && steps < kSyncLookBack; ++steps) {
+    --it;
+    auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
+                                    [](const auto& entry, uint32_t id) { return entry.first < id; });
+    if (members != members_.end() && members->first == it->comm &&
+        std::binary_search(members->second.begin(), members->second.end(), peer)) {
+      return *it;
+    }
+  }
+  return CollectiveSync{};
+}
+
+uint32_t CollectiveDelays::leave_of(uint32_t comm, std::size_t ordinal) const {
+  auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
+                             [](const auto& entry, uint32_t id) { return entry.first < id; });
+  if (it == by_comm_.end() || it->first != comm || ordinal >= it->second.size()) return kNone;
+  return trace_.events[it->second[ordinal].call].link;
+}
+
+void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
+  std::vector<int64_t> slots;
+  for (auto& [id, instances] : by_comm_) {
+    const MPI_Comm comm = comms_.get(id);
+    int size = 0, me = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &me);
+    // Members that saw different numbers of instances: the common prefix
+    // (the collective replay has already failed or counted the rest).
+    int64_t counts[2] = {static_cast<int64_t>(instances.size()),
+                         -static_cast<int64_t>(instances.size())};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_MAX, comm);
+    instances.resize(static_cast<std::size_t>(-counts[1]));
+    for (std::size_t first = 0; first < instances.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, instances.size() - first);
+      slots.assign(3 * m, INT64_MIN);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        const int64_t enter = trace_.enter_time(in.start);
+        const bool has_root = in.root != kNone && in.root < static_cast<uint32_t>(size);
+        slots[3 * j] = enter;
+        if (has_root && in.root == static_cast<uint32_t>(me)) slots[3 * j + 1] = enter;
+        if (has_root && in.root != static_cast<uint32_t>(me)) slots[3 * j + 2] = enter;
+      }
+      MPI_Allreduce(MPI_IN_PLACE, slots.data(), static_cast<int>(slots.size()), MPI_INT64_T,
+                    MPI_MAX, comm);
+      std::vector<int64_t> waiting(m, 0), roles(2 * m, -1);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        if (!analyzed(in.kind)) continue;
+        const int64_t enter = trace_.enter_time(in.start);
+        const int64_t exit = trace_.exit_time(in.call);
+        const bool is_root = in.root == static_cast<uint32_t>(me);
+        int64_t until = INT64_MIN;
+        bool candidate = false;
+        if (in.kind == CollectiveKind::kBarrier || in.kind == CollectiveKind::kAllToAll) {
+          until = slots[3 * j];
+          candidate = enter == slots[3 * j];
+        } else if (in.kind == CollectiveKind::kOneToAll) {
+          if (!is_root) until = slots[3 * j + 1];
+          candidate = is_root;
+        } else if (in.root != kNone) {  // n-to-1: the root waits for the last contributor
+          if (is_root) until = slots[3 * j + 2];
+          candidate = !is_root && enter == slots[3 * j + 2];
+        }
+        if (until != INT64_MIN) waiting[j] = std::max<int64_t>(0, std::min(until, exit) - enter);
+        roles[2 * j] = candidate ? me : -1;
+        roles[2 * j + 1] = waiting[j] > 0 ? 1 : 0;
+      }
+      MPI_Allreduce(MPI_IN_PLACE, roles.data(), static_cast<int>(roles.size()), MPI_INT64_T,
+                    MPI_MAX, comm);
+      for (std::size_t j = 0; j < m; ++j) {
+        Instance& in = instances[first + j];
+        in.delayer = roles[2 * j] == me;
+        in.anyone_waited = roles[2 * j + 1] > 0 && roles[2 * j] >= 0;
+        if (waiting[j] <= 0 || !in.anyone_waited) continue;
+        in.wait = static_cast<uint32_t>(waits.size());
+        WaitState wait;
+        wait.kind = wait_kind(in.kind);
+        wait.call = in.call;
+        wait.waiting = waiting[j];
+        wait.delayer = definitions_.world_rank(id, static_cast<uint32_t>(roles[2 * j]), trace_.rank);
+        waits.push_back(wait);
+      }
+    }
+  }
+}
+
+void CollectiveDelays::compare_intervals(IntervalProfiler& profiler,
+                                         const std::vector<uint64_t>& keys) {
+  std::vector<int64_t> lengths, data, own_waiting;
+  std::vector<std::pair<uint64_t, int64_t>> mine;
+  for (auto& [id, instances] : by_comm_) {
+    const MPI_Comm comm = comms_.get(id);
+    for (std::size_t first = 0; first < instances.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, instances.size() - first);
+      lengths.assign(m, 0);
+      own_waiting.assign(m, 0);
+      bool any = false;
+      for (std::size_t j = 0; j < m; ++j) {
+        Instance& in = instances[first + j];
+        any = any || in.anyone_waited;
+        if (!in.delayer || !in.anyone_waited) continue;
+        IntervalProfile profile = profiler.profile(in.from, in.start);
+        in.profile = std::move(profile.time);
+        in.own_waits = std::move(profile.waits);
+        for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
+        lengths[j] = static_cast<int64_t>(in.profile.size());
+        own_waiting[j] = profile.waiting;
+      }
+      if (!any) continue;  // every member knows: nobody waited in this chunk
+      MPI_Allreduce(MPI_IN_PLACE, lengths.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
+      std::vector<std::size_t> offsets(m + 1, 0);
+      for (std::size_t j = 0; j < m; ++j) {
+        instances[first + j].entries = static_cast<uint32_t>(lengths[j]);
+        offsets[j + 1] = offsets[j] + (instances[first + j].anyone_waited ? 1 + 2 * lengths[j] : 0);
+      }
+      data.assign(offsets[m], 0);
+      for (std::size_t j = 0; j < m; ++j) {
+        Instance& in = instances[first + j];
+        if (!in.delayer || !in.anyone_waited) continue;
+        std::size_t at = offsets[j];
+        data[at++] = own_waiting[j];
+        for (const auto& [callpath, ticks] : in.profile) {
+          data[at++] = static_cast<int64_t>(keys[callpath]);
+          data[at++] = ticks;
+        }
+      }
+      MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_INT64_T, MPI_SUM,
+                    comm);
+      for (std::size_t j = 0; j < m; ++j) {
+        Instance& in = instances[first + j];
+        if (in.wait == kNone) continue;
+        const IntervalProfile own = profiler.profile(in.from, in.start);
+        mine.clear();
+        for (const auto& [callpath, ticks] : own.time) mine.emplace_back(keys[callpath], ticks);
+        std::sort(mine.begin(), mine.end());
+        std::size_t at = offsets[j];
+        const int64_t their_waiting = data[at++];
+        for (uint32_t e = 0; e < in.entries; ++e, at += 2) {
+          const auto key = static_cast<uint64_t>(data[at]);
+          auto it = std::lower_bound(mine.begin(), mine.end(), std::make_pair(key, INT64_MIN));
+          const int64_t other = it != mine.end() && it->first == key ? it->second : 0;
+          if (data[at + 1] > other) {
+            in.excess.emplace_back(e, static_cast<double>(data[at + 1] - other));
+            in.total += static_cast<double>(data[at + 1] - other);
+          }
+        }
+        if (their_waiting > own.waiting) {
+          in.excess_waiting = static_cast<double>(their_waiting - own.waiting);
+          in.total += in.excess_waiting;
+        }
+      }
+    }
+  }
+}
+
+void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vector<double>& next,
+                                 std::vector<double>* passed_on) {
+  std::vector<double> shares;
+  for (auto& [id, instances] : by_comm_) {
+    const MPI_Comm comm = comms_.get(id);
+    for (std::size_t first = 0; first < instances.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, instances.size() - first);
+      bool any = false;
+      shares.assign(2 * m, 0.0);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        any = any || in.anyone_waited;
+        if (in.wait == kNone || in.total <= 0) continue;
+        const WaitState& wait = waits[in.wait];
+        const double fraction = in.excess_waiting / in.total;
+        shares[2 * j] = (static_cast<double>(wait.waiting) + wait.propagated) * fraction;
+        shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
+      }
+      if (!any) continue;
+      MPI_Allreduce(MPI_IN_PLACE, shares.data(), static_cast<int>(shares.size()), MPI_DOUBLE,
+                    MPI_SUM, comm);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        if (!in.delayer || in.own_waits_total <= 0) continue;
+        for (const auto& [wait, ticks] : in.own_waits) {
+          const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
+          next[wait] += shares[2 * j] * weight;
+          if (passed_on != nullptr) (*passed_on)[wait] += shares[2 * j + 1] * weight;
+        }
+      }
+    }
+  }
+}
+
+void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
+                                     DelayStatistics& statistics) {
+  std::vector<double> costs;
+  for (auto& [id, instances] : by_comm_) {
+    const MPI_Comm comm = comms_.get(id);
+    for (std::size_t first = 0; first < instances.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, instances.size() - first);
+      std::vector<std::size_t> offsets(m + 1, 0);
+      for (std::size_t j = 0; j < m; ++j) {
+        offsets[j + 1] = offsets[j] + 2 * static_cast<std::size_t>(instances[first + j].entries);
+      }
+      if (offsets[m] == 0) continue;  // the lengths are agreed: all members skip
+      costs.assign(offsets[m], 0.0);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        if (in.wait == kNone) continue;
+        const WaitState& wait = waits[in.wait];
+        if (in.total <= 0) {
+          statistics.unexplained += static_cast<double>(wait.waiting);
+          continue;
+        }
+        for (const auto& [entry, excess] : in.excess) {
+          const double share = excess / in.total;
+          costs[offsets[j] + 2 * entry] += static_cast<double>(wait.waiting) * share;
+          costs[offsets[j] + 2 * entry + 1] += wait.propagated * share;
+        }
+      }
+      MPI_Allreduce(MPI_IN_PLACE, costs.data(), static_cast<int>(costs.size()), MPI_DOUBLE,
+                    MPI_SUM, comm);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        if (!in.delayer) continue;
+        for (std::size_t e = 0; e < in.profile.size() && e < in.entries; ++e) {
+          const double short_term = costs[offsets[j] + 2 * e];
+          const double long_term = costs[offsets[j] + 2 * e + 1];
+          if (short_term > 0 || long_term > 0) {
+            bus.publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
+                                       long_term});
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace orrery::analyzer::delay

@@ -1,0 +1,95 @@
+// Interval profiles for the delay analysis (synchronization_interval.h).
+// The time between two consecutive kept events belongs to the innermost
+// open region, minus the folded callees that ran in that gap.
+
+#include "orrery/analyzer/synchronization_interval.h"
+
+#include <algorithm>
+
+namespace orrery::analyzer {
+
+std::vector<uint64_t> callpath_keys(const CallTree& tree) {
+  // Parents have smaller ids than their children (call_tree.h).
+  std::vector<uint64_t> keys(tree.size());
+  const auto& nodes = tree.nodes();
+  for (std::size_t c = 0; c < nodes.size(); ++c) {
+    uint64_t key = nodes[c].parent == kNone ? 0x9e3779b97f4a7c15ULL : keys[nodes[c].parent];
+    key ^= nodes[c].region + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
+    key *= 0xff51afd7ed558ccdULL;
+    keys[c] = key ^ (key >> 33);
+  }
+  return keys;
+}
+
+IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
+                                   std::vector<std::pair<uint32_t, uint32_t>> waits,
+                                   std::vector<int64_t> waiting)
+    : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(std::move(waiting)),
+      scratch_(tree.size(), 0) {}
+
+void IntervalProfiler::add(uint32_t callpath, int64_t ticks) {
+  if (callpath == kNone || callpath >= scratch_.size() || ticks == 0) return;
+  if (scratch_[callpath] == 0) touched_.push_back(callpath);
+  scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
+}
+
+IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter) {
+  IntervalProfile result;
+  const EventStore& events = trace_.events;
+  const auto& nodes = tree_.nodes();
+  if (to_enter == kNone || to_enter >= events.size()) return result;
+  const auto parent_of = [&](uint32_t callpath) {
+    return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
+  };
+  // The region open after the starting event.
+  uint32_t current = kNone;
+  uint32_t first = 0;
+  if (from_leave != kNone && from_leave < to_enter) {
+    const Event& start = events[from_leave];
+    current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
+    first = from_leave + 1;
+  }
+  auto span = std::lower_bound(trace_.folded_spans.begin(), trace_.folded_spans.end(), first,
+                               [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  for (uint32_t i = first; i <= to_enter; ++i) {
+    const Event& event = events[i];
+    if (i > 0 && (i > first || from_leave != kNone)) {
+      int64_t gap = event.time - events[i - 1].time;
+      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
+        add(span->callpath, span->exclusive);
+        gap -= span->exclusive;
+      }
+      add(current, gap);
+    } else {
+      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
+        add(span->callpath, span->exclusive);
+      }
+    }
+    if (i == to_enter) break;
+    if (event.kind() == EventKind::kEnter) {
+      current = event.ref();
+    } else if (event.kind() == EventKind::kLeave) {
+      current = parent_of(events[event.link].ref());
+    }
+  }
+  // The waiting of this rank's wait states inside the interval is not the
+  // call path's own time: it is waiting (which may have been passed on).
+  const uint32_t low = from_leave == kNone ? 0 : from_leave;
+  auto wait = std::lower_bound(waits_.begin(), waits_.end(), std::make_pair(low, uint32_t{0}));
+  for (; wait != waits_.end() && wait->first < to_enter; ++wait) {
+    const int64_t ticks = waiting_[wait->second];
+    if (ticks <= 0) continue;
+    add(events[wait->first].ref(), -ticks);
+    result.waiting += ticks;
+    result.waits.emplace_back(wait->second, ticks);
+  }
+  result.time.reserve(touched_.size());
+  for (const uint32_t callpath : touched_) {
+    if (scratch_[callpath] > 0) result.time.emplace_back(callpath, scratch_[callpath]);
+    scratch_[callpath] = 0;
+  }
+  touched_.clear();
+  return result;
+}
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,174 @@
+// The delay-cost metrics (root causes; DESIGN §4 `delay_*`) and the
+// wait-state classes (`wait_direct`, `wait_indirect`, `wait_propagating`,
+// `wait_terminal`). The delay analysis (analyzer replay_delay.h) raises
+// DelayCostFound at the delaying process's call paths and
+// WaitStateClassified at the waiting one's; these patterns only add them up.
+// Aggregate parents hold 0. None of these is a time category or a wait
+// state of the time tree (MetricKind::kCounter): they re-attribute waiting
+// that the wait-state metrics already count.
+
+#include <string>
+#include <utility>
+
+#include "all_patterns.h"
+#include "orrery/analyzer/delay_events.h"
+
+namespace orrery::patterns {
+namespace {
+
+using analyzer::DelayCostFound;
+using analyzer::WaitKind;
+using analyzer::WaitStateClassified;
+
+/// A metric that only groups its children (0 itself).
+class Aggregate final : public Pattern {
+ public:
+  explicit Aggregate(MetricInfo info) : info_(std::move(info)) {}
+  [[nodiscard]] MetricInfo info() const override { return info_; }
+
+ private:
+  MetricInfo info_;
+};
+
+/// Short-term or long-term costs of the delays behind one wait-state pattern.
+class DelayCost final : public Pattern {
+ public:
+  DelayCost(MetricInfo info, WaitKind kind, bool long_term)
+      : info_(std::move(info)), kind_(kind), long_term_(long_term) {}
+  [[nodiscard]] MetricInfo info() const override { return info_; }
+  void attach(PatternContext& context) override {
+    const auto* ctx = &context;
+    context.bus.subscribe<DelayCostFound>([this, ctx](const DelayCostFound& e) {
+      if (e.kind != kind_) return;
+      const double ticks = long_term_ ? e.long_term : e.short_term;
+      if (ticks > 0) ctx->severities.add(row(), e.callpath, ticks * ctx->seconds_per_tick);
+    });
+  }
+
+ private:
+  MetricInfo info_;
+  WaitKind kind_;
+  bool long_term_;
+};
+
+/// Which part of a classified wait a class takes.
+enum class WaitClass { kDirect, kIndirect, kPropagating, kTerminal };
+
+class WaitClassMetric final : public Pattern {
+ public:
+  WaitClassMetric(MetricInfo info, WaitClass part) : info_(std::move(info)), part_(part) {}
+  [[nodiscard]] MetricInfo info() const override { return info_; }
+  void attach(PatternContext& context) override {
+    const auto* ctx = &context;
+    context.bus.subscribe<WaitStateClassified>([this, ctx](const WaitStateClassified& e) {
+      double ticks = 0;
+      switch (part_) {
+        case WaitClass::kDirect: ticks = e.waiting - e.indirect; break;
+        case WaitClass::kIndirect: ticks = e.indirect; break;
+        case WaitClass::kPropagating: ticks = e.propagating; break;
+        case WaitClass::kTerminal: ticks = e.waiting - e.propagating; break;
+      }
+      if (ticks > 0) ctx->severities.add(row(), e.callpath, ticks * ctx->seconds_per_tick);
+    });
+  }
+
+ private:
+  MetricInfo info_;
+  WaitClass part_;
+};
+
+MetricInfo sec(const char* name, const char* display, const char* parent, std::string description,
+               std::string diagnosis) {
+  return MetricInfo{name, display, "sec", parent, std::move(description), std::move(diagnosis),
+                    MetricKind::kCounter};
+}
+
+/// One pattern's delay costs: the aggregate and its two children.
+void add_pattern_costs(const std::function<void(std::unique_ptr<Pattern>)>& add,
+                       const std::string& name, const std::string& display,
+                       const std::string& parent, const std::string& waits, WaitKind kind,
+                       const std::string& advice) {
+  const std::string aggregate = "delay_" + name;
+  add(std::make_unique<Aggregate>(
+      MetricInfo{aggregate, "Delay Costs: " + display, "sec", parent,
+                 "Costs of the delays that caused " + waits +
+                     " waits (aggregate: see its short-term and long-term parts).",
+                 advice, MetricKind::kCounter}));
+  add(std::make_unique<DelayCost>(
+      MetricInfo{aggregate + "_short_term", "Short-term", "sec", aggregate,
+                 "The " + waits +
+                     " waiting this call path caused directly: the time this process spent here "
+                     "beyond its waiting partner since their previous synchronization, as a "
+                     "share of the partner's waiting.",
+                 "This call path is a root cause: " + advice, MetricKind::kCounter},
+      kind, false));
+  add(std::make_unique<DelayCost>(
+      MetricInfo{aggregate + "_long_term", "Long-term", "sec", aggregate,
+                 "The waiting that the " + waits +
+                     " waits caused by this call path propagated into on further processes "
+                     "(through their messages and collectives), traced back to this delay.",
+                 "Removing this delay would also remove waiting several hops away: " + advice,
+                 MetricKind::kCounter},
+      kind, true));
+}
+
+}  // namespace
+
+void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add) {
+  const std::string balance =
+      "balance the work of this call path across processes, or move it out of the "
+      "interval before the synchronization.";
+  add(std::make_unique<Aggregate>(sec(
+      "delay", "Delay Costs", "",
+      "Root causes of wait states (Böhme et al., 2010): time a process spent beyond its "
+      "partners before a synchronization, at the call paths where it spent it, weighted by the "
+      "waiting it caused elsewhere (aggregate).",
+      "Call paths with high delay costs are where the waiting elsewhere comes from: fix them "
+      "first.")));
+  add(std::make_unique<Aggregate>(sec("delay_mpi", "MPI", "delay",
+                                      "Delay costs of MPI wait states (aggregate).", balance)));
+  add(std::make_unique<Aggregate>(sec("delay_p2p", "Point-to-point", "delay_mpi",
+                                      "Delay costs of point-to-point wait states (aggregate).",
+                                      balance)));
+  add_pattern_costs(add, "late_sender", "Late Sender", "delay_p2p", "Late Sender",
+                    WaitKind::kLateSender, balance);
+  add_pattern_costs(add, "late_receiver", "Late Receiver", "delay_p2p", "Late Receiver",
+                    WaitKind::kLateReceiver, balance);
+  add(std::make_unique<Aggregate>(sec("delay_collective", "Collective", "delay_mpi",
+                                      "Delay costs of collective wait states (aggregate).",
+                                      balance)));
+  add_pattern_costs(add, "barrier", "Wait at Barrier", "delay_collective", "Wait at Barrier",
+                    WaitKind::kBarrier, balance);
+  add_pattern_costs(add, "nxn", "Wait at N x N", "delay_collective", "Wait at N x N",
+                    WaitKind::kNxN, balance);
+  add_pattern_costs(add, "late_broadcast", "Late Broadcast", "delay_collective",
+                    "Late Broadcast", WaitKind::kLateBroadcast,
+                    "the root is late: " + balance);
+  add_pattern_costs(add, "early_reduce", "Early Reduce", "delay_collective", "Early Reduce",
+                    WaitKind::kEarlyReduce, "the contributors are late: " + balance);
+  add(std::make_unique<WaitClassMetric>(
+      sec("wait_direct", "Direct Wait States", "",
+          "Point-to-point waiting (Late Sender + Late Receiver) caused by a delay of the partner "
+          "itself: it was computing (or in non-waiting calls) while this process waited.",
+          "Look at the partner's delay costs: that is where the time went."),
+      WaitClass::kDirect));
+  add(std::make_unique<WaitClassMetric>(
+      sec("wait_indirect", "Indirect Wait States", "",
+          "Point-to-point waiting the partner passed on: it was itself waiting in the interval "
+          "before the synchronization.",
+          "The root cause is further away: follow the long-term delay costs, not the partner."),
+      WaitClass::kIndirect));
+  add(std::make_unique<WaitClassMetric>(
+      sec("wait_propagating", "Propagating Wait States", "",
+          "Point-to-point waiting that caused further waiting on other processes (it delayed "
+          "what this process owed them).",
+          "Removing it (by removing its root cause) gains more than its own time."),
+      WaitClass::kPropagating));
+  add(std::make_unique<WaitClassMetric>(
+      sec("wait_terminal", "Terminal Wait States", "",
+          "Point-to-point waiting that caused no further waiting.",
+          "Its cost ends here: only its own time is at stake."),
+      WaitClass::kTerminal));
+}
+
+}  // namespace orrery::patterns

@@ -1,0 +1,311 @@
+// Findings from the wait-state and delay-cost metrics (findings.h).
+//
+// Gain: with a `performance_impact` metric (critical-path analysis), the
+// impact at the root-cause call paths on the processes carrying their
+// costs; otherwise an estimate from the delay costs: the most any single
+// process waited in the pattern, times the share of the waiting the delay
+// costs explain. Removing the delay shortens that process's waiting by at
+// most this much, and the run ends with its slowest process, so summed
+// waiting over processes would overstate the saving.
+
+#include "orrery/report/findings.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <string_view>
+
+#include "orrery/report/clock_record.h"
+#include "orrery/report/hdf5_io.h"
+#include "orrery/report/trees.h"
+
+namespace orrery::report {
+namespace {
+
+/// A wait-state pattern and the delay metrics of its root causes (DESIGN §4).
+struct PatternCosts {
+  std::string_view pattern;
+  std::string_view delay;  ///< prefix of `_short_term` / `_long_term`; empty if none
+};
+
+constexpr std::array<PatternCosts, 12> kPatterns{{
+    {"late_sender", "delay_late_sender"},
+    {"late_receiver", "delay_late_receiver"},
+    {"wait_at_barrier", "delay_barrier"},
+    {"wait_at_nxn", "delay_nxn"},
+    {"late_broadcast", "delay_late_broadcast"},
+    {"early_reduce", "delay_early_reduce"},
+    {"early_scan", ""},
+    {"wait_at_neighbor", ""},
+    {"init_completion", ""},
+    {"finalize_wait", ""},
+    {"barrier_completion", ""},
+    {"nxn_completion", ""},
+}};
+
+std::optional<std::size_t> find_metric(const CubeHeader& header, std::string_view name) {
+  for (std::size_t m = 0; m < header.metrics.size(); ++m) {
+    if (header.metrics[m].name == name) return m;
+  }
+  return std::nullopt;
+}
+
+/// A metric with its sub-metrics, [callpath][location]; NaN (absent ranks) as 0.
+MetricValues load_subtree(const CubeReader& reader, std::size_t row) {
+  const CubeHeader& header = reader.header();
+  MetricValues sum(header.callpaths.size() * header.locations.size(), 0.0);
+  for (const std::size_t m : metric_subtree(header, row)) reader.add_metric(m, sum);
+  for (double& v : sum) {
+    if (std::isnan(v)) v = 0;
+  }
+  return sum;
+}
+
+MetricValues load_one(const CubeReader& reader, std::size_t row) {
+  MetricValues values = reader.read_metric(row);
+  for (double& v : values) {
+    if (std::isnan(v)) v = 0;
+  }
+  return values;
+}
+
+/// The `count` largest entries (index, value), positive only.
+std::vector<std::pair<std::size_t, double>> largest(const std::vector<double>& values,
+                                                    std::size_t count) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  count = std::min(count, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return values[a] != values[b] ? values[a] > values[b] : a < b;
+                    });
+  std::vector<std::pair<std::size_t, double>> out;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (values[order[k]] > 0) out.emplace_back(order[k], values[order[k]]);
+  }
+  return out;
+}
+
+std::string leaf(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+  return buffer;
+}
+
+std::string rank_list(const std::vector<RankValue>& ranks) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    text += (k == 0 ? "" : k + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[k].rank);
+  }
+  return text;
+}
+
+std::string advice_for(const RootCauseFinding& finding, const std::string& diagnosis) {
+  if (finding.causes.empty()) {
+    return diagnosis.empty() ? std::string("No delay costs explain this waiting.") : diagnosis;
+  }
+  const RootCause& top = finding.causes.front();
+  std::string text = "Reduce or balance the time " + rank_list(top.ranks) + " spend" +
+                     (top.ranks.size() == 1 ? "s" : "") + " in " + leaf(top.path) + " (" +
+                     readable_path(top.path) + ") before " +
+                     (top.ranks.size() == 1 ? "it synchronizes" : "they synchronize") +
+                     ": it causes " + seconds_text(top.short_term) + " of " + finding.title +
+                     " directly";
+  if (top.long_term > 0) {
+    text += " and " + seconds_text(top.long_term) + " more that the waiting passed on to further processes";
+  }
+  text += ". Give " + std::string(top.ranks.size() == 1 ? "that process" : "those processes") +
+          " less of that work, or move it after the synchronization.";
+  if (finding.explained < 0.5) {
+    text += " Only part of the waiting is explained by delays (the processes may start out of "
+            "step, or the time goes into the MPI calls themselves).";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string readable_path(const std::string& path) {
+  std::string out;
+  for (const char c : path) {
+    if (c == '/') {
+      out += " > ";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string findings_text(const std::vector<RootCauseFinding>& findings) {
+  if (findings.empty()) return "No wait states: nothing to explain.\n";
+  std::string text;
+  char line[256];
+  for (std::size_t k = 0; k < findings.size(); ++k) {
+    const RootCauseFinding& f = findings[k];
+    std::snprintf(line, sizeof line, "%zu. %s: %.6f s (%.1f%% of time)\n", k + 1, f.title.c_str(),
+                  f.waiting, 100.0 * f.share);
+    text += line;
+    std::string where = "   where: " + readable_path(f.path);
+    if (!f.affected.empty()) {
+      where += ", most affected: ";
+      for (std::size_t r = 0; r < f.affected.size(); ++r) {
+        std::snprintf(line, sizeof line, "%srank %d (%.6f s)", r == 0 ? "" : ", ",
+                      f.affected[r].rank, f.affected[r].seconds);
+        where += line;
+      }
+    }
+    text += where + "\n";
+    if (f.causes.empty()) {
+      text += "   why:   no delay costs recorded for this pattern\n";
+    }
+    for (std::size_t c = 0; c < f.causes.size(); ++c) {
+      const RootCause& cause = f.causes[c];
+      std::snprintf(line, sizeof line, "%s%s on %s: %.6f s short-term + %.6f s long-term\n",
+                    c == 0 ? "   why:   " : "          ", readable_path(cause.path).c_str(),
+                    rank_list(cause.ranks).c_str(), cause.short_term, cause.long_term);
+      text += line;
+    }
+    std::snprintf(line, sizeof line, "   gain:  about %.6f s (from %s)\n", f.gain,
+                  f.gain_basis.c_str());
+    text += line;
+    std::snprintf(line, sizeof line,
+                  "   confidence: delay costs explain %.0f%% of the waiting; %.0f clock "
+                  "correction%s on these ranks\n",
+                  100.0 * f.explained, f.clock_corrections, f.clock_corrections == 1 ? "" : "s");
+    text += line;
+    text += "   advice: " + f.advice + "\n";
+  }
+  return text;
+}
+
+std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::size_t top) {
+  const CubeReader reader(path);
+  const CubeHeader& header = reader.header();
+  const std::size_t callpaths = header.callpaths.size();
+  const std::size_t locations = header.locations.size();
+  const std::vector<std::string> labels = callpath_labels(header);
+  const auto rank_of = [&](std::size_t l) { return header.locations[l].rank; };
+
+  // The run's time: the inclusive total of `time` (all its sub-metrics).
+  double run_time = 0;
+  if (const auto time = find_metric(header, "time")) {
+    const MetricValues values = load_subtree(reader, *time);
+    run_time = std::accumulate(values.begin(), values.end(), 0.0);
+  }
+  std::optional<MetricValues> impact;
+  if (const auto row = find_metric(header, "performance_impact")) impact = load_one(reader, *row);
+  std::vector<double> corrections(locations, 0.0);
+  if (const auto record = read_clock_record(path)) {
+    for (const ClockCorrectionRow& row : record->corrections) {
+      for (std::size_t l = 0; l < locations; ++l) {
+        if (header.locations[l].rank == row.rank) corrections[l] += row.corrected;
+      }
+    }
+  }
+
+  std::vector<RootCauseFinding> findings;
+  for (const PatternCosts& entry : kPatterns) {
+    const auto row = find_metric(header, entry.pattern);
+    if (!row) continue;
+    const MetricValues waiting = load_subtree(reader, *row);
+    RootCauseFinding finding;
+    finding.waiting = std::accumulate(waiting.begin(), waiting.end(), 0.0);
+    if (finding.waiting <= 0) continue;
+    const Metric& metric = header.metrics[*row];
+    finding.pattern = metric.name;
+    finding.title = metric.display_name.empty() ? metric.name : metric.display_name;
+    finding.share = run_time > 0 ? finding.waiting / run_time : 0;
+    const std::vector<double> by_callpath = sum_over_locations(header, waiting);
+    const auto hottest = largest(by_callpath, 1);
+    if (!hottest.empty()) {
+      finding.callpath = hottest.front().first;
+      finding.path = labels[finding.callpath];
+    }
+    std::vector<double> by_location(locations, 0.0);
+    for (std::size_t c = 0; c < callpaths; ++c) {
+      for (std::size_t l = 0; l < locations; ++l) by_location[l] += waiting[c * locations + l];
+    }
+    for (const auto& [l, value] : largest(by_location, 3)) finding.affected.push_back({rank_of(l), value});
+    double most_waited = 0;
+    for (const double v : by_location) most_waited = std::max(most_waited, v);
+
+    std::vector<std::size_t> involved;  // locations of the affected and the causes
+    for (const auto& [l, value] : largest(by_location, locations)) involved.push_back(l);
+    const auto short_row = entry.delay.empty()
+                               ? std::nullopt
+                               : find_metric(header, std::string(entry.delay) + "_short_term");
+    const auto long_row = entry.delay.empty()
+                              ? std::nullopt
+                              : find_metric(header, std::string(entry.delay) + "_long_term");
+    double short_total = 0;
+    if (short_row && long_row) {
+      const MetricValues short_term = load_one(reader, *short_row);
+      const MetricValues long_term = load_one(reader, *long_row);
+      short_total = std::accumulate(short_term.begin(), short_term.end(), 0.0);
+      finding.delay_metric = std::string(entry.delay);
+      finding.delay_costs =
+          short_total + std::accumulate(long_term.begin(), long_term.end(), 0.0);
+      std::vector<double> costs(callpaths, 0.0);
+      for (std::size_t c = 0; c < callpaths; ++c) {
+        for (std::size_t l = 0; l < locations; ++l) {
+          costs[c] += short_term[c * locations + l] + long_term[c * locations + l];
+        }
+      }
+      for (const auto& [c, total] : largest(costs, 3)) {
+        RootCause cause;
+        cause.callpath = c;
+        cause.path = labels[c];
+        std::vector<double> per_location(locations, 0.0);
+        for (std::size_t l = 0; l < locations; ++l) {
+          cause.short_term += short_term[c * locations + l];
+          cause.long_term += long_term[c * locations + l];
+          per_location[l] = short_term[c * locations + l] + long_term[c * locations + l];
+        }
+        // The processes that carry most of it (at least 10% of the largest).
+        const auto carriers = largest(per_location, 4);
+        for (const auto& [l, value] : carriers) {
+          if (value < 0.1 * carriers.front().second) break;
+          cause.ranks.push_back({rank_of(l), value});
+          involved.push_back(l);
+        }
+        finding.causes.push_back(std::move(cause));
+      }
+    }
+    finding.explained = std::clamp(short_total / finding.waiting, 0.0, 1.0);
+    std::sort(involved.begin(), involved.end());
+    involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
+    for (const std::size_t l : involved) finding.clock_corrections += corrections[l];
+    finding.gain = most_waited * finding.explained;
+    finding.gain_basis = entry.delay.empty() ? "no delay analysis for this pattern" : "delay costs";
+    if (impact && !finding.causes.empty()) {
+      double gain = 0;
+      for (const RootCause& cause : finding.causes) {
+        for (std::size_t l = 0; l < locations; ++l) {
+          gain = std::max(gain, (*impact)[cause.callpath * locations + l]);
+        }
+      }
+      if (gain > 0) {
+        finding.gain = std::min(gain, finding.waiting);
+        finding.gain_basis = "performance_impact";
+      }
+    }
+    finding.advice = advice_for(finding, metric.diagnosis);
+    findings.push_back(std::move(finding));
+  }
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const RootCauseFinding& a, const RootCauseFinding& b) {
+                     return a.gain != b.gain ? a.gain > b.gain : a.waiting > b.waiting;
+                   });
+  if (top > 0 && findings.size() > top) findings.resize(top);
+  return findings;
+}
+
+}  // namespace orrery::report
