@@ -98,6 +98,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "utilization") return utilization(params);
   if (endpoint == "communication") return communication(params);
   if (endpoint == "worst_instance") return worst_instance(params);
+  if (endpoint == "groups") return groups(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 
@@ -122,7 +123,7 @@ json ViewerApi::info() const {
                  {"other_metrics", comparison_.b_only_metric_parents.size()},
                  {"other_locations", comparison_.location_union_to_b.size() - comparison_.locations.size()}};
   }
-  return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}};
+  return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}, {"groups", groups_ != nullptr}};
 }
 
 // Comparing, the trees are the unions of both runs': the other run's own call

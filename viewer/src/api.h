@@ -17,6 +17,7 @@
 
 #include "comparison.h"
 #include "findings.h"
+#include "group_statistics.h"
 #include "orrery/error.h"
 #include "report_data.h"
 #include "timeline_data.h"
@@ -51,6 +52,10 @@ class ViewerApi {
   /// The run records (run.json) of the first (index 0) and other (1) report, or null and why.
   void set_run_record(std::size_t index, nlohmann::json record, std::string why_none = {});
 
+  /// The statistics of groups of runs (`orrery view --baseline … --candidate …`),
+  /// whose mean reports are the two reports.
+  void set_groups(std::shared_ptr<GroupStatistics> groups) { groups_ = std::move(groups); }
+
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
 
@@ -72,6 +77,8 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json utilization(const Params& params);
   [[nodiscard]] nlohmann::json communication(const Params& params);
   [[nodiscard]] nlohmann::json worst_instance(const Params& params);
+  // api_groups.cpp: groups of repeated runs.
+  [[nodiscard]] nlohmann::json groups(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.
   [[nodiscard]] std::vector<bool> subtree_rows(std::size_t under) const;
   /// The first report's call path `row` as a chain of region names from its root.
@@ -104,6 +111,7 @@ class ViewerApi {
   std::shared_ptr<TimelineSource> timeline_;
   std::string why_no_timeline_ = "This view was started without a trace.";
   std::vector<std::unique_ptr<FindingSource>> finding_sources_;
+  std::shared_ptr<GroupStatistics> groups_;
   std::array<nlohmann::json, 2> run_records_{};
   std::array<std::string, 2> why_no_run_record_{"not looked for", "not looked for"};
 };

@@ -19,6 +19,8 @@
 
 #include "api.h"
 #include "crash_guard.h"
+#include "group_inputs.h"
+#include "group_view.h"
 #include "assets.h"
 #include "orrery/error.h"
 #include "orrery/report/hdf5_io.h"
@@ -114,17 +116,40 @@ std::string find_trace(const std::string& report_path, const std::string& experi
   return {};
 }
 
-int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
-          bool no_browser, std::size_t cache_mib, const std::string& trace_path, bool no_trace,
-          std::size_t trace_cache_mib) {
+/// `--baseline A1 A2 … --candidate B1 B2 …`: groups of repeated runs.
+struct GroupOptions {
+  std::vector<std::string> baseline;
+  std::vector<std::string> candidate;
+  report::GroupTest test;
+  bool allow_different_programs = false;
+  [[nodiscard]] bool given() const { return !baseline.empty() || !candidate.empty(); }
+};
+
+int serve(std::string report_path, std::string other_path, const GroupOptions& groups,
+          ServerOptions options, bool no_browser, std::size_t cache_mib, const std::string& trace_path,
+          bool no_trace, std::size_t trace_cache_mib) {
   report::tools::install_crash_guard("orrery view");
-  auto report = open_report(report_path);
-  auto other = other_path.empty() ? nullptr : open_report(other_path);
+  std::shared_ptr<ReportData> report;
+  std::shared_ptr<ReportData> other;
+  std::shared_ptr<GroupStatistics> statistics;
+  if (groups.given()) {
+    // The trees show each group's mean; run records and traces are each group's first run's.
+    auto opened = open_groups(groups.baseline, groups.candidate, groups.test, groups.allow_different_programs);
+    report = std::move(opened.baseline_mean);
+    other = std::move(opened.candidate_mean);
+    statistics = std::move(opened.statistics);
+    report_path = groups.baseline.front();
+    other_path = groups.candidate.front();
+  } else {
+    report = open_report(report_path);
+    other = other_path.empty() ? nullptr : open_report(other_path);
+  }
   // The budget is shared: each report gets its part (by size of its metrics).
   const std::size_t budget = cache_mib << 20U;
   report->set_cache_budget(other ? budget / 2 : budget);
   if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
+  api->set_groups(statistics);
   // The runs' records (command line, measurement statistics) for the findings page.
   for (const auto& [index, path, data] : {std::tuple{0, report_path, report}, std::tuple{1, other_path, other}}) {
     if (!data) continue;
@@ -180,8 +205,7 @@ int view_command(int argc, char** argv) {
   std::string other_path;
   ServerOptions options;
   bool no_browser = false;
-  app.add_option("REPORT", report_path, "the report to browse (report.h5)")
-      ->required();
+  app.add_option("REPORT", report_path, "the report to browse (report.h5)");
   app.add_option("OTHER", other_path,
                  "a second report to compare with (difference, percent of the other run)");
   app.add_option("--port,-p", options.port, "port to listen on (0: any free port)")
@@ -209,6 +233,21 @@ int view_command(int argc, char** argv) {
                  "ranks are dropped and read again when needed)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
+  GroupOptions groups;
+  app.add_option("--baseline", groups.baseline,
+                 "groups of repeated runs: the reports before the change (2 or more); the view "
+                 "shows each group's means, confidence intervals and significance")
+      ->expected(1, 1 << 20);
+  app.add_option("--candidate", groups.candidate, "the reports after the change (2 or more)")
+      ->expected(1, 1 << 20);
+  app.add_option("--alpha", groups.test.alpha,
+                 "groups: significance level; the intervals are (1 - alpha) confidence intervals")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.5));
+  report::tools::add_percent_option(app, "--min-change", groups.test.min_change,
+                                    "groups: smallest relative change called significant (default 2%)");
+  app.add_flag("--allow-different-programs", groups.allow_different_programs,
+               "groups: accept runs whose run.json name different programs");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -217,7 +256,18 @@ int view_command(int argc, char** argv) {
   }
   try {
     if (no_trace && !trace_path.empty()) throw UsageError("--trace and --no-trace exclude each other");
-    return serve(report_path, other_path, options, no_browser, cache_mib, trace_path, no_trace,
+    if (groups.given()) {
+      if (!report_path.empty()) {
+        throw UsageError("give either REPORT [OTHER] or --baseline … --candidate …, not both");
+      }
+      if (groups.baseline.empty() || groups.candidate.empty()) {
+        throw UsageError("groups need both --baseline and --candidate (orrery compare --baseline alone "
+                         "reports the noise of one group)");
+      }
+    } else if (report_path.empty()) {
+      throw UsageError("REPORT is required (or --baseline … --candidate …)");
+    }
+    return serve(report_path, other_path, groups, options, no_browser, cache_mib, trace_path, no_trace,
                  trace_cache_mib);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());

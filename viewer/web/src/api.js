@@ -48,6 +48,8 @@ export const api = {
   heatmap: (metric, metricIncl, top, under = 'all') => cached('heatmap', { metric, metric_incl: metricIncl, top, under }),
   findings: () => cached('findings', {}),
   facts: () => cached('facts', {}),
+  /** {metric, under, top}: the group comparison's rows and the runs (groups of runs only). */
+  groups: (params) => cached('groups', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */
   utilization: (params) => cached('utilization', params),
   /** {t0, t1, callpath?}: the sender × receiver matrix and message sizes. */

@@ -6,6 +6,7 @@ import { api, ServerError } from './api.js';
 import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
+import { GroupsPage } from './groups.js';
 import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
 import { ProfilePage } from './profiles.js';
 import { defaultState, fromHash, toHash } from './state.js';
@@ -17,7 +18,7 @@ import { describe } from './stats.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
 const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm']);
-const PAGE_VIEWS = new Set(['findings', 'profile']);
+const PAGE_VIEWS = new Set(['findings', 'profile', 'groups']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -34,6 +35,7 @@ let charts;
 let timeline;
 let findingsPage;
 let profilePage;
+let groupsPage;
 const panels = {};
 
 function showError(error) {
@@ -202,6 +204,13 @@ function selectCallpathFromTimeline(c) {
   render().then(() => document.querySelector('#call-tree .row.selected')?.scrollIntoView({ block: 'nearest' }));
 }
 
+/** Selects a metric (with its sub-metrics) and a call path from the Groups view. */
+function selectFromGroups(m, c) {
+  state.metric = m;
+  state.metricExpanded.delete(m);
+  selectCallpathFromTimeline(c);
+}
+
 /** Selects the process of a rank (its first location) from the timeline. */
 function selectRankFromTimeline(rank) {
   const l = model.header.locations.findIndex((loc) => loc.rank === rank && !loc.other_only);
@@ -303,6 +312,10 @@ async function renderCharts(calls, locations, heat, selection) {
     // Not awaited: the findings may read every wait-state metric of a large
     // report; the trees are final without them (the page marks data-findings when done).
     findingsPage.render(model, (f) => toHash(findingState(f), model.metrics), info.reports);
+    return;
+  }
+  if (view === 'groups') {
+    await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
     return;
   }
   if (view === 'util' || view === 'comm') {
@@ -503,7 +516,7 @@ function wireControls() {
   for (const [button, type] of [['#export-png', 'png'], ['#export-svg', 'svg'], ['#export-csv', 'csv']]) {
     $(button).addEventListener('click', () => exportView(type, {
       view: state.chart, charts, timeline,
-      csv: () => (state.chart === 'findings' ? findingsPage.csv(model)
+      csv: () => (state.chart === 'findings' ? findingsPage.csv(model) : state.chart === 'groups' ? groupsPage.csv()
         : state.chart === 'profile' ? profilePage.csv()
           : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
     }));
@@ -555,6 +568,9 @@ function loadStateFromHash() {
     { callpaths: model.callNodeCount, defaultCallpath: model.callTree.roots[0], processNodes: model.processNodeCount },
     MODES
       .filter((m) => !m.needsOther || hasOther()).map((m) => m.id));
+  // Groups of runs open on their comparison unless the link names a view.
+  if (info.groups && !/(^#|&)chart=/.test(window.location.hash)) state.chart = 'groups';
+  if (!info.groups && state.chart === 'groups') state.chart = 'findings';
   $('#search').value = state.query;
   filter = filterCallpaths(model, state.query);
   render();
@@ -607,6 +623,8 @@ async function start() {
   });
   findingsPage = new FindingsPage($('#page'), { onOpen: (f) => openFinding(f) });
   profilePage = new ProfilePage($('#page'), { onCallpath: (c) => selectCallpathFromTimeline(c) });
+  groupsPage = new GroupsPage($('#page'), { onSelect: (m, c) => selectFromGroups(m, c) });
+  $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
   window.__orreryTimeline = timeline;  // for the browser tests
   window.__orreryCharts = charts;
   wireControls();

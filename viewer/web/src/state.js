@@ -22,7 +22,7 @@ export function defaultState() {
 }
 
 /** Every view below the trees (the tabs). */
-export const VIEWS = ['findings', 'bars', 'heat', 'radar', 'box', 'profile', 'timeline', 'util', 'comm'];
+export const VIEWS = ['findings', 'groups', 'bars', 'heat', 'radar', 'box', 'profile', 'timeline', 'util', 'comm'];
 
 const ids = (set) => [...set].sort((a, b) => a - b).join(',');
 const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
