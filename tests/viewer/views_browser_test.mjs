@@ -367,6 +367,36 @@ async function comparison(page, url) {
   await shot(page, 'comparison-findings');
 }
 
+/** Comparing, both runs' traces: the choice above the views, each run's numbers from its own trace. */
+async function bothTraces(page, url) {
+  const facts = await apiGet(url, 'facts');
+  check(facts.traces.length === 2 && facts.traces.every((t) => t && t.duration > 0), `both runs have a trace: ${JSON.stringify(facts.traces)}`);
+  await page.goto(`${url}#chart=timeline&tr=1`);
+  await page.waitForSelector('#timeline[data-drawn]:not([data-busy])', { timeout: 20000 });
+  await timelineDrawn(page, null);
+  check(await page.isVisible('#trace-choice') && await page.$eval('#trace-run', (e) => e.value) === '1', 'the trace choice shows the other run');
+  const shown = await page.evaluate(() => ({ run: window.__orreryTimeline.info.run, duration: window.__orreryTimeline.info.duration }));
+  check(shown.run === 1, `the timeline reads the other run's trace (${shown.run})`);
+  near(shown.duration, facts.traces[1].duration, 'the timeline spans the other run\'s trace', 1e-12);
+  check(Math.abs(facts.traces[1].duration - facts.traces[0].duration) > 1e-6, 'the runs\' traces differ in length');
+  await shot(page, 'comparison-timeline-other');
+  // The matrix of each run: its rows are the bytes each rank sent in that run's report.
+  for (const [run, report] of [[1, args.other], [0, args.report]]) {
+    if (run === 0) await page.selectOption('#trace-run', '0');
+    await view(page, 'comm');
+    await page.waitForFunction((r) => window.__orreryView?.cells && document.body.dataset.ready
+      && new URLSearchParams(window.location.hash.slice(1)).get('tr') === (r ? '1' : null), run, { timeout: 30000 });
+    const matrix = await page.evaluate(() => window.__orreryView);
+    for (const p of stat(args.orrery, report, 'bytes_sent').processes) {
+      const row = matrix.cells.filter((c) => c[0] === p.rank).reduce((a, c) => a + c[2], 0);
+      near(row, p.value, `run ${run}: matrix row of rank ${p.rank} is the bytes it sent (its report)`, 1e-9);
+    }
+    await view(page, 'timeline');
+    await timelineDrawn(page, null).catch(() => {});
+    check(await page.evaluate(() => window.__orreryTimeline.info.run) === run, `run ${run}: the timeline follows the choice`);
+  }
+}
+
 async function withoutTrace(page, url) {
   for (const chart of ['util', 'comm']) {
     await page.goto(`${url}#chart=${chart}`);
@@ -382,7 +412,7 @@ async function withoutTrace(page, url) {
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
   [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews]],
-  [[args.report, args.other], [comparison]],
+  [[args.report, args.other], [comparison, bothTraces]],
   [[args.report, '--no-trace'], [withoutTrace]],
 ];
 try {

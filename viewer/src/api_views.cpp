@@ -25,27 +25,36 @@ void ViewerApi::set_run_record(std::size_t index, json record, std::string why_n
 
 json ViewerApi::findings() {
   json result = collect_findings(*report_, finding_sources_);
-  result["trace"] = timeline_ != nullptr;
+  result["trace"] = timelines_[0] != nullptr;
   return result;
 }
 
 json ViewerApi::facts() {
   json runs = json::array({run_facts(*report_, run_records_[0], why_no_run_record_[0])});
   if (other_) runs.push_back(run_facts(*other_, run_records_[1], why_no_run_record_[1]));
-  json trace = nullptr;
-  if (timeline_) {
-    try {
-      const auto& defs = timeline_->definitions();
-      trace = {{"duration", defs.duration}, {"ranks", defs.ranks.size()}, {"regions", defs.regions.size()}};
-    } catch (const InputError& e) {
-      trace = {{"error", e.what()}};
+  // Each run's trace (comparing, the other run's too): its length, or why it cannot be read.
+  json traces = json::array();
+  for (std::size_t run = 0; run < runs.size(); ++run) {
+    json trace = nullptr;
+    if (timelines_[run]) {
+      try {
+        const auto& defs = timelines_[run]->definitions();
+        trace = {{"duration", defs.duration}, {"ranks", defs.ranks.size()}, {"regions", defs.regions.size()}};
+      } catch (const InputError& e) {
+        trace = {{"error", e.what()}};
+      }
     }
+    traces.push_back(std::move(trace));
   }
-  return {{"runs", std::move(runs)}, {"trace", std::move(trace)}};
+  json first = traces[0];
+  return {{"runs", std::move(runs)}, {"trace", std::move(first)}, {"traces", std::move(traces)}};
 }
 
 std::vector<std::string> ViewerApi::callpath_chain(std::size_t row) const {
-  const auto& h = report_->header();
+  // A call path only the other run has: its chain in the other report.
+  const bool theirs = other_ && row >= report_->callpath_count();
+  const auto& h = theirs ? other_->header() : report_->header();
+  if (theirs) row = comparison_.union_to_b.at(row);
   std::vector<std::string> chain;
   for (int64_t c = static_cast<int64_t>(row); c >= 0; c = h.callpaths[static_cast<std::size_t>(c)].parent) {
     chain.push_back(h.regions.at(static_cast<std::size_t>(h.callpaths[static_cast<std::size_t>(c)].region)).name);
@@ -54,9 +63,8 @@ std::vector<std::string> ViewerApi::callpath_chain(std::size_t row) const {
   return {chain.rbegin(), chain.rend()};
 }
 
-std::pair<double, double> ViewerApi::trace_window(const Params& params) {
-  if (!timeline_) throw NotFoundError(why_no_timeline_);
-  const auto& defs = timeline_->definitions();
+std::pair<double, double> ViewerApi::trace_window(const Params& params, TimelineSource& trace) {
+  const auto& defs = trace.definitions();
   const double t0 = time_param(params, "t0", 0);
   const double t1 = time_param(params, "t1", defs.duration > 0 ? defs.duration : 1);
   if (!(t1 > t0)) throw UsageError("parameter 't1' must be after 't0'");
@@ -64,27 +72,28 @@ std::pair<double, double> ViewerApi::trace_window(const Params& params) {
 }
 
 json ViewerApi::utilization(const Params& params) {
-  const auto [t0, t1] = trace_window(params);
+  TimelineSource& source = trace(trace_run(params));
+  const auto [t0, t1] = trace_window(params, source);
   const std::size_t bins = count_param(params, "bins", 400, 1, 8192);
-  return viewer::utilization(*timeline_, t0, t1, bins);
+  return viewer::utilization(source, t0, t1, bins);
 }
 
 json ViewerApi::communication(const Params& params) {
-  const auto [t0, t1] = trace_window(params);
+  TimelineSource& source = trace(trace_run(params));
+  const auto [t0, t1] = trace_window(params, source);
   std::vector<std::string> chain;
   if (const auto it = params.find("callpath"); it != params.end() && it->second != "all") {
-    chain = trace_chain(timeline_->definitions(),
-                        callpath_chain(size_param(params, "callpath", report_->callpath_count())));
+    chain = trace_chain(source.definitions(), callpath_chain(size_param(params, "callpath", callpath_rows())));
   }
-  return viewer::communication(*timeline_, t0, t1, chain);
+  return viewer::communication(source, t0, t1, chain);
 }
 
 json ViewerApi::worst_instance(const Params& params) {
-  if (!timeline_) throw NotFoundError(why_no_timeline_);
-  const auto& defs = timeline_->definitions();
+  TimelineSource& source = trace(trace_run(params));
+  const auto& defs = source.definitions();
   const auto rank = static_cast<uint32_t>(size_param(params, "rank", defs.ranks.size()));
-  const std::size_t row = size_param(params, "callpath", report_->callpath_count());
-  const auto found = timeline_->worst_instance(rank, trace_chain(defs, callpath_chain(row)));
+  const std::size_t row = size_param(params, "callpath", callpath_rows());
+  const auto found = source.worst_instance(rank, trace_chain(defs, callpath_chain(row)));
   if (!found) return {{"found", false}};
   return {{"found", true}, {"begin", found->begin}, {"end", found->end}, {"rank", rank}};
 }

@@ -157,16 +157,24 @@ int serve(std::string report_path, std::string other_path, const GroupOptions& g
     auto record = read_run_record(path, data->header().attributes.experiment, why_none);
     api->set_run_record(static_cast<std::size_t>(index), record ? *record : nlohmann::json(nullptr), why_none);
   }
-  if (no_trace) {
-    api->set_timeline(nullptr, "This view was started with --no-trace.");
-  } else {
+  // Each run's trace (comparing, the other run's too: the page switches between them);
+  // --trace names the first run's. Groups: each group's first run's trace.
+  const std::size_t runs = other ? 2 : 1;
+  for (std::size_t run = 0; run < runs; ++run) {
+    if (no_trace) {
+      api->set_timeline(nullptr, "This view was started with --no-trace.", run);
+      continue;
+    }
     std::string why_none;
-    const std::string trace = find_trace(report_path, report->header().attributes.experiment,
-                                         trace_path, why_none);
+    // A group's mean report carries the union's attributes, not the run's experiment.
+    const std::string experiment =
+        groups.given() ? std::string() : (run == 0 ? report : other)->header().attributes.experiment;
+    const std::string trace = find_trace(run == 0 ? report_path : other_path, experiment,
+                                         run == 0 ? trace_path : std::string(), why_none);
     if (trace.empty()) {
-      api->set_timeline(nullptr, why_none);
+      api->set_timeline(nullptr, why_none, run);
     } else {
-      api->set_timeline(std::make_shared<TimelineSource>(trace, trace_cache_mib << 20U));
+      api->set_timeline(std::make_shared<TimelineSource>(trace, (trace_cache_mib << 20U) / runs), {}, run);
     }
   }
   options.token = random_token();

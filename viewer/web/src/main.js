@@ -2,7 +2,7 @@
 // modes, charts of the selection, and the view kept in the URL hash.
 
 import './style.css';
-import { api, ServerError } from './api.js';
+import { api, getTraceRun, ServerError, setTraceRun } from './api.js';
 import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
@@ -19,6 +19,8 @@ import { describe } from './stats.js';
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
 const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm']);
 const PAGE_VIEWS = new Set(['findings', 'profile', 'groups']);
+/** Views drawn from a trace (comparing: the chosen run's). */
+const TRACE_VIEWS = new Set(['timeline', 'util', 'comm']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -208,6 +210,7 @@ function selectCallpathFromTimeline(c) {
 function selectFromGroups(m, c) {
   state.metric = m;
   state.metricExpanded.delete(m);
+  for (let p = model.metrics[m].parent; p >= 0; p = model.metrics[p].parent) state.metricExpanded.add(p);
   selectCallpathFromTimeline(c);
 }
 
@@ -299,6 +302,13 @@ async function renderCharts(calls, locations, heat, selection) {
   $('#chart').hidden = !CHART_VIEWS.has(view);
   $('#page').hidden = !PAGE_VIEWS.has(view);
   $('#view-options').hidden = view !== 'comm';
+  // Comparing, the trace views show either run's trace.
+  $('#trace-choice').hidden = !hasOther() || !TRACE_VIEWS.has(view);
+  $('#trace-run').value = String(state.traceRun);
+  if (getTraceRun() !== state.traceRun) {
+    setTraceRun(state.traceRun);
+    timeline.reset();
+  }
   // Tree colours mean something only in the per-process charts.
   $('.legend-box').style.visibility = ['bars', 'heat', 'radar'].includes(view) ? '' : 'hidden';
   $('#export-svg').disabled = !CHART_VIEWS.has(view);
@@ -444,11 +454,13 @@ function findingState(f) {
 /** Follows a finding: selects it and, with a trace, zooms the timeline to its worst instance. */
 async function openFinding(f) {
   const next = findingState(f);
-  const traceInfo = await api.timelineInfo().catch(() => ({ available: false }));
+  // Findings are the first run's: its trace shows their worst instance.
+  next.traceRun = 0;
+  const traceInfo = await api.timelineInfo(0).catch(() => ({ available: false }));
   if (traceInfo.available && f.callpath !== null && next.location !== null) {
     try {
       const rank = model.header.locations[next.location].rank;
-      const worst = await api.worstInstance(rank, f.callpath);
+      const worst = await api.worstInstance(rank, f.callpath, 0);
       if (worst.found) {
         const margin = Math.max((worst.end - worst.begin) * 0.25, 1e-7);
         next.timeWindow = [Math.max(0, worst.begin - margin), Math.min(traceInfo.duration, worst.end + margin)];
@@ -512,6 +524,17 @@ function wireControls() {
     option.textContent = measure.label;
     $('#matrix-measure').append(option);
   }
+  info.reports.forEach((label, run) => {
+    const option = document.createElement('option');
+    option.value = String(run);
+    option.textContent = label;
+    $('#trace-run').append(option);
+  });
+  $('#trace-run').addEventListener('change', (event) => {
+    state.traceRun = Number(event.target.value);
+    state.timeWindow = null;  // the other run's trace has its own length
+    render();
+  });
   $('#matrix-measure').addEventListener('change', (event) => { state.measure = event.target.value; render(); });
   for (const [button, type] of [['#export-png', 'png'], ['#export-svg', 'svg'], ['#export-csv', 'csv']]) {
     $(button).addEventListener('click', () => exportView(type, {

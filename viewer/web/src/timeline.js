@@ -96,6 +96,19 @@ export class Timeline {
     this.wire();
   }
 
+  /** Forgets the trace shown (the other run's is asked for next): load() reads afresh. */
+  reset() {
+    this.info = null;
+    this.answer = null;
+    this.window = null;
+    this.generation += 1;
+    this.details.clear();
+    this.drawnWait.clear();
+    this.scroller.hidden = false;
+    this.legend.hidden = false;
+    delete this.element.dataset.drawn;
+  }
+
   /** Reads what the server has; shows why there is no timeline if it has none. */
   async load(initialWindow) {
     try {
