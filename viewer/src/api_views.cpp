@@ -7,6 +7,7 @@
 #include "api_params.h"
 #include "callpath_match.h"
 #include "orrery/error.h"
+#include "resource_samples.h"
 #include "run_facts.h"
 #include "trace_views.h"
 
@@ -86,6 +87,17 @@ json ViewerApi::communication(const Params& params) {
     chain = trace_chain(source.definitions(), callpath_chain(size_param(params, "callpath", callpath_rows())));
   }
   return viewer::communication(source, t0, t1, chain);
+}
+
+// GET /api/samples?t0=&t1=&first_rank=&ranks=&points=[&run=]
+json ViewerApi::samples(const Params& params) {
+  TimelineSource& source = trace(trace_run(params));
+  const auto [t0, t1] = trace_window(params, source);
+  const std::size_t rank_count = source.definitions().ranks.size();
+  const auto first_rank = static_cast<uint32_t>(params.count("first_rank") == 0U ? 0 : size_param(params, "first_rank", rank_count));
+  const auto ranks = static_cast<uint32_t>(count_param(params, "ranks", 4096, 1, 4096));
+  const std::size_t points = count_param(params, "points", 1000, 2, 16384);
+  return resource_samples(source, t0, t1, first_rank, ranks, points);
 }
 
 json ViewerApi::worst_instance(const Params& params) {

@@ -64,5 +64,7 @@ export const api = {
   timelineInfo: (run = traceRun) => cached('timeline_info', { run }),
   /** {t0, t1, width, first_rank, ranks}: one window of the trace (never cached). */
   timeline: (params) => get('timeline', traced(params)),
+  /** {t0, t1, first_rank, ranks, points}: resource samples per rank (never cached). */
+  samples: (params) => get('samples', traced(params)),
   timelineInstance: (rank, instance) => get('timeline_instance', traced({ rank, instance })),
 };

@@ -15,12 +15,13 @@ import { TreePanel } from './trees.js';
 import { MODES, legendColours, shown } from './values.js';
 import { boxplotView, communicationView, MATRIX_MEASURES, utilizationView } from './views.js';
 import { describe } from './stats.js';
+import { RESOURCE_MEASURES, resourcesView } from './resources.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
-const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm']);
+const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res']);
 const PAGE_VIEWS = new Set(['findings', 'profile', 'groups']);
 /** Views drawn from a trace (comparing: the chosen run's). */
-const TRACE_VIEWS = new Set(['timeline', 'util', 'comm']);
+const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -271,12 +272,22 @@ function warned(option, warning) {
 async function renderTraceView(view) {
   const traceInfo = await api.timelineInfo().catch((error) => ({ available: false, reason: error.message }));
   if (!traceInfo.available) {
-    showNote(`No ${view === 'util' ? 'utilization' : 'communication'} view: it is computed from the trace. ${traceInfo.reason}`);
+    const name = { util: 'utilization', comm: 'communication', res: 'resources' }[view];
+    showNote(`No ${name} view: it is computed from the trace. ${traceInfo.reason}`);
     return;
   }
   const [t0, t1] = traceWindow(traceInfo);
   try {
-    if (view === 'util') {
+    if (view === 'res') {
+      const data = await api.samples({ t0, t1, points: 2000 });
+      window.__orreryView = data;
+      if (!data.sampled) {
+        showNote(data.reason);
+        return;
+      }
+      const { option, csv } = resourcesView(data);
+      charts.show(warned(option, traceInfo.warning), csv);
+    } else if (view === 'util') {
       const data = await api.utilization({ t0, t1, bins: 400 });
       window.__orreryView = data;
       const { option, csv } = utilizationView(data);
@@ -305,6 +316,9 @@ async function renderCharts(calls, locations, heat, selection) {
   // Comparing, the trace views show either run's trace.
   $('#trace-choice').hidden = !hasOther() || !TRACE_VIEWS.has(view);
   $('#trace-run').value = String(state.traceRun);
+  $('#curve-choice').hidden = view !== 'timeline';
+  $('#timeline-curve').value = state.curve;
+  timeline.setCurve(state.curve);
   if (getTraceRun() !== state.traceRun) {
     setTraceRun(state.traceRun);
     timeline.reset();
@@ -328,7 +342,7 @@ async function renderCharts(calls, locations, heat, selection) {
     await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
     return;
   }
-  if (view === 'util' || view === 'comm') {
+  if (view === 'util' || view === 'comm' || view === 'res') {
     await renderTraceView(view);
     return;
   }
@@ -530,6 +544,13 @@ function wireControls() {
     option.textContent = label;
     $('#trace-run').append(option);
   });
+  for (const [id, label] of [['none', 'none'], ...RESOURCE_MEASURES.map((m) => [m.id, m.label])]) {
+    const option = document.createElement('option');
+    option.value = id;
+    option.textContent = label;
+    $('#timeline-curve').append(option);
+  }
+  $('#timeline-curve').addEventListener('change', (event) => { state.curve = event.target.value; render(); });
   $('#trace-run').addEventListener('change', (event) => {
     state.traceRun = Number(event.target.value);
     state.timeWindow = null;  // the other run's trace has its own length
