@@ -367,6 +367,14 @@ async function comparison(page, url) {
   await shot(page, 'comparison-findings');
 }
 
+/** The source pane: the stencil is not compiler-instrumented, so its regions have no source: a note says why. */
+async function sourcePane(page, url) {
+  await page.goto(`${url}#chart=source`);
+  await page.waitForSelector('#page[data-source]', { timeout: 20000 });
+  const note = await page.$eval('#page', (e) => e.textContent);
+  check(/No source to show/.test(note) && /-g/.test(note), `the source pane says why there is no source: ${note}`);
+}
+
 /** Comparing, both runs' traces: the choice above the views, each run's numbers from its own trace. */
 async function bothTraces(page, url) {
   const facts = await apiGet(url, 'facts');
@@ -411,7 +419,7 @@ async function withoutTrace(page, url) {
 
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews]],
+  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane]],
   [[args.report, args.other], [comparison, bothTraces]],
   [[args.report, '--no-trace'], [withoutTrace]],
 ];

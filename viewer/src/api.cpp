@@ -122,6 +122,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "worst_instance") return worst_instance(params);
   if (endpoint == "groups") return groups(params);
   if (endpoint == "samples") return samples(params);
+  if (endpoint == "source") return source(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 

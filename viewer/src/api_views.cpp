@@ -1,6 +1,7 @@
 // The API's findings page and its views over the whole trace (utilization,
 // communication, a call path's worst instance); see api.h.
 
+#include <filesystem>
 #include <utility>
 
 #include "api.h"
@@ -9,6 +10,7 @@
 #include "orrery/error.h"
 #include "resource_samples.h"
 #include "run_facts.h"
+#include "source_lines.h"
 #include "trace_views.h"
 
 namespace orrery::viewer {
@@ -98,6 +100,24 @@ json ViewerApi::samples(const Params& params) {
   const auto ranks = static_cast<uint32_t>(count_param(params, "ranks", 4096, 1, 4096));
   const std::size_t points = count_param(params, "points", 1000, 2, 16384);
   return resource_samples(source, t0, t1, first_rank, ranks, points);
+}
+
+// GET /api/source?callpath=ROW: the lines of the call path's region (a row of the page's call tree).
+json ViewerApi::source(const Params& params) {
+  std::size_t row = size_param(params, "callpath", callpath_rows());
+  const bool theirs = other_ && row >= report_->callpath_count();
+  const ReportData& data = theirs ? *other_ : *report_;
+  if (theirs) row = comparison_.union_to_b.at(row);
+  const auto& h = data.header();
+  const auto region_row = static_cast<std::size_t>(h.callpaths.at(row).region);
+  if (region_row >= h.regions.size()) throw InputError("call path " + std::to_string(row) + " names no region");
+  // Relative file names: where the experiment was (usually where the program was built and run).
+  std::vector<std::string> directories;
+  if (!h.attributes.experiment.empty()) {
+    directories.push_back(h.attributes.experiment);
+    directories.push_back(std::filesystem::path(h.attributes.experiment).parent_path().string());
+  }
+  return source_lines(h.regions[region_row], directories);
 }
 
 json ViewerApi::worst_instance(const Params& params) {

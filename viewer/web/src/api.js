@@ -54,6 +54,7 @@ export const api = {
   heatmap: (metric, metricIncl, top, under = 'all') => cached('heatmap', { metric, metric_incl: metricIncl, top, under }),
   findings: () => cached('findings', {}),
   facts: () => cached('facts', {}),
+  source: (callpath) => cached('source', { callpath }),
   /** {metric, under, top}: the group comparison's rows and the runs (groups of runs only). */
   groups: (params) => cached('groups', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */

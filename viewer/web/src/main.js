@@ -7,6 +7,7 @@ import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
 import { GroupsPage } from './groups.js';
+import { SourcePage } from './source.js';
 import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
 import { ProfilePage } from './profiles.js';
 import { defaultState, fromHash, toHash } from './state.js';
@@ -19,7 +20,7 @@ import { RESOURCE_MEASURES, resourcesView } from './resources.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
 const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res']);
-const PAGE_VIEWS = new Set(['findings', 'profile', 'groups']);
+const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
 /** Views drawn from a trace (comparing: the chosen run's). */
 const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
@@ -39,6 +40,7 @@ let timeline;
 let findingsPage;
 let profilePage;
 let groupsPage;
+let sourcePage;
 const panels = {};
 
 function showError(error) {
@@ -338,6 +340,10 @@ async function renderCharts(calls, locations, heat, selection) {
     findingsPage.render(model, (f) => toHash(findingState(f), model.metrics), info.reports);
     return;
   }
+  if (view === 'source') {
+    await sourcePage.render(model, state.callpath);
+    return;
+  }
   if (view === 'groups') {
     await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
     return;
@@ -561,7 +567,7 @@ function wireControls() {
     $(button).addEventListener('click', () => exportView(type, {
       view: state.chart, charts, timeline,
       csv: () => (state.chart === 'findings' ? findingsPage.csv(model) : state.chart === 'groups' ? groupsPage.csv()
-        : state.chart === 'profile' ? profilePage.csv()
+        : state.chart === 'profile' ? profilePage.csv() : state.chart === 'source' ? sourcePage.csv()
           : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
     }));
   }
@@ -667,6 +673,7 @@ async function start() {
   });
   findingsPage = new FindingsPage($('#page'), { onOpen: (f) => openFinding(f) });
   profilePage = new ProfilePage($('#page'), { onCallpath: (c) => selectCallpathFromTimeline(c) });
+  sourcePage = new SourcePage($('#page'));
   groupsPage = new GroupsPage($('#page'), { onSelect: (m, c) => selectFromGroups(m, c) });
   $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
   window.__orreryTimeline = timeline;  // for the browser tests
