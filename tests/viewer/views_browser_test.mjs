@@ -7,6 +7,7 @@
 
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import {
   act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues,
 } from './browser_harness.mjs';
@@ -367,6 +368,45 @@ async function comparison(page, url) {
   await shot(page, 'comparison-findings');
 }
 
+/** Per depth, how many region instances rank 0's trace has (otf2-print's ENTER/LEAVE events of location 0). */
+function instancesPerDepth(experiment) {
+  const text = execFileSync('otf2-print', ['-L', '0', path.join(experiment, 'traces.otf2')], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const counts = [];
+  let depth = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('ENTER ')) {
+      counts[depth] = (counts[depth] ?? 0) + 1;
+      depth += 1;
+    } else if (line.startsWith('LEAVE ')) {
+      depth -= 1;
+    }
+  }
+  return counts;
+}
+
+/** The call-stack view of rank 0 over the whole run: every instance of the trace at its depth. */
+async function callStack(page, url) {
+  await page.goto(`${url}#chart=stack`);
+  await page.waitForFunction(() => document.body.dataset.ready && window.__orreryView?.levels, null, { timeout: 30000 });
+  const data = await page.evaluate(() => window.__orreryView);
+  const expected = instancesPerDepth(path.dirname(args.report));
+  check(data.rank === 0 && data.depth === expected.length && data.depth >= 2, `call stack: ${data.depth} levels, the trace nests ${expected.length}`);
+  data.levels.forEach((level, depth) => {
+    const instances = level.reduce((n, piece) => n + piece[5], 0);
+    check(instances === expected[depth], `call stack depth ${depth}: ${instances} instances drawn, the trace has ${expected[depth]}`);
+    for (const [b, e, , , busy] of level) check(busy <= e - b + 1e-12, `depth ${depth}: a merged piece's time fits its extent`);
+  });
+  await shot(page, 'call-stack');
+  // Clicking a single instance selects its call path.
+  const single = data.levels[1].find((p) => p[3] >= 0);
+  const instance = await apiGet(url, 'timeline_instance', { rank: 0, instance: single[3] });
+  const [x, y] = await page.evaluate(([b, e]) => window.__orreryCharts.chart.convertToPixel({ gridIndex: 0 }, [(b + e) / 2, 1]), single);
+  const box = await page.$eval('#chart', (el) => { const r = el.getBoundingClientRect(); return [r.x, r.y]; });
+  await act(page, () => page.mouse.click(box[0] + x, box[1] + y));
+  const selected = await page.evaluate(() => document.querySelector('#call-tree .row.selected')?.dataset.id);
+  check(selected === String(instance.callpath), `clicking ${instance.name} selects its call path (${selected} vs ${instance.callpath})`);
+}
+
 /** The source pane: the stencil is not compiler-instrumented, so its regions have no source: a note says why. */
 async function sourcePane(page, url) {
   await page.goto(`${url}#chart=source`);
@@ -419,7 +459,7 @@ async function withoutTrace(page, url) {
 
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane]],
+  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane, callStack]],
   [[args.report, args.other], [comparison, bothTraces]],
   [[args.report, '--no-trace'], [withoutTrace]],
 ];

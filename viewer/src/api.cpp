@@ -123,6 +123,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "groups") return groups(params);
   if (endpoint == "samples") return samples(params);
   if (endpoint == "source") return source(params);
+  if (endpoint == "callstack") return callstack(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 

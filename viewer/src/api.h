@@ -85,6 +85,7 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json worst_instance(const Params& params);
   [[nodiscard]] nlohmann::json samples(const Params& params);
   [[nodiscard]] nlohmann::json source(const Params& params);
+  [[nodiscard]] nlohmann::json callstack(const Params& params);
   // api_groups.cpp: groups of repeated runs.
   [[nodiscard]] nlohmann::json groups(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.

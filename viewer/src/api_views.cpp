@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "api_params.h"
+#include "call_stack.h"
 #include "callpath_match.h"
 #include "orrery/error.h"
 #include "resource_samples.h"
@@ -118,6 +119,15 @@ json ViewerApi::source(const Params& params) {
     directories.push_back(std::filesystem::path(h.attributes.experiment).parent_path().string());
   }
   return source_lines(h.regions[region_row], directories);
+}
+
+// GET /api/callstack?rank=&t0=&t1=&width=[&run=]
+json ViewerApi::callstack(const Params& params) {
+  TimelineSource& source = trace(trace_run(params));
+  const auto [t0, t1] = trace_window(params, source);
+  const auto rank = static_cast<uint32_t>(size_param(params, "rank", source.definitions().ranks.size()));
+  const auto width = static_cast<uint32_t>(count_param(params, "width", 1000, 1, 16384));
+  return call_stack(source, rank, t0, t1, width);
 }
 
 json ViewerApi::worst_instance(const Params& params) {

@@ -67,5 +67,7 @@ export const api = {
   timeline: (params) => get('timeline', traced(params)),
   /** {t0, t1, first_rank, ranks, points}: resource samples per rank (never cached). */
   samples: (params) => get('samples', traced(params)),
+  /** {rank, t0, t1, width}: one rank's instances as nested levels. */
+  callstack: (params) => cached('callstack', traced(params)),
   timelineInstance: (rank, instance) => get('timeline_instance', traced({ rank, instance })),
 };

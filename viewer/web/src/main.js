@@ -17,12 +17,13 @@ import { MODES, legendColours, shown } from './values.js';
 import { boxplotView, communicationView, MATRIX_MEASURES, utilizationView } from './views.js';
 import { describe } from './stats.js';
 import { RESOURCE_MEASURES, resourcesView } from './resources.js';
+import { callStackView } from './call_stack_view.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
-const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res']);
+const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack']);
 const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
 /** Views drawn from a trace (comparing: the chosen run's). */
-const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res']);
+const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -274,13 +275,27 @@ function warned(option, warning) {
 async function renderTraceView(view) {
   const traceInfo = await api.timelineInfo().catch((error) => ({ available: false, reason: error.message }));
   if (!traceInfo.available) {
-    const name = { util: 'utilization', comm: 'communication', res: 'resources' }[view];
+    const name = { util: 'utilization', comm: 'communication', res: 'resources', stack: 'call-stack' }[view];
     showNote(`No ${name} view: it is computed from the trace. ${traceInfo.reason}`);
     return;
   }
   const [t0, t1] = traceWindow(traceInfo);
   try {
-    if (view === 'res') {
+    if (view === 'stack') {
+      // The selected process's rank (else rank 0), over the timeline's window.
+      const rank = selectedRank() !== null && selectedRank() < traceInfo.ranks.length ? selectedRank() : 0;
+      const width = Math.max(200, Math.round($('#chart').clientWidth - 88));
+      const data = await api.callstack({ rank, t0, t1, width });
+      window.__orreryView = data;
+      const { option, csv } = callStackView(data, traceInfo.regions, traceInfo.ranks[rank] ?? `rank ${rank}`);
+      charts.show(warned(option, traceInfo.warning), csv);
+      charts.chart.off('click');
+      charts.chart.on('click', async ({ value }) => {
+        if (document.body.dataset.chart !== 'stack' || !Array.isArray(value) || value[4] < 0) return;
+        const found = await api.timelineInstance(rank, value[4]).catch(() => null);
+        if (found && found.callpath !== null) selectCallpathFromTimeline(found.callpath);
+      });
+    } else if (view === 'res') {
       const data = await api.samples({ t0, t1, points: 2000 });
       window.__orreryView = data;
       if (!data.sampled) {
@@ -348,7 +363,7 @@ async function renderCharts(calls, locations, heat, selection) {
     await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
     return;
   }
-  if (view === 'util' || view === 'comm' || view === 'res') {
+  if (view === 'util' || view === 'comm' || view === 'res' || view === 'stack') {
     await renderTraceView(view);
     return;
   }
