@@ -6,7 +6,7 @@
 // against the server's own full-resolution answers (the trace).
 
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import {
   act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues,
@@ -407,6 +407,36 @@ async function callStack(page, url) {
   check(selected === String(instance.callpath), `clicking ${instance.name} selects its call path (${selected} vs ${instance.callpath})`);
 }
 
+/** The topology view: the stencil's Cartesian grid, each cell at the coordinates the run recorded, coloured by the report's time per rank. */
+async function topology(page, url) {
+  await page.goto(`${url}#chart=topo`);
+  await page.waitForFunction(() => document.body.dataset.ready && window.__orreryView?.available !== undefined, null, { timeout: 30000 });
+  const topo = await page.evaluate(() => window.__orreryView);
+  check(topo.available, `the stencil's Cartesian grid is recorded: ${topo.reason ?? ''}`);
+  if (!topo.available) return;
+  const dir = path.join(path.dirname(args.report), 'topology');
+  const time = stat(args.orrery, args.report, 'time');
+  const series = await page.evaluate(() => window.__orreryCharts.chart.getOption().series[0].data);
+  check(series.length === time.processes.length, `a cell per rank: ${series.length}`);
+  for (const p of time.processes) {
+    const record = JSON.parse(readFileSync(path.join(dir, `rank-${p.rank}.json`), 'utf8'));
+    const cart = record.comms.find((c) => c.cart).cart;
+    const cell = series.find((d) => d.rank === p.rank);
+    check(cell && JSON.stringify(cell.coords) === JSON.stringify(cart.coords)
+      && cell.value[0] === cart.coords[1] && cell.value[1] === cart.coords[0], `rank ${p.rank} at its recorded coordinates ${cart.coords}`);
+    near(cell?.value[2], p.value, `rank ${p.rank}: the cell is its time in the report`, 1e-9);
+  }
+  await shot(page, 'topology');
+}
+
+/** A report away from its experiment: the topology view says why it has no grid. */
+async function noTopology(page, url) {
+  await page.goto(`${url}#chart=topo`);
+  await page.waitForSelector('#page .note', { timeout: 20000 });
+  const note = await page.$eval('#page .note', (e) => e.textContent);
+  check(/No topology view/.test(note) && /MPI_Cart_create/.test(note), `without a topology the view says so: ${note}`);
+}
+
 /** The source pane: the stencil is not compiler-instrumented, so its regions have no source: a note says why. */
 async function sourcePane(page, url) {
   await page.goto(`${url}#chart=source`);
@@ -457,11 +487,20 @@ async function withoutTrace(page, url) {
   check(await page.$$eval('.finding-item', (l) => l.length) > 0, 'findings without a trace');
 }
 
+// The report alone, away from its experiment (no topology records beside it).
+const alone = path.join(out, 'alone', 'report.h5');
+mkdirSync(path.dirname(alone), { recursive: true });
+copyFileSync(args.report, alone);
+// ... naming its own directory as its experiment, so nothing leads back to the topology records.
+execFileSync('/usr/bin/python3', ['-c', "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f.attrs['experiment'] = sys.argv[2]; f.close()",
+  alone, path.dirname(alone)]);
+
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane, callStack]],
+  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane, callStack, topology]],
   [[args.report, args.other], [comparison, bothTraces]],
   [[args.report, '--no-trace'], [withoutTrace]],
+  [[alone], [noTopology]],
 ];
 try {
   for (const [options, steps] of scenarios) {

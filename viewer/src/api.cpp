@@ -124,6 +124,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "samples") return samples(params);
   if (endpoint == "source") return source(params);
   if (endpoint == "callstack") return callstack(params);
+  if (endpoint == "topology") return topology(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -58,6 +59,10 @@ class ViewerApi {
   /// whose mean reports are the two reports.
   void set_groups(std::shared_ptr<GroupStatistics> groups) { groups_ = std::move(groups); }
 
+  /// The experiment directory of the first (0) or other (1) run: where its
+  /// measurement records (the process topology) are.
+  void set_experiment(std::size_t run, std::string directory) { experiments_.at(run) = std::move(directory); }
+
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
 
@@ -86,6 +91,7 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json samples(const Params& params);
   [[nodiscard]] nlohmann::json source(const Params& params);
   [[nodiscard]] nlohmann::json callstack(const Params& params);
+  [[nodiscard]] nlohmann::json topology(const Params& params);
   // api_groups.cpp: groups of repeated runs.
   [[nodiscard]] nlohmann::json groups(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.
@@ -122,6 +128,9 @@ class ViewerApi {
                                               "This view was started without a trace."};
   std::vector<std::unique_ptr<FindingSource>> finding_sources_;
   std::shared_ptr<GroupStatistics> groups_;
+  std::array<std::string, 2> experiments_{};
+  std::mutex topology_mutex_;
+  std::array<std::optional<nlohmann::json>, 2> topologies_{};  ///< read on first request
   std::array<nlohmann::json, 2> run_records_{};
   std::array<std::string, 2> why_no_run_record_{"not looked for", "not looked for"};
 };

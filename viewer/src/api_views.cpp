@@ -12,6 +12,7 @@
 #include "resource_samples.h"
 #include "run_facts.h"
 #include "source_lines.h"
+#include "topology_view.h"
 #include "trace_views.h"
 
 namespace orrery::viewer {
@@ -128,6 +129,14 @@ json ViewerApi::callstack(const Params& params) {
   const auto rank = static_cast<uint32_t>(size_param(params, "rank", source.definitions().ranks.size()));
   const auto width = static_cast<uint32_t>(count_param(params, "width", 1000, 1, 16384));
   return call_stack(source, rank, t0, t1, width);
+}
+
+// GET /api/topology[?run=]: the run's Cartesian process grid, read once.
+json ViewerApi::topology(const Params& params) {
+  const std::size_t run = trace_run(params);
+  const std::lock_guard lock(topology_mutex_);
+  if (!topologies_[run]) topologies_[run] = read_cartesian_topology(experiments_[run]);
+  return *topologies_[run];
 }
 
 json ViewerApi::worst_instance(const Params& params) {

@@ -161,6 +161,10 @@ int serve(std::string report_path, std::string other_path, const GroupOptions& g
   // --trace names the first run's. Groups: each group's first run's trace.
   const std::size_t runs = other ? 2 : 1;
   for (std::size_t run = 0; run < runs; ++run) {
+    // The measurement's records (the process topology) are beside the report, else in its experiment.
+    const std::string own = std::filesystem::absolute(run == 0 ? report_path : other_path).parent_path().string();
+    const std::string recorded = groups.given() ? std::string() : (run == 0 ? report : other)->header().attributes.experiment;
+    api->set_experiment(run, std::filesystem::exists(own + "/topology") || recorded.empty() ? own : recorded);
     if (no_trace) {
       api->set_timeline(nullptr, "This view was started with --no-trace.", run);
       continue;

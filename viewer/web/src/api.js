@@ -55,6 +55,8 @@ export const api = {
   findings: () => cached('findings', {}),
   facts: () => cached('facts', {}),
   source: (callpath) => cached('source', { callpath }),
+  /** The Cartesian process grid of the run whose trace is chosen. */
+  topology: () => cached('topology', { run: traceRun }),
   /** {metric, under, top}: the group comparison's rows and the runs (groups of runs only). */
   groups: (params) => cached('groups', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */

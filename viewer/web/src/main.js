@@ -18,12 +18,13 @@ import { boxplotView, communicationView, MATRIX_MEASURES, utilizationView } from
 import { describe } from './stats.js';
 import { RESOURCE_MEASURES, resourcesView } from './resources.js';
 import { callStackView } from './call_stack_view.js';
+import { topologyView } from './topology_view.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
-const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack']);
+const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack', 'topo']);
 const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
 /** Views drawn from a trace (comparing: the chosen run's). */
-const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack']);
+const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack', 'topo']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -357,6 +358,23 @@ async function renderCharts(calls, locations, heat, selection) {
   }
   if (view === 'source') {
     await sourcePage.render(model, state.callpath);
+    return;
+  }
+  if (view === 'topo') {
+    const topo = await api.topology().catch((error) => ({ available: false, reason: error.message }));
+    window.__orreryView = topo;
+    if (!topo.available) {
+      showNote(`No topology view: ${topo.reason}`);
+      return;
+    }
+    // Comparing, the grid is the chosen run's, coloured by that run's values.
+    const values = state.traceRun === 1 && locations.other ? locations.other : locations.values;
+    const byRank = new Map();
+    model.header.locations.forEach((loc, l) => byRank.set(loc.rank, (byRank.get(loc.rank) ?? 0) + (values[l] ?? 0)));
+    const metric = model.metrics[state.metric];
+    const what = `${metric.display_name || metric.name} at ${model.callpathLabel(state.callpath)}`;
+    const { option, csv } = topologyView(topo, (rank) => byRank.get(rank) ?? null, metric.unit, what);
+    charts.show(option, csv);
     return;
   }
   if (view === 'groups') {
