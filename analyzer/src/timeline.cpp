@@ -84,6 +84,22 @@ OTF2_CallbackCode ev_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     s.out->instances.push_back(instance);
   });
 }
+// Resource samples: the metric class of docs/trace-conventions.md (six
+// unsigned members); metrics of any other shape are not Orrery's samples.
+OTF2_CallbackCode ev_metric(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                            OTF2_AttributeList*, OTF2_MetricRef, uint8_t members,
+                            const OTF2_Type* types, const OTF2_MetricValue* values) {
+  return guarded(user, time, [&](Sink& s, double t) {
+    if (members != kSampleMembers.size()) return;
+    Sample sample;
+    sample.time = t;
+    for (std::size_t i = 0; i < kSampleMembers.size(); ++i) {
+      if (types[i] != OTF2_TYPE_UINT64) return;
+      sample.values[i] = values[i].unsigned_int;
+    }
+    s.out->samples.push_back(sample);
+  });
+}
 OTF2_CallbackCode ev_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                            OTF2_AttributeList*,
                            OTF2_RegionRef) {
@@ -121,7 +137,8 @@ OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
 std::size_t RankTimeline::bytes() const {
   return sizeof(*this) + instances.capacity() * sizeof(Instance) +
          segments.capacity() * sizeof(Segment) +
-         (sends.capacity() + receives.capacity()) * sizeof(MessageEnd);
+         (sends.capacity() + receives.capacity()) * sizeof(MessageEnd) +
+         samples.capacity() * sizeof(Sample);
 }
 
 bool has_trace(const std::string& experiment) {
@@ -203,6 +220,7 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
   OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, ev_recv);
   OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, ev_irecv);
+  OTF2_EvtReaderCallbacks_SetMetricCallback(cbs, ev_metric);
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
   OTF2_EvtReaderCallbacks_Delete(cbs);
@@ -226,6 +244,7 @@ RankTimeline read_rank(const Definitions& definitions, uint32_t rank) {
   out.instances.shrink_to_fit();
   out.sends.shrink_to_fit();
   out.receives.shrink_to_fit();
+  out.samples.shrink_to_fit();
   return out;
 }
 

@@ -67,6 +67,24 @@ check(result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1 an
 result = view(good, "--trace", work, "--no-trace")
 check(result.returncode == 2, f"--trace with --no-trace: exit {result.returncode}")
 
+# Groups of runs: two reports per group at least, each report once, not mixed with REPORT;
+# a corrupt report in a group is exit 1 naming it.
+good2 = os.path.join(work, "good2.h5")
+subprocess.run([fixture, good2, "--callpaths", "30", "--locations", "4"], check=True)
+for args, why in (
+        (["--baseline", good, good2, "--candidate", good], "a group of one"),
+        (["--baseline", good, good2], "no candidate group"),
+        ([good, "--baseline", good, good2, "--candidate", good, good2], "REPORT and groups"),
+        (["--baseline", good, good, "--candidate", good2, os.path.join(work, "x.h5")], "a report twice"),
+        (["--baseline", good, good2, "--candidate", good, good2, "--min-change", "much"], "a bad --min-change")):
+    result = view(*args)
+    lines = result.stderr.strip().splitlines()
+    check(result.returncode == 2 and len(lines) >= 1 and "Traceback" not in result.stderr,
+          f"groups, {why}: exit {result.returncode}, {result.stderr!r}")
+result = view("--baseline", good, good2, "--candidate", os.path.join(work, "truncated.h5"), good2 + "x")
+check(result.returncode == 1 and "truncated.h5" in result.stderr and len(result.stderr.strip().splitlines()) == 1,
+      f"groups with a corrupt report: exit {result.returncode}, {result.stderr!r}")
+
 # A good report: the printed address is on loopback and carries the token.
 server = subprocess.Popen([orrery, "view", good, "--no-browser"], stdout=subprocess.PIPE, text=True)
 try:

@@ -6,7 +6,8 @@
 // against the server's own full-resolution answers (the trace).
 
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import {
   act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues,
 } from './browser_harness.mjs';
@@ -367,6 +368,113 @@ async function comparison(page, url) {
   await shot(page, 'comparison-findings');
 }
 
+/** Per depth, how many region instances rank 0's trace has (otf2-print's ENTER/LEAVE events of location 0). */
+function instancesPerDepth(experiment) {
+  const text = execFileSync('otf2-print', ['-L', '0', path.join(experiment, 'traces.otf2')], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const counts = [];
+  let depth = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('ENTER ')) {
+      counts[depth] = (counts[depth] ?? 0) + 1;
+      depth += 1;
+    } else if (line.startsWith('LEAVE ')) {
+      depth -= 1;
+    }
+  }
+  return counts;
+}
+
+/** The call-stack view of rank 0 over the whole run: every instance of the trace at its depth. */
+async function callStack(page, url) {
+  await page.goto(`${url}#chart=stack`);
+  await page.waitForFunction(() => document.body.dataset.ready && window.__orreryView?.levels, null, { timeout: 30000 });
+  const data = await page.evaluate(() => window.__orreryView);
+  const expected = instancesPerDepth(path.dirname(args.report));
+  check(data.rank === 0 && data.depth === expected.length && data.depth >= 2, `call stack: ${data.depth} levels, the trace nests ${expected.length}`);
+  data.levels.forEach((level, depth) => {
+    const instances = level.reduce((n, piece) => n + piece[5], 0);
+    check(instances === expected[depth], `call stack depth ${depth}: ${instances} instances drawn, the trace has ${expected[depth]}`);
+    for (const [b, e, , , busy] of level) check(busy <= e - b + 1e-12, `depth ${depth}: a merged piece's time fits its extent`);
+  });
+  await shot(page, 'call-stack');
+  // Clicking a single instance selects its call path.
+  const single = data.levels[1].find((p) => p[3] >= 0);
+  const instance = await apiGet(url, 'timeline_instance', { rank: 0, instance: single[3] });
+  const [x, y] = await page.evaluate(([b, e]) => window.__orreryCharts.chart.convertToPixel({ gridIndex: 0 }, [(b + e) / 2, 1]), single);
+  const box = await page.$eval('#chart', (el) => { const r = el.getBoundingClientRect(); return [r.x, r.y]; });
+  await act(page, () => page.mouse.click(box[0] + x, box[1] + y));
+  const selected = await page.evaluate(() => document.querySelector('#call-tree .row.selected')?.dataset.id);
+  check(selected === String(instance.callpath), `clicking ${instance.name} selects its call path (${selected} vs ${instance.callpath})`);
+}
+
+/** The topology view: the stencil's Cartesian grid, each cell at the coordinates the run recorded, coloured by the report's time per rank. */
+async function topology(page, url) {
+  await page.goto(`${url}#chart=topo`);
+  await page.waitForFunction(() => document.body.dataset.ready && window.__orreryView?.available !== undefined, null, { timeout: 30000 });
+  const topo = await page.evaluate(() => window.__orreryView);
+  check(topo.available, `the stencil's Cartesian grid is recorded: ${topo.reason ?? ''}`);
+  if (!topo.available) return;
+  const dir = path.join(path.dirname(args.report), 'topology');
+  const time = stat(args.orrery, args.report, 'time');
+  const series = await page.evaluate(() => window.__orreryCharts.chart.getOption().series[0].data);
+  check(series.length === time.processes.length, `a cell per rank: ${series.length}`);
+  for (const p of time.processes) {
+    const record = JSON.parse(readFileSync(path.join(dir, `rank-${p.rank}.json`), 'utf8'));
+    const cart = record.comms.find((c) => c.cart).cart;
+    const cell = series.find((d) => d.rank === p.rank);
+    check(cell && JSON.stringify(cell.coords) === JSON.stringify(cart.coords)
+      && cell.value[0] === cart.coords[1] && cell.value[1] === cart.coords[0], `rank ${p.rank} at its recorded coordinates ${cart.coords}`);
+    near(cell?.value[2], p.value, `rank ${p.rank}: the cell is its time in the report`, 1e-9);
+  }
+  await shot(page, 'topology');
+}
+
+/** A report away from its experiment: the topology view says why it has no grid. */
+async function noTopology(page, url) {
+  await page.goto(`${url}#chart=topo`);
+  await page.waitForSelector('#page .note', { timeout: 20000 });
+  const note = await page.$eval('#page .note', (e) => e.textContent);
+  check(/No topology view/.test(note) && /MPI_Cart_create/.test(note), `without a topology the view says so: ${note}`);
+}
+
+/** The source pane: the stencil is not compiler-instrumented, so its regions have no source: a note says why. */
+async function sourcePane(page, url) {
+  await page.goto(`${url}#chart=source`);
+  await page.waitForSelector('#page[data-source]', { timeout: 20000 });
+  const note = await page.$eval('#page', (e) => e.textContent);
+  check(/No source to show/.test(note) && /-g/.test(note), `the source pane says why there is no source: ${note}`);
+}
+
+/** Comparing, both runs' traces: the choice above the views, each run's numbers from its own trace. */
+async function bothTraces(page, url) {
+  const facts = await apiGet(url, 'facts');
+  check(facts.traces.length === 2 && facts.traces.every((t) => t && t.duration > 0), `both runs have a trace: ${JSON.stringify(facts.traces)}`);
+  await page.goto(`${url}#chart=timeline&tr=1`);
+  await page.waitForSelector('#timeline[data-drawn]:not([data-busy])', { timeout: 20000 });
+  await timelineDrawn(page, null);
+  check(await page.isVisible('#trace-choice') && await page.$eval('#trace-run', (e) => e.value) === '1', 'the trace choice shows the other run');
+  const shown = await page.evaluate(() => ({ run: window.__orreryTimeline.info.run, duration: window.__orreryTimeline.info.duration }));
+  check(shown.run === 1, `the timeline reads the other run's trace (${shown.run})`);
+  near(shown.duration, facts.traces[1].duration, 'the timeline spans the other run\'s trace', 1e-12);
+  check(Math.abs(facts.traces[1].duration - facts.traces[0].duration) > 1e-6, 'the runs\' traces differ in length');
+  await shot(page, 'comparison-timeline-other');
+  // The matrix of each run: its rows are the bytes each rank sent in that run's report.
+  for (const [run, report] of [[1, args.other], [0, args.report]]) {
+    if (run === 0) await page.selectOption('#trace-run', '0');
+    await view(page, 'comm');
+    await page.waitForFunction((r) => window.__orreryView?.cells && document.body.dataset.ready
+      && new URLSearchParams(window.location.hash.slice(1)).get('tr') === (r ? '1' : null), run, { timeout: 30000 });
+    const matrix = await page.evaluate(() => window.__orreryView);
+    for (const p of stat(args.orrery, report, 'bytes_sent').processes) {
+      const row = matrix.cells.filter((c) => c[0] === p.rank).reduce((a, c) => a + c[2], 0);
+      near(row, p.value, `run ${run}: matrix row of rank ${p.rank} is the bytes it sent (its report)`, 1e-9);
+    }
+    await view(page, 'timeline');
+    await timelineDrawn(page, null).catch(() => {});
+    check(await page.evaluate(() => window.__orreryTimeline.info.run) === run, `run ${run}: the timeline follows the choice`);
+  }
+}
+
 async function withoutTrace(page, url) {
   for (const chart of ['util', 'comm']) {
     await page.goto(`${url}#chart=${chart}`);
@@ -379,11 +487,20 @@ async function withoutTrace(page, url) {
   check(await page.$$eval('.finding-item', (l) => l.length) > 0, 'findings without a trace');
 }
 
+// The report alone, away from its experiment (no topology records beside it).
+const alone = path.join(out, 'alone', 'report.h5');
+mkdirSync(path.dirname(alone), { recursive: true });
+copyFileSync(args.report, alone);
+// ... naming its own directory as its experiment, so nothing leads back to the topology records.
+execFileSync('/usr/bin/python3', ['-c', "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f.attrs['experiment'] = sys.argv[2]; f.close()",
+  alone, path.dirname(alone)]);
+
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews]],
-  [[args.report, args.other], [comparison]],
+  [[args.report], [findingsAndFacts, followFinding, honestOverview, treesAndCharts, traceViews, sourcePane, callStack, topology]],
+  [[args.report, args.other], [comparison, bothTraces]],
   [[args.report, '--no-trace'], [withoutTrace]],
+  [[alone], [noTopology]],
 ];
 try {
   for (const [options, steps] of scenarios) {

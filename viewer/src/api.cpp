@@ -75,6 +75,28 @@ json message_ends(const std::vector<analyzer::timeline::MessageEnd>& ends) {
   return {{"count", ends.size()}, {"list", std::move(list)}};
 }
 
+/// The call path of `h` whose chain of region names is `path`, else the first
+/// that ends with it (a root the trace lacks), or -1.
+int64_t find_callpath(const report::CubeHeader& h, const std::vector<std::string>& path) {
+  const auto name_of = [&h](std::size_t c) -> const std::string& {
+    return h.regions.at(static_cast<std::size_t>(h.callpaths[c].region)).name;
+  };
+  // Chains of every call path, built parent-first (pre-order).
+  std::vector<std::vector<std::string>> chains(h.callpaths.size());
+  int64_t suffix_match = -1;
+  for (std::size_t c = 0; c < h.callpaths.size(); ++c) {
+    const int32_t parent = h.callpaths[c].parent;
+    if (parent >= 0 && static_cast<std::size_t>(parent) < c) chains[c] = chains[static_cast<std::size_t>(parent)];
+    chains[c].push_back(name_of(c));
+    if (chains[c] == path) return static_cast<int64_t>(c);
+    if (suffix_match < 0 && chains[c].size() > path.size() &&
+        std::equal(path.rbegin(), path.rend(), chains[c].rbegin())) {
+      suffix_match = static_cast<int64_t>(c);
+    }
+  }
+  return suffix_match;
+}
+
 }  // namespace
 
 ViewerApi::ViewerApi(std::shared_ptr<ReportData> report, std::shared_ptr<ReportData> other)
@@ -90,7 +112,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "callpaths") return callpaths(params);
   if (endpoint == "locations") return locations(params);
   if (endpoint == "heatmap") return heatmap(params);
-  if (endpoint == "timeline_info") return timeline_info();
+  if (endpoint == "timeline_info") return timeline_info(params);
   if (endpoint == "timeline") return timeline(params);
   if (endpoint == "timeline_instance") return timeline_instance(params);
   if (endpoint == "findings") return findings();
@@ -98,6 +120,11 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "utilization") return utilization(params);
   if (endpoint == "communication") return communication(params);
   if (endpoint == "worst_instance") return worst_instance(params);
+  if (endpoint == "groups") return groups(params);
+  if (endpoint == "samples") return samples(params);
+  if (endpoint == "source") return source(params);
+  if (endpoint == "callstack") return callstack(params);
+  if (endpoint == "topology") return topology(params);
   throw UsageError("no API endpoint '" + endpoint + "'");
 }
 
@@ -122,7 +149,7 @@ json ViewerApi::info() const {
                  {"other_metrics", comparison_.b_only_metric_parents.size()},
                  {"other_locations", comparison_.location_union_to_b.size() - comparison_.locations.size()}};
   }
-  return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}};
+  return {{"reports", std::move(reports)}, {"unmatched", std::move(unmatched)}, {"groups", groups_ != nullptr}};
 }
 
 // Comparing, the trees are the unions of both runs': the other run's own call
@@ -329,27 +356,46 @@ json ViewerApi::heatmap(const Params& params) {
   return {{"callpaths", order}, {"values", std::move(my_rows)}, {"other", std::move(their_rows)}};
 }
 
-void ViewerApi::set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none) {
-  timeline_ = std::move(timeline);
-  if (!why_none.empty()) why_no_timeline_ = std::move(why_none);
+void ViewerApi::set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none,
+                             std::size_t run) {
+  timelines_.at(run) = std::move(timeline);
+  if (!why_none.empty()) why_no_timeline_.at(run) = std::move(why_none);
 }
 
-json ViewerApi::timeline_info() {
-  if (!timeline_) return {{"available", false}, {"reason", why_no_timeline_}};
+std::size_t ViewerApi::trace_run(const Params& params) const {
+  if (params.count("run") == 0U) return 0;
+  return size_param(params, "run", other_ ? 2 : 1);
+}
+
+TimelineSource& ViewerApi::trace(std::size_t run) const {
+  if (!timelines_.at(run)) throw NotFoundError(why_no_timeline_.at(run));
+  return *timelines_[run];
+}
+
+// Comparing, `traces` says which runs have one (the page offers a choice).
+json ViewerApi::timeline_info(const Params& params) {
+  const std::size_t run = trace_run(params);
+  json traces = json::array();
+  for (std::size_t r = 0; r < (other_ ? 2U : 1U); ++r) traces.push_back(timelines_[r] != nullptr);
+  if (!timelines_[run]) {
+    return {{"available", false}, {"reason", why_no_timeline_[run]}, {"run", run}, {"traces", traces}};
+  }
   try {
-    json answer = timeline_->info();
-    if (const std::string doubt = trace_mismatch(); !doubt.empty()) answer["warning"] = doubt;
+    json answer = timelines_[run]->info();
+    if (const std::string doubt = trace_mismatch(run); !doubt.empty()) answer["warning"] = doubt;
+    answer["run"] = run;
+    answer["traces"] = std::move(traces);
     return answer;
   } catch (const InputError& e) {
-    return {{"available", false}, {"reason", e.what()}};
+    return {{"available", false}, {"reason", e.what()}, {"run", run}, {"traces", traces}};
   }
 }
 
 // A trace that does not belong to the report (another run given with --trace)
 // still draws, but the page says so: other ranks, or none of the report's regions.
-std::string ViewerApi::trace_mismatch() {
-  const auto& defs = timeline_->definitions();
-  const auto& h = report_->header();
+std::string ViewerApi::trace_mismatch(std::size_t run) {
+  const auto& defs = timelines_[run]->definitions();
+  const auto& h = (run == 0 ? report_ : other_)->header();
   std::set<int32_t> ranks;
   for (const auto& l : h.locations) ranks.insert(l.rank);
   if (ranks.size() != defs.ranks.size()) {
@@ -367,8 +413,8 @@ std::string ViewerApi::trace_mismatch() {
 }
 
 json ViewerApi::timeline(const Params& params) {
-  if (!timeline_) throw NotFoundError(why_no_timeline_);
-  const auto& defs = timeline_->definitions();
+  TimelineSource& source = trace(trace_run(params));
+  const auto& defs = source.definitions();
   TimelineWindow request;
   request.t0 = time_param(params, "t0", 0);
   request.t1 = time_param(params, "t1", defs.duration > 0 ? defs.duration : 1);
@@ -381,19 +427,20 @@ json ViewerApi::timeline(const Params& params) {
                            : static_cast<uint32_t>(size_param(params, "first_rank", defs.ranks.size()));
   request.ranks = static_cast<uint32_t>(count_param(params, "ranks", kMaxRanks, 1, kMaxRanks));
   if (params.count("callpath") != 0U) {
-    const std::size_t row = size_param(params, "callpath", report_->callpath_count());
+    const std::size_t row = size_param(params, "callpath", callpath_rows());
     request.callpath = trace_chain(defs, callpath_chain(row));
   }
-  return timeline_->window(request);
+  return source.window(request);
 }
 
 json ViewerApi::timeline_instance(const Params& params) {
-  if (!timeline_) throw NotFoundError(why_no_timeline_);
-  const auto& defs = timeline_->definitions();
+  const std::size_t run = trace_run(params);
+  TimelineSource& source = trace(run);
+  const auto& defs = source.definitions();
   const auto rank = static_cast<uint32_t>(size_param(params, "rank", defs.ranks.size()));
   const auto index = static_cast<uint32_t>(size_param(params, "instance", UINT32_MAX));
-  const auto found = timeline_->instance(rank, index);
-  const int64_t callpath = callpath_of(found.path);
+  const auto found = source.instance(rank, index);
+  const int64_t callpath = callpath_of(found.path, run);
   return {{"rank", rank},
           {"instance", index},
           {"region", found.instance.region},
@@ -431,25 +478,16 @@ std::vector<bool> ViewerApi::subtree_rows(std::size_t under) const {
   return keep;
 }
 
-int64_t ViewerApi::callpath_of(const std::vector<std::string>& path) const {
-  const auto& h = report_->header();
-  const auto name_of = [&h](std::size_t c) -> const std::string& {
-    return h.regions.at(static_cast<std::size_t>(h.callpaths[c].region)).name;
-  };
-  // Chains of every call path, built parent-first (pre-order).
-  std::vector<std::vector<std::string>> chains(h.callpaths.size());
-  int64_t suffix_match = -1;
-  for (std::size_t c = 0; c < h.callpaths.size(); ++c) {
-    const int32_t parent = h.callpaths[c].parent;
-    if (parent >= 0 && static_cast<std::size_t>(parent) < c) chains[c] = chains[static_cast<std::size_t>(parent)];
-    chains[c].push_back(name_of(c));
-    if (chains[c] == path) return static_cast<int64_t>(c);
-    if (suffix_match < 0 && chains[c].size() > path.size() &&
-        std::equal(path.rbegin(), path.rend(), chains[c].rbegin())) {
-      suffix_match = static_cast<int64_t>(c);
-    }
+int64_t ViewerApi::callpath_of(const std::vector<std::string>& path, std::size_t run) const {
+  if (run == 1) {
+    // The other report's row, then its row in the union the page shows.
+    const int64_t b_row = find_callpath(other_->header(), path);
+    if (b_row < 0) return -1;
+    const auto& to_b = comparison_.union_to_b;
+    const auto at = std::find(to_b.begin(), to_b.end(), static_cast<std::size_t>(b_row));
+    return at == to_b.end() ? -1 : static_cast<int64_t>(at - to_b.begin());
   }
-  return suffix_match;
+  return find_callpath(report_->header(), path);
 }
 
 }  // namespace orrery::viewer

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 
 #include "comparison.h"
 #include "findings.h"
+#include "group_statistics.h"
 #include "orrery/error.h"
 #include "report_data.h"
 #include "timeline_data.h"
@@ -42,14 +44,24 @@ class ViewerApi {
   /// Routes `/api/<endpoint>`; throws UsageError (bad parameters) or InputError (bad report).
   [[nodiscard]] nlohmann::json handle(const std::string& endpoint, const Params& params);
 
-  /// The trace behind the first report (the timeline endpoints), or none and why.
-  void set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none = {});
+  /// The trace behind the first (`run` 0) or the other report (1) for the
+  /// trace endpoints (their parameter `run`), or none and why.
+  void set_timeline(std::shared_ptr<TimelineSource> timeline, std::string why_none = {},
+                    std::size_t run = 0);
 
   /// Adds a source of findings (the wait-state findings are always there).
   void add_findings_source(std::unique_ptr<FindingSource> source);
 
   /// The run records (run.json) of the first (index 0) and other (1) report, or null and why.
   void set_run_record(std::size_t index, nlohmann::json record, std::string why_none = {});
+
+  /// The statistics of groups of runs (`orrery view --baseline … --candidate …`),
+  /// whose mean reports are the two reports.
+  void set_groups(std::shared_ptr<GroupStatistics> groups) { groups_ = std::move(groups); }
+
+  /// The experiment directory of the first (0) or other (1) run: where its
+  /// measurement records (the process topology) are.
+  void set_experiment(std::size_t run, std::string directory) { experiments_.at(run) = std::move(directory); }
 
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
@@ -61,9 +73,13 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json callpaths(const Params& params);
   [[nodiscard]] nlohmann::json locations(const Params& params);
   [[nodiscard]] nlohmann::json heatmap(const Params& params);
-  [[nodiscard]] nlohmann::json timeline_info();
-  /// Why the trace seems not to be the report's (other rank count, no shared region), or empty.
-  [[nodiscard]] std::string trace_mismatch();
+  [[nodiscard]] nlohmann::json timeline_info(const Params& params);
+  /// Why run `run`'s trace seems not to be its report's (other rank count, no shared region), or empty.
+  [[nodiscard]] std::string trace_mismatch(std::size_t run);
+  /// The run a trace request asks for (parameter `run`: 0, or 1 when comparing).
+  [[nodiscard]] std::size_t trace_run(const Params& params) const;
+  /// That run's trace; throws NotFoundError (why there is none).
+  [[nodiscard]] TimelineSource& trace(std::size_t run) const;
   [[nodiscard]] nlohmann::json timeline(const Params& params);
   [[nodiscard]] nlohmann::json timeline_instance(const Params& params);
   // api_views.cpp: the findings page and the views over the whole trace.
@@ -72,15 +88,21 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json utilization(const Params& params);
   [[nodiscard]] nlohmann::json communication(const Params& params);
   [[nodiscard]] nlohmann::json worst_instance(const Params& params);
+  [[nodiscard]] nlohmann::json samples(const Params& params);
+  [[nodiscard]] nlohmann::json source(const Params& params);
+  [[nodiscard]] nlohmann::json callstack(const Params& params);
+  [[nodiscard]] nlohmann::json topology(const Params& params);
+  // api_groups.cpp: groups of repeated runs.
+  [[nodiscard]] nlohmann::json groups(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.
   [[nodiscard]] std::vector<bool> subtree_rows(std::size_t under) const;
-  /// The first report's call path `row` as a chain of region names from its root.
+  /// The page's call path `row` (of the union when comparing) as a chain of region names from its root.
   [[nodiscard]] std::vector<std::string> callpath_chain(std::size_t row) const;
-  /// The window [t0, t1] of a request (default: the whole trace).
-  [[nodiscard]] std::pair<double, double> trace_window(const Params& params);
-  /// The first report's call path whose chain of region names is `path`
-  /// (else the one it ends with, for a root the trace lacks), or -1.
-  [[nodiscard]] int64_t callpath_of(const std::vector<std::string>& path) const;
+  /// The window [t0, t1] of a request in `trace` (default: the whole trace).
+  [[nodiscard]] std::pair<double, double> trace_window(const Params& params, TimelineSource& trace);
+  /// The page's call path whose chain of region names in run `run`'s report is
+  /// `path` (else the one it ends with, for a root the trace lacks), or -1.
+  [[nodiscard]] int64_t callpath_of(const std::vector<std::string>& path, std::size_t run = 0) const;
 
   /// Call-path rows the page sees: the first report's, then (comparing) those only the other has.
   [[nodiscard]] std::size_t callpath_rows() const;
@@ -101,9 +123,14 @@ class ViewerApi {
   std::shared_ptr<ReportData> report_;
   std::shared_ptr<ReportData> other_;
   Comparison comparison_;
-  std::shared_ptr<TimelineSource> timeline_;
-  std::string why_no_timeline_ = "This view was started without a trace.";
+  std::array<std::shared_ptr<TimelineSource>, 2> timelines_{};
+  std::array<std::string, 2> why_no_timeline_{"This view was started without a trace.",
+                                              "This view was started without a trace."};
   std::vector<std::unique_ptr<FindingSource>> finding_sources_;
+  std::shared_ptr<GroupStatistics> groups_;
+  std::array<std::string, 2> experiments_{};
+  std::mutex topology_mutex_;
+  std::array<std::optional<nlohmann::json>, 2> topologies_{};  ///< read on first request
   std::array<nlohmann::json, 2> run_records_{};
   std::array<std::string, 2> why_no_run_record_{"not looked for", "not looked for"};
 };

@@ -19,6 +19,8 @@
 
 #include "api.h"
 #include "crash_guard.h"
+#include "group_inputs.h"
+#include "group_view.h"
 #include "assets.h"
 #include "orrery/allocation_limit.h"
 #include "orrery/error.h"
@@ -116,18 +118,41 @@ std::string find_trace(const std::string& report_path, const std::string& experi
   return {};
 }
 
-int serve(const std::string& report_path, const std::string& other_path, ServerOptions options,
-          bool no_browser, std::size_t cache_mib, const std::string& trace_path, bool no_trace,
-          std::size_t trace_cache_mib, std::size_t memory_limit) {
+/// `--baseline A1 A2 … --candidate B1 B2 …`: groups of repeated runs.
+struct GroupOptions {
+  std::vector<std::string> baseline;
+  std::vector<std::string> candidate;
+  report::GroupTest test;
+  bool allow_different_programs = false;
+  [[nodiscard]] bool given() const { return !baseline.empty() || !candidate.empty(); }
+};
+
+int serve(std::string report_path, std::string other_path, const GroupOptions& groups,
+          ServerOptions options, bool no_browser, std::size_t cache_mib, const std::string& trace_path,
+          bool no_trace, std::size_t trace_cache_mib, std::size_t memory_limit) {
   report::tools::install_crash_guard("orrery view");
-  auto report = open_report(report_path);
-  auto other = other_path.empty() ? nullptr : open_report(other_path);
+  std::shared_ptr<ReportData> report;
+  std::shared_ptr<ReportData> other;
+  std::shared_ptr<GroupStatistics> statistics;
+  if (groups.given()) {
+    // The trees show each group's mean; run records and traces are each group's first run's.
+    auto opened = open_groups(groups.baseline, groups.candidate, groups.test, groups.allow_different_programs);
+    report = std::move(opened.baseline_mean);
+    other = std::move(opened.candidate_mean);
+    statistics = std::move(opened.statistics);
+    report_path = groups.baseline.front();
+    other_path = groups.candidate.front();
+  } else {
+    report = open_report(report_path);
+    other = other_path.empty() ? nullptr : open_report(other_path);
+  }
   // The budget is shared: each report gets its part (by size of its metrics).
   const std::size_t budget = cache_mib << 20U;
   report->set_cache_budget(other ? budget / 2 : budget);
   if (other) other->set_cache_budget(budget / 2);
   auto api = std::make_shared<ViewerApi>(report, other);
   api->add_findings_source(std::make_unique<RootCauseFindings>(report_path));
+  api->set_groups(statistics);
   // The runs' records (command line, measurement statistics) for the findings page.
   for (const auto& [index, path, data] : {std::tuple{0, report_path, report}, std::tuple{1, other_path, other}}) {
     if (!data) continue;
@@ -135,16 +160,28 @@ int serve(const std::string& report_path, const std::string& other_path, ServerO
     auto record = read_run_record(path, data->header().attributes.experiment, why_none);
     api->set_run_record(static_cast<std::size_t>(index), record ? *record : nlohmann::json(nullptr), why_none);
   }
-  if (no_trace) {
-    api->set_timeline(nullptr, "This view was started with --no-trace.");
-  } else {
+  // Each run's trace (comparing, the other run's too: the page switches between them);
+  // --trace names the first run's. Groups: each group's first run's trace.
+  const std::size_t runs = other ? 2 : 1;
+  for (std::size_t run = 0; run < runs; ++run) {
+    // The measurement's records (the process topology) are beside the report, else in its experiment.
+    const std::string own = std::filesystem::absolute(run == 0 ? report_path : other_path).parent_path().string();
+    const std::string recorded = groups.given() ? std::string() : (run == 0 ? report : other)->header().attributes.experiment;
+    api->set_experiment(run, std::filesystem::exists(own + "/topology") || recorded.empty() ? own : recorded);
+    if (no_trace) {
+      api->set_timeline(nullptr, "This view was started with --no-trace.", run);
+      continue;
+    }
     std::string why_none;
-    const std::string trace = find_trace(report_path, report->header().attributes.experiment,
-                                         trace_path, why_none);
+    // A group's mean report carries the union's attributes, not the run's experiment.
+    const std::string experiment =
+        groups.given() ? std::string() : (run == 0 ? report : other)->header().attributes.experiment;
+    const std::string trace = find_trace(run == 0 ? report_path : other_path, experiment,
+                                         run == 0 ? trace_path : std::string(), why_none);
     if (trace.empty()) {
-      api->set_timeline(nullptr, why_none);
+      api->set_timeline(nullptr, why_none, run);
     } else {
-      api->set_timeline(std::make_shared<TimelineSource>(trace, trace_cache_mib << 20U));
+      api->set_timeline(std::make_shared<TimelineSource>(trace, (trace_cache_mib << 20U) / runs), {}, run);
     }
   }
   options.token = random_token();
@@ -186,8 +223,7 @@ int view_command(int argc, char** argv) {
   std::string other_path;
   ServerOptions options;
   bool no_browser = false;
-  app.add_option("REPORT", report_path, "the report to browse (report.h5)")
-      ->required();
+  app.add_option("REPORT", report_path, "the report to browse (report.h5)");
   app.add_option("OTHER", other_path,
                  "a second report to compare with (difference, percent of the other run)");
   app.add_option("--port,-p", options.port, "port to listen on (0: any free port)")
@@ -220,6 +256,21 @@ int view_command(int argc, char** argv) {
                  "most memory the viewer may map beyond what it holds at start (e.g. 4G); a "
                  "request that needs more is answered 503 and the viewer keeps serving "
                  "(default: ORRERY_MEMORY_LIMIT, else half the machine's memory)");
+  GroupOptions groups;
+  app.add_option("--baseline", groups.baseline,
+                 "groups of repeated runs: the reports before the change (2 or more); the view "
+                 "shows each group's means, confidence intervals and significance")
+      ->expected(1, 1 << 20);
+  app.add_option("--candidate", groups.candidate, "the reports after the change (2 or more)")
+      ->expected(1, 1 << 20);
+  app.add_option("--alpha", groups.test.alpha,
+                 "groups: significance level; the intervals are (1 - alpha) confidence intervals")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.5));
+  report::tools::add_percent_option(app, "--min-change", groups.test.min_change,
+                                    "groups: smallest relative change called significant (default 2%)");
+  app.add_flag("--allow-different-programs", groups.allow_different_programs,
+               "groups: accept runs whose run.json name different programs");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -237,7 +288,18 @@ int view_command(int argc, char** argv) {
       if (!parsed) throw UsageError("--memory-limit '" + memory_limit_text + "' is not a size (e.g. 4G, 512M)");
       memory_limit = *parsed;
     }
-    return serve(report_path, other_path, options, no_browser, cache_mib, trace_path, no_trace,
+    if (groups.given()) {
+      if (!report_path.empty()) {
+        throw UsageError("give either REPORT [OTHER] or --baseline … --candidate …, not both");
+      }
+      if (groups.baseline.empty() || groups.candidate.empty()) {
+        throw UsageError("groups need both --baseline and --candidate (orrery compare --baseline alone "
+                         "reports the noise of one group)");
+      }
+    } else if (report_path.empty()) {
+      throw UsageError("REPORT is required (or --baseline … --candidate …)");
+    }
+    return serve(report_path, other_path, groups, options, no_browser, cache_mib, trace_path, no_trace,
                  trace_cache_mib, memory_limit);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());

@@ -39,6 +39,7 @@ void CommRegistry::finish() noexcept {
   peer_offsets_.clear();
   idups_.clear();
   in_neighbors_.clear();
+  cartesian_.clear();
   last_comm_ = MPI_COMM_NULL;
 }
 
@@ -119,6 +120,7 @@ void CommRegistry::on_created(MPI_Comm parent, MPI_Comm created, const char* fun
   try {
     std::vector<int> sources = in_neighbors_of(created);
     if (!sources.empty() || has_topology(created)) in_neighbors_[id] = std::move(sources);
+    if (auto place = cartesian_place(created)) cartesian_[id] = std::move(*place);
   } catch (...) {
   }
 }

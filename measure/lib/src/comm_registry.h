@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "definitions.h"
+#include "topology.h"
 
 namespace orrery::measure {
 
@@ -49,6 +50,8 @@ class CommRegistry {
   [[nodiscard]] const std::map<uint32_t, std::vector<int>>& in_neighbors() const noexcept {
     return in_neighbors_;
   }
+  /// The Cartesian communicators among them: the grid and this rank's coordinates (the viewer's topology view).
+  [[nodiscard]] const std::map<uint32_t, CartesianPlace>& cartesian() const noexcept { return cartesian_; }
 
  private:
   uint32_t lookup(MPI_Comm comm) noexcept;
@@ -67,6 +70,7 @@ class CommRegistry {
   std::vector<uint32_t> peer_offsets_;  ///< by local id
   std::vector<uint32_t> idups_;         ///< by local id: MPI_Comm_idup calls on it so far
   std::map<uint32_t, std::vector<int>> in_neighbors_;  ///< topology communicators, by local id
+  std::map<uint32_t, CartesianPlace> cartesian_;       ///< Cartesian ones, by local id
 };
 
 /// The communicators of this process (mpi_handlers.cpp).

@@ -375,7 +375,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
   if (unified) {
     write_topologies(g_state.settings.experiment_dir + "/topology", g_state.world_rank,
-                     g_comms.in_neighbors(), &mapping.comms);
+                     g_comms.in_neighbors(), &mapping.comms, &g_comms.cartesian());
   }
   TraceOutput trace;
   bool trace_ok = false;
@@ -421,7 +421,8 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
     for (uint32_t i = 0; i < global.comms.size(); ++i) mapping.comms.push_back(i);
     const std::string& dir = g_state.settings.experiment_dir;
     const std::string archive = "incomplete/rank-" + std::to_string(g_state.world_rank);
-    write_topologies(dir + "/topology", g_state.world_rank, g_comms.in_neighbors(), nullptr);
+    write_topologies(dir + "/topology", g_state.world_rank, g_comms.in_neighbors(), nullptr,
+                     &g_comms.cartesian());
     ::mkdir((dir + "/incomplete").c_str(), 0755);
     ::mkdir((dir + "/" + archive).c_str(), 0755);
     const TraceInput input =

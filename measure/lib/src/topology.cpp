@@ -47,16 +47,40 @@ std::vector<int> in_neighbors_of(MPI_Comm comm) {
   return sources;
 }
 
+std::optional<CartesianPlace> cartesian_place(MPI_Comm comm) {
+  int topology = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &topology);
+  if (topology != MPI_CART) return std::nullopt;
+  int ndims = 0;
+  PMPI_Cartdim_get(comm, &ndims);
+  CartesianPlace place;
+  place.dims.resize(static_cast<std::size_t>(ndims));
+  place.periods.resize(static_cast<std::size_t>(ndims));
+  place.coords.resize(static_cast<std::size_t>(ndims));
+  if (ndims > 0 &&
+      PMPI_Cart_get(comm, ndims, place.dims.data(), place.periods.data(), place.coords.data()) != MPI_SUCCESS) {
+    return std::nullopt;
+  }
+  return place;
+}
+
 bool write_topologies(const std::string& directory, int rank,
                       const std::map<uint32_t, std::vector<int>>& in_neighbors,
-                      const std::vector<uint32_t>* global_ids) noexcept {
+                      const std::vector<uint32_t>* global_ids,
+                      const std::map<uint32_t, CartesianPlace>* cartesian) noexcept {
   if (in_neighbors.empty()) return true;
   try {
     nlohmann::json comms = nlohmann::json::array();
     for (const auto& [local, sources] : in_neighbors) {
       const uint32_t id =
           global_ids == nullptr ? local : (local < global_ids->size() ? (*global_ids)[local] : local);
-      comms.push_back({{"comm", id}, {"in_neighbors", sources}});
+      nlohmann::json entry = {{"comm", id}, {"in_neighbors", sources}};
+      if (cartesian != nullptr) {
+        if (const auto it = cartesian->find(local); it != cartesian->end()) {
+          entry["cart"] = {{"dims", it->second.dims}, {"periods", it->second.periods}, {"coords", it->second.coords}};
+        }
+      }
+      comms.push_back(std::move(entry));
     }
     ::mkdir(directory.c_str(), 0755);
     return write_json(directory + "/rank-" + std::to_string(rank) + ".json",

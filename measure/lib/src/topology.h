@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,25 @@ bool has_topology(MPI_Comm comm) noexcept;
 /// left out): the ranks a neighbourhood collective receives from.
 std::vector<int> in_neighbors_of(MPI_Comm comm);
 
+/// A Cartesian communicator's grid (MPI_Cart_create, its dimensions usually
+/// from MPI_Dims_create) and this rank's coordinates in it.
+struct CartesianPlace {
+  std::vector<int> dims;
+  std::vector<int> periods;  ///< 1 where the dimension wraps around
+  std::vector<int> coords;
+};
+
+/// The grid of `comm` and this rank's place in it, if `comm` is Cartesian.
+std::optional<CartesianPlace> cartesian_place(MPI_Comm comm);
+
 /// Writes `directory`/rank-<rank>.json; communicator ids through `global_ids`
 /// (local id -> unified id) when given, else local ("ids": "local"). Nothing
-/// if there is no topology communicator. False on a write failure.
+/// if there is no topology communicator. Cartesian communicators in
+/// `cartesian` (by local id) add their grid ("cart": {dims, periods, coords}).
+/// False on a write failure.
 bool write_topologies(const std::string& directory, int rank,
                       const std::map<uint32_t, std::vector<int>>& in_neighbors,
-                      const std::vector<uint32_t>* global_ids) noexcept;
+                      const std::vector<uint32_t>* global_ids,
+                      const std::map<uint32_t, CartesianPlace>* cartesian = nullptr) noexcept;
 
 }  // namespace orrery::measure

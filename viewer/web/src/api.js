@@ -25,6 +25,12 @@ async function get(endpoint, params = {}) {
   return body;
 }
 
+/** Which run's trace the trace endpoints read (0, or 1 when comparing). */
+let traceRun = 0;
+export function setTraceRun(run) { traceRun = run; }
+export function getTraceRun() { return traceRun; }
+const traced = (params) => ({ ...params, run: traceRun });
+
 /** Caches answers per request: the trees ask for the same selection often. */
 const cache = new Map();
 function cached(endpoint, params) {
@@ -48,13 +54,22 @@ export const api = {
   heatmap: (metric, metricIncl, top, under = 'all') => cached('heatmap', { metric, metric_incl: metricIncl, top, under }),
   findings: () => cached('findings', {}),
   facts: () => cached('facts', {}),
+  source: (callpath) => cached('source', { callpath }),
+  /** The Cartesian process grid of the run whose trace is chosen. */
+  topology: () => cached('topology', { run: traceRun }),
+  /** {metric, under, top}: the group comparison's rows and the runs (groups of runs only). */
+  groups: (params) => cached('groups', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */
-  utilization: (params) => cached('utilization', params),
+  utilization: (params) => cached('utilization', traced(params)),
   /** {t0, t1, callpath?}: the sender × receiver matrix and message sizes. */
-  communication: (params) => cached('communication', params),
-  worstInstance: (rank, callpath) => cached('worst_instance', { rank, callpath }),
-  timelineInfo: () => cached('timeline_info', {}),
+  communication: (params) => cached('communication', traced(params)),
+  worstInstance: (rank, callpath, run = traceRun) => cached('worst_instance', { rank, callpath, run }),
+  timelineInfo: (run = traceRun) => cached('timeline_info', { run }),
   /** {t0, t1, width, first_rank, ranks}: one window of the trace (never cached). */
-  timeline: (params) => get('timeline', params),
-  timelineInstance: (rank, instance) => get('timeline_instance', { rank, instance }),
+  timeline: (params) => get('timeline', traced(params)),
+  /** {t0, t1, first_rank, ranks, points}: resource samples per rank (never cached). */
+  samples: (params) => get('samples', traced(params)),
+  /** {rank, t0, t1, width}: one rank's instances as nested levels. */
+  callstack: (params) => cached('callstack', traced(params)),
+  timelineInstance: (rank, instance) => get('timeline_instance', traced({ rank, instance })),
 };

@@ -3,7 +3,7 @@
 // shares.
 
 import * as echarts from 'echarts/core';
-import { BarChart, BoxplotChart, HeatmapChart, LineChart, RadarChart } from 'echarts/charts';
+import { BarChart, BoxplotChart, CustomChart, HeatmapChart, LineChart, RadarChart } from 'echarts/charts';
 import {
   DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, RadarComponent,
   TitleComponent, TooltipComponent, VisualMapComponent,
@@ -11,7 +11,7 @@ import {
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 import { format, legendColours } from './values.js';
 
-echarts.use([BarChart, BoxplotChart, HeatmapChart, LineChart, RadarChart, DataZoomComponent, GridComponent,
+echarts.use([BarChart, BoxplotChart, CustomChart, HeatmapChart, LineChart, RadarChart, DataZoomComponent, GridComponent,
   LegendComponent, MarkLineComponent, RadarComponent, TitleComponent, TooltipComponent, VisualMapComponent,
   CanvasRenderer, SVGRenderer]);
 

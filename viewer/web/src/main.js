@@ -2,10 +2,12 @@
 // modes, charts of the selection, and the view kept in the URL hash.
 
 import './style.css';
-import { api, ServerError } from './api.js';
+import { api, getTraceRun, ServerError, setTraceRun } from './api.js';
 import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
+import { GroupsPage } from './groups.js';
+import { SourcePage } from './source.js';
 import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
 import { ProfilePage } from './profiles.js';
 import { defaultState, fromHash, toHash } from './state.js';
@@ -14,10 +16,15 @@ import { TreePanel } from './trees.js';
 import { MODES, legendColours, shown } from './values.js';
 import { boxplotView, communicationView, MATRIX_MEASURES, utilizationView } from './views.js';
 import { describe } from './stats.js';
+import { RESOURCE_MEASURES, resourcesView } from './resources.js';
+import { callStackView } from './call_stack_view.js';
+import { topologyView } from './topology_view.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
-const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm']);
-const PAGE_VIEWS = new Set(['findings', 'profile']);
+const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack', 'topo']);
+const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
+/** Views drawn from a trace (comparing: the chosen run's). */
+const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack', 'topo']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
 const HEAT_VIEWS = new Set(['heat', 'box', 'profile']);
 
@@ -34,6 +41,8 @@ let charts;
 let timeline;
 let findingsPage;
 let profilePage;
+let groupsPage;
+let sourcePage;
 const panels = {};
 
 function showError(error) {
@@ -202,6 +211,14 @@ function selectCallpathFromTimeline(c) {
   render().then(() => document.querySelector('#call-tree .row.selected')?.scrollIntoView({ block: 'nearest' }));
 }
 
+/** Selects a metric (with its sub-metrics) and a call path from the Groups view. */
+function selectFromGroups(m, c) {
+  state.metric = m;
+  state.metricExpanded.delete(m);
+  for (let p = model.metrics[m].parent; p >= 0; p = model.metrics[p].parent) state.metricExpanded.add(p);
+  selectCallpathFromTimeline(c);
+}
+
 /** Selects the process of a rank (its first location) from the timeline. */
 function selectRankFromTimeline(rank) {
   const l = model.header.locations.findIndex((loc) => loc.rank === rank && !loc.other_only);
@@ -259,12 +276,36 @@ function warned(option, warning) {
 async function renderTraceView(view) {
   const traceInfo = await api.timelineInfo().catch((error) => ({ available: false, reason: error.message }));
   if (!traceInfo.available) {
-    showNote(`No ${view === 'util' ? 'utilization' : 'communication'} view: it is computed from the trace. ${traceInfo.reason}`);
+    const name = { util: 'utilization', comm: 'communication', res: 'resources', stack: 'call-stack' }[view];
+    showNote(`No ${name} view: it is computed from the trace. ${traceInfo.reason}`);
     return;
   }
   const [t0, t1] = traceWindow(traceInfo);
   try {
-    if (view === 'util') {
+    if (view === 'stack') {
+      // The selected process's rank (else rank 0), over the timeline's window.
+      const rank = selectedRank() !== null && selectedRank() < traceInfo.ranks.length ? selectedRank() : 0;
+      const width = Math.max(200, Math.round($('#chart').clientWidth - 88));
+      const data = await api.callstack({ rank, t0, t1, width });
+      window.__orreryView = data;
+      const { option, csv } = callStackView(data, traceInfo.regions, traceInfo.ranks[rank] ?? `rank ${rank}`);
+      charts.show(warned(option, traceInfo.warning), csv);
+      charts.chart.off('click');
+      charts.chart.on('click', async ({ value }) => {
+        if (document.body.dataset.chart !== 'stack' || !Array.isArray(value) || value[4] < 0) return;
+        const found = await api.timelineInstance(rank, value[4]).catch(() => null);
+        if (found && found.callpath !== null) selectCallpathFromTimeline(found.callpath);
+      });
+    } else if (view === 'res') {
+      const data = await api.samples({ t0, t1, points: 2000 });
+      window.__orreryView = data;
+      if (!data.sampled) {
+        showNote(data.reason);
+        return;
+      }
+      const { option, csv } = resourcesView(data);
+      charts.show(warned(option, traceInfo.warning), csv);
+    } else if (view === 'util') {
       const data = await api.utilization({ t0, t1, bins: 400 });
       window.__orreryView = data;
       const { option, csv } = utilizationView(data);
@@ -290,6 +331,16 @@ async function renderCharts(calls, locations, heat, selection) {
   $('#chart').hidden = !CHART_VIEWS.has(view);
   $('#page').hidden = !PAGE_VIEWS.has(view);
   $('#view-options').hidden = view !== 'comm';
+  // Comparing, the trace views show either run's trace.
+  $('#trace-choice').hidden = !hasOther() || !TRACE_VIEWS.has(view);
+  $('#trace-run').value = String(state.traceRun);
+  $('#curve-choice').hidden = view !== 'timeline';
+  $('#timeline-curve').value = state.curve;
+  timeline.setCurve(state.curve);
+  if (getTraceRun() !== state.traceRun) {
+    setTraceRun(state.traceRun);
+    timeline.reset();
+  }
   // Tree colours mean something only in the per-process charts.
   $('.legend-box').style.visibility = ['bars', 'heat', 'radar'].includes(view) ? '' : 'hidden';
   $('#export-svg').disabled = !CHART_VIEWS.has(view);
@@ -305,7 +356,32 @@ async function renderCharts(calls, locations, heat, selection) {
     findingsPage.render(model, (f) => toHash(findingState(f), model.metrics), info.reports);
     return;
   }
-  if (view === 'util' || view === 'comm') {
+  if (view === 'source') {
+    await sourcePage.render(model, state.callpath);
+    return;
+  }
+  if (view === 'topo') {
+    const topo = await api.topology().catch((error) => ({ available: false, reason: error.message }));
+    window.__orreryView = topo;
+    if (!topo.available) {
+      showNote(`No topology view: ${topo.reason}`);
+      return;
+    }
+    // Comparing, the grid is the chosen run's, coloured by that run's values.
+    const values = state.traceRun === 1 && locations.other ? locations.other : locations.values;
+    const byRank = new Map();
+    model.header.locations.forEach((loc, l) => byRank.set(loc.rank, (byRank.get(loc.rank) ?? 0) + (values[l] ?? 0)));
+    const metric = model.metrics[state.metric];
+    const what = `${metric.display_name || metric.name} at ${model.callpathLabel(state.callpath)}`;
+    const { option, csv } = topologyView(topo, (rank) => byRank.get(rank) ?? null, metric.unit, what);
+    charts.show(option, csv);
+    return;
+  }
+  if (view === 'groups') {
+    await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
+    return;
+  }
+  if (view === 'util' || view === 'comm' || view === 'res' || view === 'stack') {
     await renderTraceView(view);
     return;
   }
@@ -431,11 +507,13 @@ function findingState(f) {
 /** Follows a finding: selects it and, with a trace, zooms the timeline to its worst instance. */
 async function openFinding(f) {
   const next = findingState(f);
-  const traceInfo = await api.timelineInfo().catch(() => ({ available: false }));
+  // Findings are the first run's: its trace shows their worst instance.
+  next.traceRun = 0;
+  const traceInfo = await api.timelineInfo(0).catch(() => ({ available: false }));
   if (traceInfo.available && f.callpath !== null && next.location !== null) {
     try {
       const rank = model.header.locations[next.location].rank;
-      const worst = await api.worstInstance(rank, f.callpath);
+      const worst = await api.worstInstance(rank, f.callpath, 0);
       if (worst.found) {
         const margin = Math.max((worst.end - worst.begin) * 0.25, 1e-7);
         next.timeWindow = [Math.max(0, worst.begin - margin), Math.min(traceInfo.duration, worst.end + margin)];
@@ -499,12 +577,30 @@ function wireControls() {
     option.textContent = measure.label;
     $('#matrix-measure').append(option);
   }
+  info.reports.forEach((label, run) => {
+    const option = document.createElement('option');
+    option.value = String(run);
+    option.textContent = label;
+    $('#trace-run').append(option);
+  });
+  for (const [id, label] of [['none', 'none'], ...RESOURCE_MEASURES.map((m) => [m.id, m.label])]) {
+    const option = document.createElement('option');
+    option.value = id;
+    option.textContent = label;
+    $('#timeline-curve').append(option);
+  }
+  $('#timeline-curve').addEventListener('change', (event) => { state.curve = event.target.value; render(); });
+  $('#trace-run').addEventListener('change', (event) => {
+    state.traceRun = Number(event.target.value);
+    state.timeWindow = null;  // the other run's trace has its own length
+    render();
+  });
   $('#matrix-measure').addEventListener('change', (event) => { state.measure = event.target.value; render(); });
   for (const [button, type] of [['#export-png', 'png'], ['#export-svg', 'svg'], ['#export-csv', 'csv']]) {
     $(button).addEventListener('click', () => exportView(type, {
       view: state.chart, charts, timeline,
-      csv: () => (state.chart === 'findings' ? findingsPage.csv(model)
-        : state.chart === 'profile' ? profilePage.csv()
+      csv: () => (state.chart === 'findings' ? findingsPage.csv(model) : state.chart === 'groups' ? groupsPage.csv()
+        : state.chart === 'profile' ? profilePage.csv() : state.chart === 'source' ? sourcePage.csv()
           : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
     }));
   }
@@ -555,6 +651,9 @@ function loadStateFromHash() {
     { callpaths: model.callNodeCount, defaultCallpath: model.callTree.roots[0], processNodes: model.processNodeCount },
     MODES
       .filter((m) => !m.needsOther || hasOther()).map((m) => m.id));
+  // Groups of runs open on their comparison unless the link names a view.
+  if (info.groups && !/(^#|&)chart=/.test(window.location.hash)) state.chart = 'groups';
+  if (!info.groups && state.chart === 'groups') state.chart = 'findings';
   $('#search').value = state.query;
   filter = filterCallpaths(model, state.query);
   render();
@@ -607,6 +706,9 @@ async function start() {
   });
   findingsPage = new FindingsPage($('#page'), { onOpen: (f) => openFinding(f) });
   profilePage = new ProfilePage($('#page'), { onCallpath: (c) => selectCallpathFromTimeline(c) });
+  sourcePage = new SourcePage($('#page'));
+  groupsPage = new GroupsPage($('#page'), { onSelect: (m, c) => selectFromGroups(m, c) });
+  $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
   window.__orreryTimeline = timeline;  // for the browser tests
   window.__orreryCharts = charts;
   wireControls();

@@ -18,11 +18,15 @@ export function defaultState() {
     measure: 'bytes',
     /** The timeline's window [t0, t1] in seconds, or null for the whole run. */
     timeWindow: null,
+    /** Comparing: whose trace the timeline, utilization and communication show (0 or 1). */
+    traceRun: 0,
+    /** The resource curve drawn under each rank's timeline row ('none' or resources.js RESOURCE_MEASURES id). */
+    curve: 'none',
   };
 }
 
 /** Every view below the trees (the tabs). */
-export const VIEWS = ['findings', 'bars', 'heat', 'radar', 'box', 'profile', 'timeline', 'util', 'comm'];
+export const VIEWS = ['findings', 'groups', 'bars', 'heat', 'radar', 'box', 'profile', 'source', 'timeline', 'stack', 'util', 'comm', 'res', 'topo'];
 
 const ids = (set) => [...set].sort((a, b) => a - b).join(',');
 const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
@@ -41,6 +45,8 @@ export function toHash(state, metrics) {
   if (state.sort !== 'tree') p.set('sort', state.sort);
   p.set('chart', state.chart);
   if (state.measure !== 'bytes') p.set('mm', state.measure);
+  if (state.traceRun) p.set('tr', String(state.traceRun));
+  if (state.curve !== 'none') p.set('rc', state.curve);
   if (state.timeWindow) p.set('tw', state.timeWindow.map((t) => t.toPrecision(12)).join(','));
   return `#${p}`;
 }
@@ -65,6 +71,8 @@ export function fromHash(hash, metrics, counts, modes) {
   if (p.get('sort') === 'value') state.sort = 'value';
   if (VIEWS.includes(p.get('chart'))) state.chart = p.get('chart');
   if (['bytes', 'messages', 'late_sender'].includes(p.get('mm'))) state.measure = p.get('mm');
+  if (p.get('tr') === '1') state.traceRun = 1;
+  if (['memory', 'cpu', 'faults', 'switches'].includes(p.get('rc'))) state.curve = p.get('rc');
   const window = (p.get('tw') ?? '').split(',').map(Number);
   if (window.length === 2 && window.every(Number.isFinite) && window[1] > window[0]) state.timeWindow = window;
   return state;

@@ -12,6 +12,7 @@
 // width for what is narrower than a pixel).
 
 import { api } from './api.js';
+import { drawRowCurves, RESOURCE_MEASURES } from './resources.js';
 import { regionColours } from './palette.js';
 
 const AXIS = 22;          // px for the time axis
@@ -78,6 +79,9 @@ export class Timeline {
     this.selectedRank = null;  // the process selected in the process tree
     this.details = new Map();  // "rank:instance" -> the server's answer (hover)
     this.drawnWait = new Map(); // rank -> seconds of red drawn (area / row height), for tests
+    this.curveMeasure = 'none';  // the resource curve drawn under each row (resources.js)
+    this.curves = null;          // the samples of the window (/api/samples)
+    this.drawnCurvePoints = 0;   // for tests
     element.innerHTML = '';
     this.status = document.createElement('div');
     this.status.className = 'timeline-status';
@@ -94,6 +98,27 @@ export class Timeline {
     this.scroller.append(this.canvas, this.spacer);
     element.append(this.status, this.legend, this.scroller, this.tooltip);
     this.wire();
+  }
+
+  /** Forgets the trace shown (the other run's is asked for next): load() reads afresh. */
+  reset() {
+    this.info = null;
+    this.answer = null;
+    this.window = null;
+    this.generation += 1;
+    this.details.clear();
+    this.drawnWait.clear();
+    this.scroller.hidden = false;
+    this.legend.hidden = false;
+    delete this.element.dataset.drawn;
+  }
+
+  /** Draws a resource measure (resources.js RESOURCE_MEASURES id, or 'none') under each row. */
+  setCurve(measure) {
+    if (measure === this.curveMeasure) return;
+    this.curveMeasure = measure;
+    this.curves = null;
+    if (this.info?.available) this.request();
   }
 
   /** Reads what the server has; shows why there is no timeline if it has none. */
@@ -235,10 +260,15 @@ export class Timeline {
     this.element.dataset.busy = '1';
     const params = { t0, t1, width, first_rank: firstRank, ranks };
     if (this.callpath !== null) params.callpath = this.callpath;
+    const curves = this.curveMeasure === 'none' ? null
+      : api.samples({ t0, t1, first_rank: firstRank, ranks, points: width })
+        .catch((error) => ({ sampled: false, reason: error.message }));
     try {
       const answer = await api.timeline(params);
+      const samples = await curves;
       if (mine !== this.generation || this.again) return;
       this.answer = answer;
+      this.curves = samples;
       delete this.element.dataset.busy;
       this.draw();
       this.element.dataset.drawn = String(this.generation);
@@ -268,12 +298,22 @@ export class Timeline {
     const [t0, t1] = this.window;
     this.status.textContent = `${this.info.warning ? `⚠ ${this.info.warning} · ` : ''}${formatTime(t0)} – ${formatTime(t1)} (${formatTime(t1 - t0)} shown, ${formatTime(this.pixelTime())} per pixel)`
       + `${this.answer?.messages_truncated ? ` · ${this.answer.messages.length} of ${this.answer.message_count} messages drawn` : ''}`
-      + ' · wheel: zoom · drag: pan · double-click: whole run · click: select process and call path';
+      + ' · wheel: zoom · drag: pan · double-click: whole run · click: select process and call path'
+      + this.curveNote();
     const answer = this.answer;
     if (answer) this.drawRows(ctx, answer, width, height);
+    this.drawnCurvePoints = answer ? drawRowCurves(ctx, this, this.curves, this.curveMeasure) : 0;
     this.drawAxis(ctx, width);
     this.drawGutter(ctx, height);
     if (answer) this.renderLegend(answer);
+  }
+
+  /** The status line's words about the resource curve under the rows. */
+  curveNote() {
+    if (this.curveMeasure === 'none' || !this.curves) return '';
+    if (!this.curves.sampled) return ` · no resource curve: ${this.curves.reason}`;
+    const measure = RESOURCE_MEASURES.find((m) => m.id === this.curveMeasure);
+    return ` · curve under each row: ${measure.label} (${measure.unit}; the highest row value at 40 % of the row)`;
   }
 
   drawRows(ctx, answer, width, height) {

@@ -6,6 +6,7 @@
 // analyzer's replay. Clock offsets are applied by OTF2 itself, which is good
 // enough to draw, not to analyze.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,6 +74,24 @@ struct Segment {
   uint32_t instance = 0;
 };
 
+/// The members of a resource sample, in the order of their values
+/// (docs/trace-conventions.md, "Resource samples"): name and unit.
+inline constexpr std::array<std::array<const char*, 2>, 6> kSampleMembers{{
+    {"resident_set_size", "bytes"},
+    {"cpu_time", "ns"},
+    {"minor_page_faults", "#"},
+    {"major_page_faults", "#"},
+    {"voluntary_context_switches", "#"},
+    {"involuntary_context_switches", "#"},
+}};
+
+/// One resource sample (`orrery run --sampling-interval`): the members'
+/// values at `time`; all but the resident set size count from the process's start.
+struct Sample {
+  double time = 0;
+  std::array<uint64_t, kSampleMembers.size()> values{};
+};
+
 /// One rank's trace, compact.
 struct RankTimeline {
   uint32_t rank = 0;
@@ -80,6 +99,7 @@ struct RankTimeline {
   std::vector<Segment> segments;    ///< in time order, non-overlapping
   std::vector<MessageEnd> sends;    ///< in order of the send events
   std::vector<MessageEnd> receives; ///< in order of the receive events
+  std::vector<Sample> samples;      ///< resource samples in time order (none unless sampled)
 
   /// Approximate heap bytes held.
   [[nodiscard]] std::size_t bytes() const;
