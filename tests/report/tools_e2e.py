@@ -466,7 +466,7 @@ def section_memory_limit(directory):
                         return answer.status, answer.read()
                 except urllib.error.HTTPError as error:
                     return error.code, error.read()
-            code, body = status("metrics")
+            code, body = status("callpaths?metric=0")
             check(code == 503 and b"--memory-limit" in body,
                   "a request beyond --memory-limit: %d %r" % (code, body[:200]))
             code, _ = status("info")

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <new>
+#include <system_error>
 #include <utility>
 
 #include "orrery/error.h"
@@ -63,6 +64,12 @@ std::string cookie_value(const std::string& cookies, const std::string& name) {
   return {};
 }
 
+void send_out_of_memory(httplib::Response& res, const std::string& path) {
+  send_error(res, 503, path,
+             "Not enough memory for this request within the viewer's limit "
+             "(orrery view --memory-limit): choose a smaller window or fewer ranks.");
+}
+
 }  // namespace
 
 ViewerServer::ViewerServer(std::shared_ptr<ViewerApi> api, std::vector<Asset> assets,
@@ -115,9 +122,14 @@ void ViewerServer::install_routes() {
     } catch (const NotFoundError& e) {
       send_error(res, 404, req.path, e.what());
     } catch (const std::bad_alloc&) {
-      send_error(res, 503, req.path,
-                 "Not enough memory for this request within the viewer's limit "
-                 "(orrery view --memory-limit): choose a smaller window or fewer ranks.");
+      send_out_of_memory(res, req.path);
+    } catch (const std::system_error& e) {
+      // A thread the request needed could not get its stack under the cap.
+      if (e.code() == std::errc::resource_unavailable_try_again) {
+        send_out_of_memory(res, req.path);
+      } else {
+        send_error(res, 500, req.path, e.what());
+      }
     } catch (const std::exception& e) {
       send_error(res, 500, req.path, e.what());
     }
@@ -152,16 +164,20 @@ int ViewerServer::bind() {
     throw Error("cannot listen on " + options_.host + ": the address or port is not available",
                 kExitBadInput);
   }
-  // The worker threads start now, not in run(): a memory cap set between the
+  return options_.port;
+}
+
+void ViewerServer::start_workers() {
+  // The worker threads start here, not in run(): a memory cap set between the
   // two (orrery view --memory-limit) limits what requests allocate, not
-  // whether the server can start its threads.
+  // whether the server can start its threads. Call it after the signal mask
+  // is set (StopOnSignal), which the threads inherit.
   auto* workers = new httplib::ThreadPool(CPPHTTPLIB_THREAD_POOL_COUNT);
   http_->new_task_queue = [workers]() mutable -> httplib::TaskQueue* {
     auto* queue = workers != nullptr ? workers : new httplib::ThreadPool(CPPHTTPLIB_THREAD_POOL_COUNT);
     workers = nullptr;
     return queue;
   };
-  return options_.port;
 }
 
 void ViewerServer::run() { http_->listen_after_bind(); }

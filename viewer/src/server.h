@@ -33,6 +33,8 @@ class ViewerServer {
 
   /// Binds the socket; returns the port. Throws orrery::Error if it cannot.
   int bind();
+  /// Starts the worker threads now instead of in run() (optional).
+  void start_workers();
   /// Serves until stop() (call after bind()).
   void run();
   void stop();

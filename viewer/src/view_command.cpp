@@ -204,6 +204,7 @@ int serve(std::string report_path, std::string other_path, const GroupOptions& g
   if (!no_browser) open_browser(server.url());
   // After the browser is spawned: a child inherits the cap, and a browser
   // reserves far more address space than it uses.
+  server.start_workers();
   limit_process_memory(memory_limit);
   server.run();
   stopping = true;
