@@ -58,7 +58,8 @@ void print_abort(const nlohmann::json& aborted, const std::string& dir) {
 }
 
 /// One line on what was measured, and a warning if the library lost events.
-void print_statistics(const nlohmann::json& measurement) {
+/// A profile records no events: its line counts call paths and visits.
+void print_statistics(const nlohmann::json& measurement, const std::string& mode) {
   const nlohmann::json* total = nullptr;
   if (measurement.is_object() && measurement.contains("statistics") &&
       measurement["statistics"].is_object() && measurement["statistics"].contains("total")) {
@@ -69,6 +70,13 @@ void print_statistics(const nlohmann::json& measurement) {
     const auto it = total->find(key);
     return it != total->end() && it->is_number() ? it->get<double>() : 0.0;
   };
+  if (mode == "profile") {
+    std::fprintf(stderr,
+                 "orrery run: profiled %.0f call paths (summed over ranks), %.0f visits, %.0f messages, "
+                 "%.0f collective calls\n",
+                 number("call_paths"), number("visits"), number("messages"), number("collectives"));
+    return;
+  }
   std::fprintf(stderr, "orrery run: %.0f events, %.0f bytes of trace, %.0f buffer flushes\n",
                number("events"), number("bytes"), number("flushes"));
   if (number("lost_events") > 0) {
@@ -126,7 +134,15 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
                    outcome.ranks_without_trace.size() == 1 ? "" : "s", lost.c_str(), cause.c_str(),
                    outcome.incomplete_reason.c_str());
     }
-    print_incomplete(outcome, dir);
+    if (options.mode == "profile") {
+      // The ranks' profiles were written on their way out: a report of those ranks.
+      std::fprintf(stderr, "orrery run: %d rank(s) left profiles in %s/profile; the report covers only them\n",
+                   outcome.incomplete_ranks, dir.c_str());
+      const auto ranks = record.value("ranks", nlohmann::json(line.ranks ? *line.ranks : 0));
+      finish_experiment(options.mode, dir, ranks.dump(), false);
+    } else {
+      print_incomplete(outcome, dir);
+    }
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;
   }
   const bool trace_expected = options.mode == "trace";
@@ -161,7 +177,7 @@ int report_outcome(const RunOptions& options, const LaunchLine& line, const std:
   } else if (child.exit_status != 0) {
     std::fprintf(stderr, "orrery run: the application exited with status %d\n", child.exit_status);
   }
-  print_statistics(record["measurement"]);
+  print_statistics(record["measurement"], options.mode);
   const auto ranks = record.value("ranks", nlohmann::json(line.ranks ? *line.ranks : 0));
   if (!finish_experiment(options.mode, dir, ranks.dump(), outcome.complete)) {
     return child.exit_status != 0 ? child.exit_status : kExitBadInput;

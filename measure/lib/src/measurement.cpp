@@ -97,6 +97,9 @@ json settings_json(const Settings& s) {
 void write_reports(const std::vector<json>& ranks, const std::vector<std::string>& hosts) {
   json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"samples", 0}, {"lost_events", 0},
                  {"counted_not_traced", 0}, {"other_thread_calls", 0}};
+  if (g_state.profile) {
+    for (const char* key : {"call_paths", "visits", "messages", "collectives"}) totals[key] = 0;
+  }
   json counted = json::object();
   std::vector<json> clocks;
   std::vector<json> per_rank = ranks;
@@ -106,10 +109,7 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   }
   const json clock = NodeClock::summarize(clocks);
   for (const json& r : ranks) {
-    for (const char* key :
-         {"events", "bytes", "flushes", "samples", "lost_events", "counted_not_traced", "other_thread_calls"}) {
-      totals[key] = totals[key].get<uint64_t>() + r.value(key, uint64_t{0});
-    }
+    for (auto& [key, total] : totals.items()) total = total.get<uint64_t>() + r.value(key, uint64_t{0});
     const json calls = r.value("counted_calls", json::object());
     for (const auto& [name, count] : calls.items()) {
       counted[name] = counted.value(name, uint64_t{0}) + count.get<uint64_t>();
@@ -240,6 +240,17 @@ void finish_profile(const std::string& host, bool profile_ok) noexcept {
     mine["trace_written"] = false;
     mine["profile_written"] = profile_ok;
     mine["call_paths"] = g_state.tree.nodes().size();
+    uint64_t visits = 0;
+    uint64_t messages = 0;
+    uint64_t collectives = 0;
+    for (const CallTree::Node& node : g_state.tree.nodes()) {
+      visits += node.visits;
+      messages += node.sends + node.receives;
+      collectives += node.collectives;
+    }
+    mine["visits"] = visits;
+    mine["messages"] = messages;
+    mine["collectives"] = collectives;
     mine["host"] = host;
     const auto all = gather_blobs(g_session.comm, json::to_cbor(mine));
     if (g_state.world_rank == 0) {
