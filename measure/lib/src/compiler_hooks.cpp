@@ -15,6 +15,7 @@
 #include "program_region.h"
 #include "recorder.h"
 #include "regions.h"
+#include "thread_locations.h"
 
 #define ORRERY_NO_INSTRUMENT __attribute__((no_instrument_function))
 
@@ -127,6 +128,26 @@ void resolve_source_locations() noexcept {
       }
     }
   }
+}
+
+std::string describe_code_address(const void* address) {
+  if (address == nullptr) return {};
+  const auto where = reinterpret_cast<Dwarf_Addr>(address);
+  if (Dwfl* d = dwfl()) {
+    if (Dwfl_Module* module = dwfl_addrmodule(d, where)) {
+      // A return address points after the call: the call's line is at address - 1.
+      if (Dwfl_Line* line = dwfl_module_getsrc(module, where - 1)) {
+        int number = 0;
+        if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
+          std::string name = file;
+          if (auto slash = name.rfind('/'); slash != std::string::npos) name.erase(0, slash + 1);
+          return number > 0 ? name + ":" + std::to_string(number) : name;
+        }
+      }
+      if (const char* symbol = dwfl_module_addrname(module, where - 1)) return demangle(symbol);
+    }
+  }
+  return {};
 }
 
 void reset_region_caches() noexcept {

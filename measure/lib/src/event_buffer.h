@@ -20,6 +20,8 @@ enum class RecordKind : uint8_t {
   kEnter = 1, kLeave, kMpiSend, kMpiRecv, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
   kMpiIrecv, kMpiRequestTest, kMpiRequestCancelled, kCollBegin, kCollEnd, kNbcRequest,
   kNbcComplete, kBufferFlush, kMetric,
+  kThreadFork,  ///< OpenMP fork of a team of `peer` requested threads (ompt_tool.cpp)
+  kThreadJoin,  ///< OpenMP join of that team
 };
 
 /// One decoded record; only the fields of its kind are meaningful.
