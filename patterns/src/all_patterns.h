@@ -32,5 +32,7 @@ std::unique_ptr<Pattern> make_receives();
 std::unique_ptr<Pattern> make_bytes_coll_out();
 std::unique_ptr<Pattern> make_bytes_coll_in();
 std::unique_ptr<Pattern> make_collectives();
+std::unique_ptr<Pattern> make_omp_barrier_wait();
+std::unique_ptr<Pattern> make_omp_idle_threads();
 
 }  // namespace orrery::patterns

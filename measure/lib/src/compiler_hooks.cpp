@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -144,7 +145,15 @@ std::string describe_code_address(const void* address) {
           return number > 0 ? name + ":" + std::to_string(number) : name;
         }
       }
-      if (const char* symbol = dwfl_module_addrname(module, where - 1)) return demangle(symbol);
+      // No line: the function and the offset keep call sites apart.
+      GElf_Off offset = 0;
+      GElf_Sym symbol_entry;
+      if (const char* symbol = dwfl_module_addrinfo(module, where - 1, &offset, &symbol_entry, nullptr, nullptr,
+                                                    nullptr)) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(offset + 1));
+        return demangle(symbol) + hex;
+      }
     }
   }
   return {};
