@@ -23,7 +23,10 @@ struct ParallelVisit {
   int64_t enter = 0;
   int64_t exit = 0;
   std::vector<BarrierVisit> barriers;
+  uint32_t parent = kNone;  ///< the call path the region was entered from
 };
+
+const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, int64_t enter);
 
 /// What one thread's walk found.
 struct ThreadWalk {
@@ -40,7 +43,11 @@ class Walker {
         seconds_per_tick_(seconds_per_tick), visits_(registry.row("visits")) {}
 
   /// Walks `events`; with a SeverityMap, fills its time classes and visits.
-  ThreadWalk walk(const std::vector<RegionEvent>& events, bool master) {
+  /// A worker's (`team` given: the master's parallel instances) outermost
+  /// parallel region hangs below the master's call path of its team, so
+  /// that every thread's instance of a region is one call path.
+  ThreadWalk walk(const std::vector<RegionEvent>& events, const std::vector<ParallelVisit>* team) {
+    const bool master = team == nullptr;
     ThreadWalk result;
     struct Open {
       uint32_t callpath;
@@ -57,12 +64,14 @@ class Walker {
       }
       previous = e.time;
       if (e.enter) {
-        const uint32_t parent = stack.empty() ? kNone : stack.back().callpath;
-        stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0});
+        uint32_t parent = stack.empty() ? kNone : stack.back().callpath;
         const RegionDef* def = region(e.region);
-        if (def != nullptr && def->role == RegionRole::kParallel && parallel_depth++ == 0) {
-          result.parallels.push_back(ParallelVisit{e.time, e.time, {}});
+        const bool parallel = def != nullptr && def->role == RegionRole::kParallel;
+        if (parallel && stack.empty() && !master) {
+          if (const ParallelVisit* instance = team_of(*team, e.time)) parent = instance->parent;
         }
+        stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0});
+        if (parallel && parallel_depth++ == 0) result.parallels.push_back(ParallelVisit{e.time, e.time, {}, parent});
         continue;
       }
       if (stack.empty() || stack.back().region != e.region) continue;  // unmatched: ignored
@@ -104,11 +113,11 @@ class Walker {
 /// The master's parallel instance that `visit` belongs to: the first that
 /// ends after it started (a worker may begin its implicit task before the
 /// master does, but after the master's previous instance ended), or nullptr.
-const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, const ParallelVisit& visit) {
-  auto it = std::lower_bound(master.begin(), master.end(), visit.enter,
+const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, int64_t enter) {
+  auto it = std::lower_bound(master.begin(), master.end(), enter,
                              [](const ParallelVisit& p, int64_t time) { return p.exit < time; });
   if (it == master.end()) return nullptr;
-  if (it != master.begin() && std::prev(it)->exit > visit.enter) return nullptr;
+  if (it != master.begin() && std::prev(it)->exit > enter) return nullptr;
   return &*it;
 }
 
@@ -127,14 +136,16 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
   // First every thread's call paths (the tree grows), then the workers'
   // time classes in maps of the final tree's size.
   std::vector<ThreadWalk> walks;
-  for (std::size_t t = 0; t < events.size(); ++t) {
-    walks.push_back(Walker(definitions, tree, registry, nullptr, seconds_per_tick).walk(events[t], t == 0));
+  walks.reserve(events.size());
+  walks.push_back(Walker(definitions, tree, registry, nullptr, seconds_per_tick).walk(events[0], nullptr));
+  for (std::size_t t = 1; t < events.size(); ++t) {
+    walks.push_back(Walker(definitions, tree, registry, nullptr, seconds_per_tick).walk(events[t], &walks[0].parallels));
   }
   std::vector<patterns::SeverityMap>& slots = result.slots;
   slots.reserve(threads.size());
   for (std::size_t t = 0; t < threads.size(); ++t) {
     slots.emplace_back(registry.size(), tree.size());
-    Walker(definitions, tree, registry, &slots[t], seconds_per_tick).walk(events[t + 1], false);
+    Walker(definitions, tree, registry, &slots[t], seconds_per_tick).walk(events[t + 1], &walks[0].parallels);
   }
 
   // Teams: each worker's parallel instance joins the master's it started in;
@@ -146,7 +157,7 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
   for (std::size_t i = 0; i < teams.size(); ++i) members[i].emplace_back(0, &teams[i]);
   for (std::size_t w = 1; w < walks.size(); ++w) {
     for (const ParallelVisit& visit : walks[w].parallels) {
-      if (const ParallelVisit* team = team_of(teams, visit)) {
+      if (const ParallelVisit* team = team_of(teams, visit.enter)) {
         members[static_cast<std::size_t>(team - teams.data())].emplace_back(w, &visit);
       }
     }

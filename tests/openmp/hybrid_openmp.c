@@ -7,7 +7,9 @@
  *      unit (all but the first wait for it);
  *   4. a parallel region of 2 threads in which thread t of rank 0 receives
  *      tag t from rank 1, whose thread t sends it after (1 + t) units.
- * What each thread saw, with the program's own clock (MPI_Wtime), goes to
+ * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
+ * clock for all ranks of a host: MPI_Wtime may count from each process's
+ * own start), goes to
  * OUTDIR/rank<r>.txt as "key value" lines (observe.h). "Work" is sleeping:
  * on two shared cores a sleeping thread's time does not depend on the load. */
 #include <mpi.h>
@@ -18,6 +20,12 @@
 #include "../e2e/observe.h"
 
 static const double kUnit = 0.04;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int main(int argc, char** argv) {
   int provided = 0;
@@ -39,23 +47,23 @@ int main(int argc, char** argv) {
   {
     const int t = omp_get_thread_num();
     sleep_seconds((1 + t) * kUnit);
-    arrive[t] = MPI_Wtime();
+    arrive[t] = now_seconds();
 #pragma omp barrier
-    leave[t] = MPI_Wtime();
+    leave[t] = now_seconds();
   }
   /* 2. serial work on the master */
-  const double serial_begin = MPI_Wtime();
+  const double serial_begin = now_seconds();
   sleep_seconds(2 * kUnit);
-  const double serial_end = MPI_Wtime();
+  const double serial_end = now_seconds();
 
   /* 3. contention for a critical section */
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
-    critical_enter[t] = MPI_Wtime();
+    critical_enter[t] = now_seconds();
 #pragma omp critical(orrery_test_lock)
     {
-      critical_held[t] = MPI_Wtime();
+      critical_held[t] = now_seconds();
       sleep_seconds(kUnit);
     }
   }
@@ -68,12 +76,12 @@ int main(int argc, char** argv) {
       const int t = omp_get_thread_num();
       int value = t;
       if (rank == 0) {
-        recv_enter[t] = MPI_Wtime();
+        recv_enter[t] = now_seconds();
         MPI_Recv(&value, 1, MPI_INT, 1, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        recv_exit[t] = MPI_Wtime();
+        recv_exit[t] = now_seconds();
       } else {
         sleep_seconds((1 + t) * kUnit);
-        send_enter[t] = MPI_Wtime();
+        send_enter[t] = now_seconds();
         MPI_Send(&value, 1, MPI_INT, 0, t, MPI_COMM_WORLD);
       }
     }

@@ -2,7 +2,7 @@
 """End-to-end: a hybrid MPI + OpenMP program (hybrid_openmp.c) measured with
 `orrery run` (OMPT), read by otf2-print and analyzed per thread; the cube's
 OpenMP values are compared with what each thread observed with its own
-clock (MPI_Wtime).
+clock (CLOCK_MONOTONIC).
 
     run_hybrid.py gcc | clang | no-openmp
 
