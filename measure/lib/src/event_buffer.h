@@ -44,8 +44,10 @@ struct Record {
   uint64_t metrics[kResourceMetrics];
 };
 
-/// Append-only event storage of one rank with spill-to-file flushing.
-class EventBuffer {
+/// Append-only event storage of one rank (or thread) with spill-to-file
+/// flushing; cache-line aligned, so that the buffers of two threads never
+/// share a line.
+class alignas(64) EventBuffer {
  public:
   static constexpr std::size_t kMaxRecord = 64;
 
