@@ -22,7 +22,8 @@ mpi_sync_collective wait_at_barrier barrier_completion mpi_rma_synchronization m
 mpi_point2point late_sender late_sender_wrong_order late_receiver mpi_collective early_reduce
 early_scan late_broadcast wait_at_nxn nxn_completion mpi_rma_communication mpi_io overhead
 bytes_sent bytes_received bytes_coll_out bytes_coll_in sends receives collectives
-late_sender_count late_receiver_count init_completion finalize_wait wait_at_neighbor""".split()
+late_sender_count late_receiver_count init_completion finalize_wait wait_at_neighbor
+omp omp_barrier_wait omp_idle_threads""".split()
 
 
 def check(condition, message):

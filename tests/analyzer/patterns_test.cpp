@@ -28,7 +28,8 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "late_broadcast", "wait_at_nxn", "nxn_completion", "mpi_rma_communication", "mpi_io",
       "overhead", "bytes_sent", "bytes_received", "bytes_coll_out", "bytes_coll_in", "sends",
       "receives", "collectives", "late_sender_count", "late_receiver_count",
-      "init_completion", "finalize_wait", "wait_at_neighbor"};
+      "init_completion", "finalize_wait", "wait_at_neighbor", "omp", "omp_barrier_wait",
+      "omp_idle_threads"};
   std::set<std::string> names;
   const auto table = registry.metric_table();
   for (std::size_t row = 0; row < table.size(); ++row) {
