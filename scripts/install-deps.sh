@@ -9,7 +9,7 @@ packages=(
   libotf2-trace-dev otf2-tools
   libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libdw-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev libomp-dev
   python3 python3-h5py python3-numpy python3-pandas libxml2-utils
   nodejs npm chromium
 )

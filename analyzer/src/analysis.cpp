@@ -18,6 +18,7 @@
 #include "orrery/analyzer/incomplete.h"
 #include "orrery/analyzer/merge.h"
 #include "orrery/analyzer/neighbor_collectives.h"
+#include "orrery/analyzer/openmp_analysis.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
@@ -324,6 +325,15 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
     progress("delay analysis: " + std::to_string(result.delay.rounds) + " propagation rounds");
   }
+
+  // The process's other threads (OpenMP), within the process; not for the
+  // rank-local archives of an incomplete run.
+  ThreadSeverities threads;
+  phases.run([&] {
+    if (incomplete || traceless) return;
+    threads = analyze_openmp(options.experiment, definitions, static_cast<uint32_t>(rank), tree, registry,
+                             severities, 1.0 / static_cast<double>(definitions.timer_resolution));
+  });
   registry.finish_all(context);
   result.statistics = sum_statistics(statistics, world);
 
@@ -371,7 +381,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   SummaryDigest digest(header);
   if (rank == 0 && options.keep_cube) result.cube.header = header;
   for (std::size_t m = 0; m < severities.metrics(); ++m) {
-    report::MetricValues values = merge->gather_metric(m, severities);
+    report::MetricValues values = merge->gather_metric(m, severities, &threads.slots);
     if (rank != 0) continue;
     mark_absent(values, header.locations.size(), lost);
     digest.add(m, values);

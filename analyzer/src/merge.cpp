@@ -14,6 +14,7 @@ const char* paradigm_name(Paradigm paradigm) {
     case Paradigm::kMpi: return "mpi";
     case Paradigm::kCompiler: return "compiler";
     case Paradigm::kMeasurement: return "measurement";
+    case Paradigm::kOpenmp: return "openmp";
     default: return "user";
   }
 }
@@ -24,10 +25,11 @@ constexpr int kRowsTag = 0x4f61;
 constexpr int kPullTag = 0x4f62;
 constexpr int kValuesTag = 0x4f63;
 
-/// One non-zero value of a rank, at its row of the cube.
+/// One non-zero value of a rank, at its row of the cube, of the rank's
+/// location `slot` (0: its MPI thread, 1, 2, ...: its other threads).
 struct RowValue {
   uint32_t row;
-  uint32_t unused;
+  uint32_t slot;
   double value;
 };
 
@@ -172,17 +174,33 @@ CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& regi
   }
   for (int r = 0; r < size_; ++r) {
     const RankDef& def = definitions.ranks[static_cast<std::size_t>(r)];
+    first_location_.push_back(static_cast<uint32_t>(header_.locations.size()));
     header_.locations.push_back(report::Location{r, 0, def.host, "rank " + std::to_string(r)});
+    // A rank's other threads follow it (DESIGN §5: /locations thread).
+    const auto r_index = static_cast<std::size_t>(r);
+    for (const ThreadDef& thread : r_index < definitions.threads.size() ? definitions.threads[r_index]
+                                                                       : std::vector<ThreadDef>{}) {
+      header_.locations.push_back(report::Location{r, static_cast<int32_t>(thread.number), def.host,
+                                                   "rank " + std::to_string(r) + " thread " +
+                                                       std::to_string(thread.number)});
+    }
   }
+  first_location_.push_back(static_cast<uint32_t>(header_.locations.size()));
 }
 
-report::MetricValues CubeMerge::gather_metric(std::size_t metric,
-                                              const patterns::SeverityMap& severities) const {
-  // This rank's non-zero values at their cube rows.
-  const auto& local = severities.metric(metric);
+report::MetricValues CubeMerge::gather_metric(std::size_t metric, const patterns::SeverityMap& severities,
+                                              const std::vector<patterns::SeverityMap>* threads) const {
+  // This rank's non-zero values at their cube rows, of each of its locations.
   std::vector<RowValue> mine;
-  for (std::size_t c = 0; c < local.size() && c < rows_.size(); ++c) {
-    if (local[c] != 0.0) mine.push_back(RowValue{rows_[c], 0, local[c]});
+  const auto collect = [&](const patterns::SeverityMap& map, uint32_t slot) {
+    const auto& local = map.metric(metric);
+    for (std::size_t c = 0; c < local.size() && c < rows_.size(); ++c) {
+      if (local[c] != 0.0) mine.push_back(RowValue{rows_[c], slot, local[c]});
+    }
+  };
+  collect(severities, 0);
+  if (threads != nullptr) {
+    for (std::size_t t = 0; t < threads->size(); ++t) collect((*threads)[t], static_cast<uint32_t>(t + 1));
   }
   if (rank_ != 0) {
     // Wait to be asked, so that rank 0 receives one block of ranks at a time.
@@ -192,10 +210,12 @@ report::MetricValues CubeMerge::gather_metric(std::size_t metric,
   }
   const std::size_t n_locations = header_.locations.size();
   report::MetricValues values(header_.callpaths.size() * n_locations, 0.0);
-  const auto put = [&](const std::vector<RowValue>& from, std::size_t location) {
+  const auto put = [&](const std::vector<RowValue>& from, std::size_t rank) {
+    const std::size_t first = first_location_[rank];
+    const std::size_t slots = first_location_[rank + 1] - first;
     for (const RowValue& v : from) {
-      if (v.row < header_.callpaths.size()) {
-        values[static_cast<std::size_t>(v.row) * n_locations + location] += v.value;
+      if (v.row < header_.callpaths.size() && v.slot < slots) {
+        values[static_cast<std::size_t>(v.row) * n_locations + first + v.slot] += v.value;
       }
     }
   };

@@ -31,6 +31,7 @@ Paradigm to_paradigm(OTF2_Paradigm paradigm) {
     case OTF2_PARADIGM_COMPILER: return Paradigm::kCompiler;
     case OTF2_PARADIGM_USER: return Paradigm::kUser;
     case OTF2_PARADIGM_MEASUREMENT_SYSTEM: return Paradigm::kMeasurement;
+    case OTF2_PARADIGM_OPENMP: return Paradigm::kOpenmp;
     default: return Paradigm::kOther;
   }
 }
@@ -49,6 +50,7 @@ RegionRole to_role(OTF2_RegionRole role) {
       return RegionRole::kFileIo;
     case OTF2_REGION_ROLE_RMA: return RegionRole::kRma;
     case OTF2_REGION_ROLE_ARTIFICIAL: return RegionRole::kArtificial;
+    case OTF2_REGION_ROLE_PARALLEL: return RegionRole::kParallel;
     default: return RegionRole::kOther;
   }
 }
@@ -178,6 +180,24 @@ std::vector<RankDef> resolve_ranks(const GlobalDefs& raw) {
     ranks.push_back(std::move(rank));
   }
   return ranks;
+}
+
+/// Each rank's other threads: the other CPU-thread locations of its location
+/// group (Orrery numbers them in the id's upper half: thread << 32 | rank).
+std::vector<std::vector<ThreadDef>> resolve_threads(const GlobalDefs& raw, const std::vector<RankDef>& ranks) {
+  std::vector<std::vector<ThreadDef>> threads(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const auto own = raw.locations.find(ranks[r].location);
+    if (own == raw.locations.end()) continue;
+    for (const auto& [other, loc] : raw.locations) {
+      if (other == ranks[r].location || loc.group != own->second.group || loc.type != OTF2_LOCATION_TYPE_CPU_THREAD) {
+        continue;
+      }
+      const auto number = static_cast<uint32_t>(other >> 32 != 0 ? other >> 32 : threads[r].size() + 1);
+      threads[r].push_back(ThreadDef{other, number, raw.string(loc.name)});
+    }
+  }
+  return threads;
 }
 
 /// Collects a rank's clock offsets from its local definitions.
@@ -386,6 +406,7 @@ Definitions read_definitions(const std::string& experiment) {
     def.role = to_role(region.role);
   }
   defs.ranks = resolve_ranks(raw);
+  defs.threads = resolve_threads(raw, defs.ranks);
   for (const auto& [id, text] : raw.strings) {
     if (id > 4 * raw.strings.size() + 1024) continue;  // not dense: ignored, never huge
     if (id >= defs.strings.size()) defs.strings.resize(id + 1);

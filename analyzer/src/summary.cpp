@@ -142,7 +142,12 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
                    std::size_t top) {
   const std::size_t n_loc = header.locations.size();
   const double total = metric_total(header, digest, registry.row("time"));
-  out << "\nTotal time: " << format(6, total) << " s over " << n_loc << " ranks\n";
+  // Threads (OpenMP) are locations of their rank (DESIGN §5).
+  std::size_t n_ranks = 0;
+  for (const report::Location& location : header.locations) n_ranks += location.thread == 0 ? 1 : 0;
+  out << "\nTotal time: " << format(6, total) << " s over " << n_ranks << " ranks";
+  if (n_ranks != n_loc) out << " (" << n_loc << " threads)";
+  out << "\n";
 
   // Each wait state once, inclusive of its sub-metrics (which are printed
   // under it, "of which ..."), so the listed values add up.
@@ -180,7 +185,10 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
     std::string affected;
     for (std::size_t k = 0; k < std::min<std::size_t>(3, ranks.size()) && by_rank[ranks[k]] > 0; ++k) {
       if (!affected.empty()) affected += ", ";
-      affected += "rank " + std::to_string(ranks[k]) + " (" + format(6, by_rank[ranks[k]]) + " s)";
+      const report::Location& where = header.locations[ranks[k]];
+      affected += "rank " + std::to_string(where.rank) +
+                  (where.thread != 0 ? " thread " + std::to_string(where.thread) : std::string()) + " (" +
+                  format(6, by_rank[ranks[k]]) + " s)";
     }
     out << "  " << header.metrics[row].display_name << ": " << format(6, found[i].value)
         << " s (" << format(1, total > 0 ? 100.0 * found[i].value / total : 0.0)

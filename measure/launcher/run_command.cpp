@@ -11,6 +11,7 @@
 
 #include "../../cli/subcommands.h"
 #include "binary_check.h"
+#include "openmp_launch.h"
 #include "child_process.h"
 #include "experiment.h"
 #include "launch_line.h"
@@ -198,12 +199,15 @@ int run_command(int argc, char** argv) {
     const std::string dir = create_experiment_dir(options.experiment_dir);
 
     EnvironmentOverrides variables = measurement_environment(options, dir);
-    variables.emplace_back("LD_PRELOAD", library);
+    const OpenMpPlan openmp = plan_openmp(line.program, options.no_openmp);
+    if (!openmp.note.empty()) std::fprintf(stderr, "orrery run: note: %s\n", openmp.note.c_str());
+    variables.emplace_back("LD_PRELOAD", openmp.preload.empty() ? library : openmp.preload + ":" + library);
     std::vector<std::string> names;
     for (const auto& variable : variables) names.push_back(variable.first);
     const std::vector<std::string> executed = with_forwarded_variables(options.launch, line, names);
 
     nlohmann::json record = initial_run_record(options, executed, dir);
+    record["openmp"] = openmp.record();
     write_run_record(dir, record);
     std::fflush(nullptr);
     const ChildExit child = run_child(executed, variables);
@@ -215,6 +219,11 @@ int run_command(int argc, char** argv) {
       return child.exit_status;
     }
     const RunOutcome outcome = complete_run_record(record, dir, child);
+    // The runtime that started the measurement's OMPT tool, as it named itself.
+    if (record["openmp"].is_object() && record["measurement"].is_object() &&
+        record["measurement"].value("openmp", nlohmann::json(nullptr)).is_object()) {
+      record["openmp"]["runtime_version"] = record["measurement"]["openmp"].value("runtime", std::string());
+    }
     try {
       write_run_record(dir, record);
     } catch (const Error& error) {

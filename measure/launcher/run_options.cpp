@@ -25,7 +25,9 @@ The launch command follows '--', e.g.
 Every option mirrors an ORRERY_* environment variable (shown as Env:) that is
 used when the option is not given. The launcher also sets ORRERY_LAUNCHER=1,
 appends liborrery-measure.so to LD_PRELOAD (found in <prefix>/lib next to this
-program's bin/, override with ORRERY_MEASURE_LIBRARY), and for OpenMPI's
+program's bin/, override with ORRERY_MEASURE_LIBRARY), preloads LLVM's libomp
+before it for a program built with GCC's -fopenmp (override with
+ORRERY_LIBOMP; --no-openmp turns OpenMP measurement off), and for OpenMPI's
 mpirun/mpiexec inserts '-x VAR' for each variable so remote ranks get them.
 
 Writes EXP/run.json (command, times, hosts, exit status, complete, the
@@ -111,6 +113,8 @@ void configure(CLI::App& app, RunOptions& options, std::vector<std::string>& str
   app.add_flag("-v,--verbose", options.verbose,
                "the measurement prints a line at init and finalize (rank 0)")
       ->envname("ORRERY_VERBOSE");
+  app.add_flag("--no-openmp", options.no_openmp,
+               "do not measure OpenMP threads (no OMPT tool, no libomp preload): MPI only");
   app.add_option("--param", params,
                  "a parameter of this run, KEY=VALUE (repeatable), recorded in run.json for "
                  "'orrery runs' and for choosing groups for 'orrery compare'")
@@ -216,6 +220,7 @@ std::vector<std::pair<std::string, std::string>> measurement_environment(
   }
   variables.emplace_back("ORRERY_TRACE_QUERIES", options.trace_queries ? "1" : "0");
   variables.emplace_back("ORRERY_VERBOSE", options.verbose ? "1" : "0");
+  if (options.no_openmp) variables.emplace_back("ORRERY_OPENMP", "0");
   return variables;
 }
 

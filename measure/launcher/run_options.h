@@ -19,6 +19,7 @@ struct RunOptions {
   std::string sampling_interval_ms;  ///< empty: library default; "0" = off
   bool trace_queries = false;
   bool verbose = false;
+  bool no_openmp = false;  ///< --no-openmp: OpenMP threads are not measured (ORRERY_OPENMP=0)
   std::vector<std::pair<std::string, std::string>> params;  ///< --param KEY=VALUE, in order
   std::vector<std::string> recorded_variables;  ///< --env NAME: recorded in run.json
   std::vector<std::string> launch;  ///< everything after `--`

@@ -36,4 +36,7 @@ std::unique_ptr<Pattern> make_collectives();
 /// The delay-cost metrics and wait-state classes (delay_costs.cpp), in order.
 void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add);
 
+std::unique_ptr<Pattern> make_omp_barrier_wait();
+std::unique_ptr<Pattern> make_omp_idle_threads();
+
 }  // namespace orrery::patterns

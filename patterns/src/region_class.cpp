@@ -94,6 +94,7 @@ std::string_view time_category(const analyzer::RegionDef& region, bool has_messa
   if (region.paradigm == Paradigm::kMeasurement) {
     return is_flush_region(region.name) ? "overhead" : "execution";
   }
+  if (region.paradigm == Paradigm::kOpenmp) return "omp";
   const bool mpi_name = region.name.starts_with("MPI_");
   if (region.paradigm != Paradigm::kMpi && !mpi_name) return "execution";
   const std::string_view op = mpi_name ? std::string_view(region.name).substr(4) : region.name;

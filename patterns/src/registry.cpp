@@ -71,6 +71,12 @@ PatternRegistry::PatternRegistry() {
                "Aggregate small one-sided operations."));
   add(category("mpi_io", "MPI I/O", "mpi", "MPI_File_* reads and writes.",
                "Use collective I/O (the _all variants) and larger requests."));
+  add(category("omp", "OpenMP", "execution",
+               "Time inside the OpenMP runtime: parallel regions' management, barriers, critical "
+               "sections and locks (hybrid programs).",
+               "Expand to see how much of it was waiting at barriers (load imbalance between "
+               "threads) and which critical sections were contended."));
+  add(make_omp_barrier_wait());
   add(category("overhead", "Overhead", "time",
                "The measurement's own work inside the run (buffer flushes, ...).",
                "Increase the measurement buffer (orrery run --buffer) or filter short, "
@@ -86,6 +92,7 @@ PatternRegistry::PatternRegistry() {
   add(make_late_sender_count());
   add(make_late_receiver_count());
   add_delay_metrics(add);
+  add(make_omp_idle_threads());
 
   for (std::size_t i = 0; i < patterns_.size(); ++i) {
     patterns_[i]->set_row(i);

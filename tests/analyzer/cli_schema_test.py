@@ -22,7 +22,8 @@ mpi_sync_collective wait_at_barrier barrier_completion mpi_rma_synchronization m
 mpi_point2point late_sender late_sender_wrong_order late_receiver mpi_collective early_reduce
 early_scan late_broadcast wait_at_nxn nxn_completion mpi_rma_communication mpi_io overhead
 bytes_sent bytes_received bytes_coll_out bytes_coll_in sends receives collectives
-late_sender_count late_receiver_count init_completion finalize_wait wait_at_neighbor""".split()
+late_sender_count late_receiver_count init_completion finalize_wait wait_at_neighbor
+omp omp_barrier_wait""".split()
 # Root causes and wait-state classes (issue 10).
 DESIGN_METRICS += """delay delay_mpi delay_p2p delay_late_sender delay_late_sender_short_term
 delay_late_sender_long_term delay_late_receiver delay_late_receiver_short_term
@@ -30,7 +31,7 @@ delay_late_receiver_long_term delay_collective delay_barrier delay_barrier_short
 delay_barrier_long_term delay_nxn delay_nxn_short_term delay_nxn_long_term
 delay_late_broadcast delay_late_broadcast_short_term delay_late_broadcast_long_term
 delay_early_reduce delay_early_reduce_short_term delay_early_reduce_long_term wait_direct
-wait_indirect wait_propagating wait_terminal""".split()
+wait_indirect wait_propagating wait_terminal omp_idle_threads""".split()
 
 
 def check(condition, message):

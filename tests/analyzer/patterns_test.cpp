@@ -28,7 +28,7 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "late_broadcast", "wait_at_nxn", "nxn_completion", "mpi_rma_communication", "mpi_io",
       "overhead", "bytes_sent", "bytes_received", "bytes_coll_out", "bytes_coll_in", "sends",
       "receives", "collectives", "late_sender_count", "late_receiver_count",
-      "init_completion", "finalize_wait", "wait_at_neighbor",
+      "init_completion", "finalize_wait", "wait_at_neighbor", "omp", "omp_barrier_wait",
       // Root causes and wait-state classes (issue 10).
       "delay", "delay_mpi", "delay_p2p", "delay_late_sender", "delay_late_sender_short_term",
       "delay_late_sender_long_term", "delay_late_receiver", "delay_late_receiver_short_term",
@@ -37,7 +37,7 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "delay_nxn_short_term", "delay_nxn_long_term", "delay_late_broadcast",
       "delay_late_broadcast_short_term", "delay_late_broadcast_long_term",
       "delay_early_reduce", "delay_early_reduce_short_term", "delay_early_reduce_long_term",
-      "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal"};
+      "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal", "omp_idle_threads"};
   std::set<std::string> names;
   const auto table = registry.metric_table();
   for (std::size_t row = 0; row < table.size(); ++row) {

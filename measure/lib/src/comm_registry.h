@@ -34,6 +34,15 @@ class CommRegistry {
     if (comm == last_comm_) return last_id_;
     return lookup(comm);
   }
+  /// Local id of `comm` as another thread than the MPI thread may ask for it
+  /// (worker_mpi.cpp): no cache, no registration; kWorld if it is unknown.
+  /// Communicators must not be created while other threads look them up.
+  [[nodiscard]] uint32_t shared_id(MPI_Comm comm) const noexcept {
+    if (comm == MPI_COMM_WORLD) return kWorld;
+    if (comm == MPI_COMM_SELF) return kSelf;
+    const auto it = ids_.find(comm);
+    return it != ids_.end() ? it->second : kWorld;
+  }
   /// `created` was just made from `parent` by `function`; collective over `created`.
   void on_created(MPI_Comm parent, MPI_Comm created, const char* function) noexcept;
   /// MPI_Comm_idup returned `created` (not usable for communication yet).

@@ -7,6 +7,7 @@
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include "program_region.h"
 #include "recorder.h"
 #include "regions.h"
+#include "thread_locations.h"
 
 #define ORRERY_NO_INSTRUMENT __attribute__((no_instrument_function))
 
@@ -127,6 +129,34 @@ void resolve_source_locations() noexcept {
       }
     }
   }
+}
+
+std::string describe_code_address(const void* address) {
+  if (address == nullptr) return {};
+  const auto where = reinterpret_cast<Dwarf_Addr>(address);
+  if (Dwfl* d = dwfl()) {
+    if (Dwfl_Module* module = dwfl_addrmodule(d, where)) {
+      // A return address points after the call: the call's line is at address - 1.
+      if (Dwfl_Line* line = dwfl_module_getsrc(module, where - 1)) {
+        int number = 0;
+        if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr)) {
+          std::string name = file;
+          if (auto slash = name.rfind('/'); slash != std::string::npos) name.erase(0, slash + 1);
+          return number > 0 ? name + ":" + std::to_string(number) : name;
+        }
+      }
+      // No line: the function and the offset keep call sites apart.
+      GElf_Off offset = 0;
+      GElf_Sym symbol_entry;
+      if (const char* symbol = dwfl_module_addrinfo(module, where - 1, &offset, &symbol_entry, nullptr, nullptr,
+                                                    nullptr)) {
+        char hex[32];
+        std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(offset + 1));
+        return demangle(symbol) + hex;
+      }
+    }
+  }
+  return {};
 }
 
 void reset_region_caches() noexcept {

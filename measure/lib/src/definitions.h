@@ -11,12 +11,17 @@
 namespace orrery::measure {
 
 /// Where a region comes from (maps to the OTF2 paradigm).
-enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement };
+enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOpenmp };
+/// Number of Paradigm values.
+inline constexpr int kParadigms = 5;
 
 /// What a region is (maps to the OTF2 region role).
 enum class RegionRole : uint8_t {
   kFunction, kPoint2Point, kBarrier, kOne2All, kAll2One, kAll2All, kCollOther,
   kFileIo, kRma, kArtificial,
+  // OpenMP constructs (ompt_tool.cpp), as OTF2 names their roles.
+  kParallel, kImplicitBarrier, kLoop, kSections, kSingle, kWorkshare, kCritical,
+  kCriticalSblock, kTaskWait, kTaskGroup, kOrdered,
 };
 
 /// A region as this rank knows it.
@@ -59,7 +64,7 @@ class LocalDefinitions {
  private:
   std::vector<RegionDef> regions_;
   std::vector<CommDef> comms_;
-  std::unordered_map<std::string, uint32_t> by_name_[4];
+  std::unordered_map<std::string, uint32_t> by_name_[kParadigms];
 };
 
 }  // namespace orrery::measure

@@ -43,6 +43,8 @@ std::size_t payload_size(RecordKind kind) noexcept {
     case RecordKind::kCollEnd: return 25;
     case RecordKind::kNbcComplete: return 33;
     case RecordKind::kMetric: return 8 * kResourceMetrics;
+    case RecordKind::kThreadFork: return 4;
+    case RecordKind::kThreadJoin: return 0;
   }
   return SIZE_MAX;
 }
@@ -95,6 +97,8 @@ std::size_t encode_record(const Record& r, uint8_t* out) noexcept {
     case RecordKind::kMetric:
       for (const uint64_t value : r.metrics) p = put(p, value);
       break;
+    case RecordKind::kThreadFork: p = put(p, r.peer); break;
+    case RecordKind::kThreadJoin: break;
   }
   return static_cast<std::size_t>(p - out);
 }
@@ -138,6 +142,8 @@ std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& r) noex
     case RecordKind::kMetric:
       for (uint64_t& value : r.metrics) p = get(p, value);
       break;
+    case RecordKind::kThreadFork: get(p, r.peer); break;
+    case RecordKind::kThreadJoin: break;
   }
   return 9 + payload;
 }

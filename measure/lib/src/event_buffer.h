@@ -20,6 +20,8 @@ enum class RecordKind : uint8_t {
   kEnter = 1, kLeave, kMpiSend, kMpiRecv, kMpiIsend, kMpiIsendComplete, kMpiIrecvRequest,
   kMpiIrecv, kMpiRequestTest, kMpiRequestCancelled, kCollBegin, kCollEnd, kNbcRequest,
   kNbcComplete, kBufferFlush, kMetric,
+  kThreadFork,  ///< OpenMP fork of a team of `peer` requested threads (ompt_tool.cpp)
+  kThreadJoin,  ///< OpenMP join of that team
 };
 
 /// One decoded record; only the fields of its kind are meaningful.
@@ -42,8 +44,10 @@ struct Record {
   uint64_t metrics[kResourceMetrics];
 };
 
-/// Append-only event storage of one rank with spill-to-file flushing.
-class EventBuffer {
+/// Append-only event storage of one rank (or thread) with spill-to-file
+/// flushing; cache-line aligned, so that the buffers of two threads never
+/// share a line.
+class alignas(64) EventBuffer {
  public:
   static constexpr std::size_t kMaxRecord = 64;
 

@@ -10,9 +10,11 @@
 #include "experiment.h"
 #include "mpi_handlers.h"
 #include "node_clock.h"
+#include "ompt_state.h"
 #include "program_region.h"
 #include "regions.h"
 #include "settings.h"
+#include "thread_locations.h"
 #include "topology.h"
 #include "trace_writer.h"
 #include "unify.h"
@@ -30,6 +32,7 @@ struct Session {
   uint64_t realtime_anchor = 0;
   bool started = false;
   std::string host;       ///< this rank's processor name (the emergency path may not call MPI)
+  std::vector<uint32_t> omp_regions;  ///< local id per OpenMP region (define_omp_regions)
 };
 
 Session g_session;
@@ -62,9 +65,16 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
     counted_total += g_state.counted_calls[fn];
   }
   const Anomalies& a = g_state.anomalies;
-  const uint64_t lost = g_state.buffer->write_errors() > 0 || !trace_ok
-                            ? (g_state.buffer->records() > trace.events ? g_state.buffer->records() - trace.events : 0)
-                            : 0;
+  uint64_t records = g_state.buffer->records();
+  uint64_t write_errors = g_state.buffer->write_errors();
+  uint64_t thread_unmatched = 0;
+  const std::vector<WorkerLocation*> workers = worker_locations();
+  for (const WorkerLocation* w : workers) {
+    records += w->buffer->records();
+    write_errors += w->buffer->write_errors();
+    thread_unmatched += w->unmatched_leaves;
+  }
+  const uint64_t lost = write_errors > 0 || !trace_ok ? (records > trace.events ? records - trace.events : 0) : 0;
   return {{"rank", g_state.world_rank},
           {"events", trace.events},
           {"bytes", bytes},
@@ -76,12 +86,15 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
           {"counted_not_traced", counted_total},
           {"counted_calls", counted},
           {"other_thread_calls", g_other_thread_events.load()},
+          {"threads", workers.size() + 1},
+          {"thread_events", trace.thread_events},
           {"anomalies",
            {{"unmatched_leaves", a.unmatched_leaves},
             {"regions_closed_at_finalize", a.regions_closed_at_finalize},
             {"lazily_registered_communicators", a.lazily_registered_comms},
             {"request_bookkeeping_failures", a.unknown_requests},
-            {"spill_write_errors", g_state.buffer->write_errors()},
+            {"spill_write_errors", write_errors},
+            {"thread_unmatched_leaves", thread_unmatched},
             {"clamped_timestamps", trace.clamped_timestamps}}},
           {"clock", g_session.clock.describe(g_session.host)}};
 }
@@ -127,7 +140,10 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
                             {"clock", clock},
                             {"statistics", {{"total", totals}, {"per_rank", per_rank}}},
                             {"trace", g_state.profile ? json(nullptr) : json("traces.otf2")},
-                            {"profile", g_state.profile ? json("profile") : json(nullptr)}};
+                            {"profile", g_state.profile ? json("profile") : json(nullptr)},
+                            {"openmp", openmp_tool_active()
+                                           ? json{{"runtime", openmp_runtime_version()}, {"tool", "ompt"}}
+                                           : json(nullptr)}};
   const std::string& dir = g_state.settings.experiment_dir;
   write_json(dir + "/measurement.json", measurement);
   if (!g_state.settings.launcher) {
@@ -151,6 +167,7 @@ const char* paradigm_name(Paradigm p) noexcept {
     case Paradigm::kCompiler: return "compiler";
     case Paradigm::kUser: return "user";
     case Paradigm::kMeasurement: return "measurement";
+    case Paradigm::kOpenmp: return "openmp";
   }
   return "unknown";
 }
@@ -217,6 +234,8 @@ TraceInput session_trace_input(const std::string& directory, MPI_Comm comm,
   input.realtime_anchor = g_session.realtime_anchor;
   input.root_region = g_state.root_region;
   input.program = executable_name();
+  input.omp_regions = g_session.omp_regions;
+  for (const WorkerLocation* w : worker_locations()) input.threads.push_back(ThreadTrace{w->thread, w->buffer.get()});
   return input;
 }
 
@@ -328,6 +347,7 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
     g_session.clock.start(g_session.comm);
     g_state.active = true;
     g_state.hooks = true;
+    g_workers_record.store(!g_state.profile, std::memory_order_release);
     install_exit_guard();
     const uint32_t region = mpi_region(init_fn);
     record_enter(region, enter_time);
@@ -350,6 +370,7 @@ void start_measurement(FunctionId init_fn, uint64_t enter_time) noexcept {
 
 void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   if (!g_state.active) return;
+  g_workers_record.store(false, std::memory_order_release);
   remove_exit_guard();
   const uint32_t region = mpi_region(finalize_fn);
   record_enter(region, enter_time);
@@ -366,11 +387,19 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
   g_state.buffer->stop_sampling();
   close_resource_files();
   close_open_regions();
+  close_worker_regions(openmp_last_team_end() != 0 ? openmp_last_team_end() : now());
   const TimeConverter converter = g_session.clock.converter();
   g_state.active = false;
   g_state.hooks = false;
 
   resolve_source_locations();
+  if (!g_state.profile) {
+    try {
+      g_session.omp_regions = define_omp_regions(g_state.definitions);
+    } catch (...) {
+      g_session.omp_regions.clear();  // their events are written under region 0
+    }
+  }
   GlobalDefinitions global;
   IdMapping mapping;
   std::string host;
@@ -415,8 +444,11 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
   if (!g_state.active) return;
   g_state.active = false;  // from here on wrappers and hooks pass straight through
   g_state.hooks = false;
+  g_workers_record.store(false, std::memory_order_release);
   try {
     close_open_regions();
+    close_worker_regions(openmp_last_team_end() != 0 ? openmp_last_team_end() : now());
+    if (!g_state.profile) g_session.omp_regions = define_omp_regions(g_state.definitions);
     const TimeConverter converter = g_session.clock.converter();
     // Source lines of compiler regions cost a libdw scan of every loaded
     // module: skipped under a signal, where mpirun's SIGKILL may follow soon.
@@ -479,6 +511,7 @@ void abort_measurement(int error_code) noexcept {
   if (g_state.settings.experiment_dir.empty()) return;
   const bool was_active = g_state.active;
   g_state.active = false;
+  g_workers_record.store(false, std::memory_order_release);
   g_state.hooks = false;
   remove_exit_guard();
   if (was_active || g_session.started) write_abort_marker(g_state.settings, g_state.world_rank, error_code);

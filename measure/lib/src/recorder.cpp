@@ -7,9 +7,7 @@ std::atomic<uint64_t> g_other_thread_events{0};
 constinit thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
 constinit thread_local bool t_is_recorder __attribute__((tls_model("initial-exec"))) = false;
 
-namespace {
-
-RegionRole role_of(const FunctionInfo& info) noexcept {
+RegionRole mpi_region_role(const FunctionInfo& info) noexcept {
   switch (info.category) {
     case Category::kColl:
     case Category::kIcoll:
@@ -37,7 +35,6 @@ RegionRole role_of(const FunctionInfo& info) noexcept {
   }
 }
 
-}  // namespace
 
 uint32_t define_mpi_region(FunctionId fn) noexcept {
   uint32_t& region = g_state.fn_region[fn];
@@ -47,7 +44,7 @@ uint32_t define_mpi_region(FunctionId fn) noexcept {
       RegionDef def;
       def.name = info.name;
       def.paradigm = Paradigm::kMpi;
-      def.role = role_of(info);
+      def.role = mpi_region_role(info);
       region = g_state.definitions.add_region(std::move(def));
     } catch (...) {
       region = g_state.flush_region;  // out of memory: better a wrong name than a crash

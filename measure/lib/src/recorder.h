@@ -172,6 +172,14 @@ inline void record_message(RecordKind kind, uint64_t time, uint32_t peer, uint32
   }
 }
 
+/// The region role of an MPI function.
+RegionRole mpi_region_role(const FunctionInfo& info) noexcept;
+/// MPI call on a worker thread (worker_mpi.cpp): records its Enter on the
+/// thread's own location; returns the region (0: this thread does not record).
+uint32_t worker_mpi_enter(FunctionId fn) noexcept;
+/// Its Leave (nothing for region 0).
+void worker_mpi_leave(uint32_t region) noexcept;
+
 /// Defines the region of an MPI function (first use).
 uint32_t define_mpi_region(FunctionId fn) noexcept;
 
@@ -214,7 +222,9 @@ class Call {
     guarded_ = true;
     if (t_depth++ != 0) return;
     if (!t_is_recorder) {
-      g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
+      // An OpenMP worker records the call on its own location; others count it.
+      worker_region_ = worker_mpi_enter(fn);
+      if (worker_region_ == 0) g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
       return;
     }
     const Category category = kFunctions[fn].category;
@@ -235,6 +245,7 @@ class Call {
   __attribute__((always_inline)) ~Call() {
     if (!guarded_) return;
     --t_depth;
+    if (worker_region_ != 0) worker_mpi_leave(worker_region_);
     if (mode_ == Mode::kTraced && g_state.active) {
       record_leave(mpi_region(fn_), leave_time_ != 0 ? leave_time_ : now());
     } else if (mode_ == Mode::kDeferred) {
@@ -271,6 +282,7 @@ class Call {
   FunctionId fn_ = 0;
   uint64_t enter_time_ = 0;
   mutable uint64_t leave_time_ = 0;
+  uint32_t worker_region_ = 0;
 };
 
 }  // namespace orrery::measure

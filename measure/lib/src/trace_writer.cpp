@@ -1,11 +1,14 @@
 #include "trace_writer.h"
 
+#include "thread_locations.h"
+
 #include <otf2/otf2.h>
 // OTF2's MPI collective callbacks call MPI_*; the measurement is stopped while
 // writing, so those calls pass straight through the wrappers to PMPI.
 #include <otf2/OTF2_MPI_Collectives.h>
 
 #include <cstdarg>
+#include <cstring>
 
 #include <algorithm>
 #include <map>
@@ -45,6 +48,7 @@ OTF2_Paradigm paradigm_of(Paradigm p) noexcept {
     case Paradigm::kCompiler: return OTF2_PARADIGM_COMPILER;
     case Paradigm::kUser: return OTF2_PARADIGM_USER;
     case Paradigm::kMeasurement: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+    case Paradigm::kOpenmp: return OTF2_PARADIGM_OPENMP;
   }
   return OTF2_PARADIGM_UNKNOWN;
 }
@@ -61,6 +65,17 @@ OTF2_RegionRole role_of(RegionRole r) noexcept {
     case RegionRole::kFileIo: return OTF2_REGION_ROLE_FILE_IO;
     case RegionRole::kRma: return OTF2_REGION_ROLE_RMA;
     case RegionRole::kArtificial: return OTF2_REGION_ROLE_ARTIFICIAL;
+    case RegionRole::kParallel: return OTF2_REGION_ROLE_PARALLEL;
+    case RegionRole::kImplicitBarrier: return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
+    case RegionRole::kLoop: return OTF2_REGION_ROLE_LOOP;
+    case RegionRole::kSections: return OTF2_REGION_ROLE_SECTIONS;
+    case RegionRole::kSingle: return OTF2_REGION_ROLE_SINGLE;
+    case RegionRole::kWorkshare: return OTF2_REGION_ROLE_WORKSHARE;
+    case RegionRole::kCritical: return OTF2_REGION_ROLE_CRITICAL;
+    case RegionRole::kCriticalSblock: return OTF2_REGION_ROLE_CRITICAL_SBLOCK;
+    case RegionRole::kTaskWait: return OTF2_REGION_ROLE_TASK_WAIT;
+    case RegionRole::kTaskGroup: return OTF2_REGION_ROLE_TASK_WAIT;
+    case RegionRole::kOrdered: return OTF2_REGION_ROLE_ORDERED;
   }
   return OTF2_REGION_ROLE_UNKNOWN;
 }
@@ -105,8 +120,18 @@ uint32_t mapped(const std::vector<uint32_t>& map, uint32_t local) noexcept {
 /// The string ref of the program name in every archive Orrery writes.
 constexpr OTF2_StringRef kProgramNameString = 0;
 
-void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, uint32_t root_region,
-                 Checked& check) {
+/// Global id of a recorded region id (OpenMP ids go through their local ids first).
+uint32_t region_ref(uint32_t region, const TraceInput& in) noexcept {
+  if (region >= kOmpRegionBase) {
+    const uint32_t index = region - kOmpRegionBase;
+    region = index < in.omp_regions.size() ? in.omp_regions[index] : 0;
+  }
+  return mapped(in.mapping->regions, region);
+}
+
+void write_event(OTF2_EvtWriter* w, const Record& r, const TraceInput& in, Checked& check) {
+  const IdMapping& map = *in.mapping;
+  const uint32_t root_region = in.root_region;
   const uint32_t comm = mapped(map.comms, r.comm);
   switch (r.kind) {
     case RecordKind::kEnter:
@@ -115,10 +140,10 @@ void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, uint3
       if (r.region == root_region) {
         check(OTF2_EvtWriter_ProgramBegin(w, nullptr, r.time, kProgramNameString, 0, nullptr));
       }
-      check(OTF2_EvtWriter_Enter(w, nullptr, r.time, mapped(map.regions, r.region)));
+      check(OTF2_EvtWriter_Enter(w, nullptr, r.time, region_ref(r.region, in)));
       break;
     case RecordKind::kLeave:
-      check(OTF2_EvtWriter_Leave(w, nullptr, r.time, mapped(map.regions, r.region)));
+      check(OTF2_EvtWriter_Leave(w, nullptr, r.time, region_ref(r.region, in)));
       // The exit status is not known yet: the process is still in MPI_Finalize.
       if (r.region == root_region) check(OTF2_EvtWriter_ProgramEnd(w, nullptr, r.time, OTF2_UNDEFINED_INT64));
       break;
@@ -149,6 +174,8 @@ void write_event(OTF2_EvtWriter* w, const Record& r, const IdMapping& map, uint3
       break;
     case RecordKind::kBufferFlush: check(OTF2_EvtWriter_BufferFlush(w, nullptr, r.time, r.stop_time)); break;
     case RecordKind::kMetric: write_metric(w, r, check); break;
+    case RecordKind::kThreadFork: check(OTF2_EvtWriter_ThreadFork(w, nullptr, r.time, OTF2_PARADIGM_OPENMP, r.peer)); break;
+    case RecordKind::kThreadJoin: check(OTF2_EvtWriter_ThreadJoin(w, nullptr, r.time, OTF2_PARADIGM_OPENMP)); break;
   }
 }
 
@@ -169,7 +196,8 @@ class Strings {
 };
 
 void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
-                              const std::vector<uint64_t>& events, uint64_t first, uint64_t last,
+                              const std::vector<uint64_t>& events,
+                              const std::vector<std::vector<uint8_t>>& threads_of_ranks, uint64_t first, uint64_t last,
                               bool metrics, Checked& check) {
   Strings str(w, check);
   if (str(in.program.empty() ? std::string("program") : in.program) != kProgramNameString) {
@@ -196,6 +224,20 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
     if (local && r != static_cast<std::size_t>(in.location)) continue;
     check(OTF2_GlobalDefWriter_WriteLocation(w, r, str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD,
                                              r < events.size() ? events[r] : 0, r));
+  }
+  // The ranks' other threads: (thread, events) pairs per rank, in rank order
+  // (one blob in a one-location archive).
+  for (std::size_t k = 0; k < threads_of_ranks.size(); ++k) {
+    const std::size_t r = local ? static_cast<std::size_t>(in.location) : k;
+    const std::vector<uint8_t>& blob = threads_of_ranks[k];
+    for (std::size_t at = 0; at + 2 * sizeof(uint64_t) <= blob.size(); at += 2 * sizeof(uint64_t)) {
+      uint64_t pair[2];
+      std::memcpy(pair, blob.data() + at, sizeof pair);
+      const auto thread = static_cast<uint32_t>(pair[0]);
+      check(OTF2_GlobalDefWriter_WriteLocation(w, thread_location(static_cast<int>(r), thread),
+                                               str("OMP thread " + std::to_string(thread)),
+                                               OTF2_LOCATION_TYPE_CPU_THREAD, pair[1], r));
+    }
   }
   for (std::size_t i = 0; i < g.regions.size(); ++i) {
     const RegionDef& region = g.regions[i];
@@ -282,33 +324,47 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
   }
   check(OTF2_Archive_SetCreator(archive, "Orrery liborrery-measure"));
   check(OTF2_Archive_OpenEvtFiles(archive));
-  OTF2_EvtWriter* evt = OTF2_Archive_GetEvtWriter(archive, static_cast<OTF2_LocationRef>(rank));
   uint64_t first = UINT64_MAX;
   uint64_t last = 0;
-  bool read_ok = false;
-  if (evt != nullptr) {
+  // One location's events; false if its buffer could not be read back.
+  const auto write_location = [&](OTF2_LocationRef location, const EventBuffer& buffer, uint64_t& events) {
+    events = 0;
+    OTF2_EvtWriter* evt = OTF2_Archive_GetEvtWriter(archive, location);
+    if (evt == nullptr) return false;
+    bool ok = false;
+    uint64_t previous = 0;
     try {
-      read_ok = in.buffer->for_each([&](const Record& raw) {
+      ok = buffer.for_each([&](const Record& raw) {
         Record r = raw;
         r.time = in.clock.to_ns(raw.time);
         if (r.kind == RecordKind::kBufferFlush) r.stop_time = in.clock.to_ns(raw.stop_time);
         first = std::min(first, r.time);
-        if (r.time < last) {
+        if (r.time < previous) {
           // OTF2 refuses a time going backwards; keep the event at the last time.
-          r.time = last;
+          r.time = previous;
           ++out.clamped_timestamps;
         }
-        last = r.time;
+        previous = r.time;
+        last = std::max(last, r.time);
         if (r.kind == RecordKind::kMetric) ++out.samples;
-        write_event(evt, r, *in.mapping, in.root_region, check);
+        write_event(evt, r, in, check);
       });
     } catch (...) {
-      read_ok = false;
+      ok = false;
     }
-    uint64_t events = 0;
     check(OTF2_EvtWriter_GetNumberOfEvents(evt, &events));
-    out.events = events;
     check(OTF2_Archive_CloseEvtWriter(archive, evt));
+    return ok;
+  };
+  bool read_ok = write_location(static_cast<OTF2_LocationRef>(rank), *in.buffer, out.events);
+  // The other threads: (thread, events) pairs for rank 0's location definitions.
+  std::vector<uint64_t> thread_counts;
+  for (const ThreadTrace& thread : in.threads) {
+    uint64_t events = 0;
+    read_ok = write_location(thread_location(rank, thread.thread), *thread.buffer, events) && read_ok;
+    thread_counts.push_back(thread.thread);
+    thread_counts.push_back(events);
+    out.thread_events += events;
   }
   check(OTF2_Archive_CloseEvtFiles(archive));
 
@@ -323,9 +379,27 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
     PMPI_Gather(mine, kShared, MPI_UINT64_T, all.data(), kShared, MPI_UINT64_T, 0, in.comm);
   }
 
+  std::vector<std::vector<uint8_t>> threads_of_ranks;
+  {
+    std::vector<uint8_t> blob(thread_counts.size() * sizeof(uint64_t));
+    if (!blob.empty()) std::memcpy(blob.data(), thread_counts.data(), blob.size());
+    if (local) {
+      threads_of_ranks.push_back(std::move(blob));
+    } else {
+      try {
+        threads_of_ranks = gather_blobs(in.comm, blob);
+      } catch (...) {
+        check(OTF2_ERROR_MEM_ALLOC_FAILED);
+      }
+    }
+  }
+
   check(OTF2_Archive_OpenDefFiles(archive));
-  OTF2_DefWriter* def = OTF2_Archive_GetDefWriter(archive, static_cast<OTF2_LocationRef>(rank));
-  if (def != nullptr) {
+  std::vector<OTF2_LocationRef> locations{static_cast<OTF2_LocationRef>(rank)};
+  for (const ThreadTrace& thread : in.threads) locations.push_back(thread_location(rank, thread.thread));
+  for (const OTF2_LocationRef location : locations) {
+    OTF2_DefWriter* def = OTF2_Archive_GetDefWriter(archive, location);
+    if (def == nullptr) continue;
     for (const ClockOffset& offset : in.offsets) {
       check(OTF2_DefWriter_WriteClockOffset(def, offset.time, offset.offset, offset.stddev));
     }
@@ -350,13 +424,14 @@ bool write_trace(const TraceInput& in, TraceOutput& out) noexcept {
       }
       if (global_first == UINT64_MAX) global_first = global_last = 0;
       try {
-        write_global_definitions(global, in, events, global_first, global_last, metrics, check);
+        write_global_definitions(global, in, events, threads_of_ranks, global_first, global_last, metrics, check);
       } catch (...) {
         check(OTF2_ERROR_MEM_ALLOC_FAILED);
       }
     }
   }
   check(OTF2_Archive_Close(archive));
+  out.events += out.thread_events;
   out.otf2_errors = check.errors();
   return read_ok && check.errors() == 0;
 }

@@ -22,6 +22,17 @@ struct ClockOffset {
   double stddev = 0.0;  ///< half the best round trip, seconds
 };
 
+/// A thread's events: written as OTF2 location `thread << 32 | rank`.
+struct ThreadTrace {
+  uint32_t thread = 0;  ///< 1, 2, ... (0 is the MPI thread)
+  const EventBuffer* buffer = nullptr;
+};
+
+/// OTF2 location id of thread `thread` of world rank `rank` (thread 0: the rank itself).
+inline uint64_t thread_location(int rank, uint32_t thread) noexcept {
+  return (uint64_t{thread} << 32) | static_cast<uint32_t>(rank);
+}
+
 /// What the writer needs.
 struct TraceInput {
   std::string directory;
@@ -41,11 +52,18 @@ struct TraceInput {
   /// string 0: rank 0's program name in a unified archive).
   uint32_t root_region = UINT32_MAX;
   std::string program;
+  /// Local region id of each OpenMP region (index = id - kOmpRegionBase,
+  /// thread_locations.h); empty if there are none.
+  std::vector<uint32_t> omp_regions;
+  /// The process's other threads: each is written as a location of its own
+  /// in the process's location group (id: thread << 32 | rank).
+  std::vector<ThreadTrace> threads;
 };
 
 /// What the writer reports.
 struct TraceOutput {
-  uint64_t events = 0;
+  uint64_t events = 0;               ///< of every location of the rank
+  uint64_t thread_events = 0;        ///< of those, on the threads other than the MPI thread
   uint64_t otf2_errors = 0;
   uint64_t clamped_timestamps = 0;  ///< events written at the previous event's time
   uint64_t samples = 0;             ///< Metric events (resource samples) written

@@ -38,9 +38,11 @@ class CubeMerge {
   /// The cube's header on rank 0 (call paths in pre-order); empty elsewhere.
   [[nodiscard]] const report::CubeHeader& header() const { return header_; }
   /// Collective: metric `metric` of every rank; on rank 0 its values
-  /// [callpath][location], empty elsewhere.
-  [[nodiscard]] report::MetricValues gather_metric(std::size_t metric,
-                                                   const patterns::SeverityMap& severities) const;
+  /// [callpath][location], empty elsewhere. `threads`: the severities of
+  /// this rank's other threads (Definitions::threads order), if any.
+  [[nodiscard]] report::MetricValues gather_metric(
+      std::size_t metric, const patterns::SeverityMap& severities,
+      const std::vector<patterns::SeverityMap>* threads = nullptr) const;
   /// This rank's local call path → row of the cube (pre-order of the unified tree).
   [[nodiscard]] const std::vector<uint32_t>& rows() const { return rows_; }
 
@@ -51,6 +53,9 @@ class CubeMerge {
   std::size_t block_values_;
   report::CubeHeader header_;
   std::vector<uint32_t> rows_;
+  /// Rank 0: the cube location of each rank's MPI thread (its threads
+  /// follow), plus one past the last location.
+  std::vector<uint32_t> first_location_;
 };
 
 }  // namespace orrery::analyzer

@@ -24,12 +24,13 @@
 namespace orrery::analyzer {
 
 /// The programming model a region belongs to.
-enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOther };
+enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOther, kOpenmp };
 
 /// What a region does, as far as the analysis cares (from the trace's role).
 enum class RegionRole : uint8_t {
   kFunction, kPointToPoint, kBarrier, kOneToAll, kAllToOne, kAllToAll,
-  kCollectiveOther, kFileIo, kRma, kArtificial, kOther
+  kCollectiveOther, kFileIo, kRma, kArtificial, kOther,
+  kParallel,  ///< an OpenMP parallel region (openmp_analysis.h)
 };
 
 /// The shape of a collective operation, which decides the pattern that applies.
@@ -68,6 +69,14 @@ struct CommDef {
   bool is_self = false;  ///< MPI_COMM_SELF-like: rank 0 is the location itself
 };
 
+/// Another thread of a traced rank (an OpenMP worker): its own OTF2 location
+/// in the rank's location group.
+struct ThreadDef {
+  uint64_t location = 0;
+  uint32_t number = 0;  ///< 1, 2, ... (0 is the rank's MPI thread)
+  std::string name;
+};
+
 /// One traced rank: which OTF2 location holds its events, where it ran.
 struct RankDef {
   uint64_t location = 0;
@@ -80,6 +89,9 @@ struct Definitions {
   std::vector<RegionDef> regions;        ///< indexed by region id
   std::map<uint32_t, CommDef> comms;     ///< by comm id, in id order
   std::vector<RankDef> ranks;            ///< indexed by world rank
+  /// Each rank's other threads, by number (indexed by world rank; empty
+  /// for a trace without threads).
+  std::vector<std::vector<ThreadDef>> threads;
   uint64_t timer_resolution = 1000000000;  ///< ticks per second
   uint64_t global_offset = 0;             ///< tick of the trace's start (clock properties)
   uint64_t trace_length = 0;              ///< ticks from start to end (clock properties)

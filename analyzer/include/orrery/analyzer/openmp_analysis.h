@@ -1,0 +1,37 @@
+#pragma once
+// The OpenMP analysis of one rank's threads, within the process (no MPI):
+// every thread's call paths (added to the rank's call tree), its time by
+// class (execution, omp, mpi) and visits; omp_barrier_wait from each team's
+// barrier instances replayed within the process (the k-th barrier of a
+// parallel region instance on every thread of its team is one instance:
+// min(latest arrival, exit(self)) - arrival(self)); omp_idle_threads: the
+// master's serial time (outside parallel regions) at its call paths, on
+// every worker thread. Nested parallel regions are analyzed as their
+// outermost region.
+
+#include <string>
+#include <vector>
+
+#include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/trace.h"
+#include "orrery/patterns/pattern.h"
+#include "orrery/patterns/registry.h"
+
+namespace orrery::analyzer {
+
+/// The severities of a rank's other threads, one map per thread in the
+/// order of Definitions::threads (cube location slots 1, 2, ...).
+struct ThreadSeverities {
+  std::vector<patterns::SeverityMap> slots;
+};
+
+/// Analyzes the threads of world rank `rank` (nothing for a rank without
+/// threads). Adds the threads' call paths to `tree`, the master thread's
+/// omp_barrier_wait to `master` (before the registry's finish, which carves
+/// it out of the master's time); returns the other threads' severities,
+/// sized to the final tree.
+ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions& definitions, uint32_t rank,
+                                CallTree& tree, const patterns::PatternRegistry& registry,
+                                patterns::SeverityMap& master, double seconds_per_tick);
+
+}  // namespace orrery::analyzer

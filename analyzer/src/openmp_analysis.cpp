@@ -1,0 +1,199 @@
+// The OpenMP analysis of one rank's threads (openmp_analysis.h).
+
+#include "orrery/analyzer/openmp_analysis.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "orrery/analyzer/region_events.h"
+#include "orrery/patterns/region_class.h"
+
+namespace orrery::analyzer {
+namespace {
+
+/// One barrier instance on one thread, in ticks.
+struct BarrierVisit {
+  int64_t enter = 0;
+  int64_t exit = 0;
+  uint32_t callpath = 0;
+};
+
+/// One instance of a parallel region on one thread, with its barriers in order.
+struct ParallelVisit {
+  int64_t enter = 0;
+  int64_t exit = 0;
+  std::vector<BarrierVisit> barriers;
+  uint32_t parent = kNone;  ///< the call path the region was entered from
+};
+
+const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, int64_t enter);
+
+/// What one thread's walk found.
+struct ThreadWalk {
+  std::vector<ParallelVisit> parallels;  ///< outermost parallel instances, in time order
+  /// Master only: (call path, ticks) of serial time outside parallel regions.
+  std::vector<std::pair<uint32_t, int64_t>> serial;
+};
+
+class Walker {
+ public:
+  Walker(const Definitions& definitions, CallTree& tree, const patterns::PatternRegistry& registry,
+         patterns::SeverityMap* times, double seconds_per_tick)
+      : definitions_(definitions), tree_(tree), registry_(registry), times_(times),
+        seconds_per_tick_(seconds_per_tick), visits_(registry.row("visits")) {}
+
+  /// Walks `events`; with a SeverityMap, fills its time classes and visits.
+  /// A worker's (`team` given: the master's parallel instances) outermost
+  /// parallel region hangs below the master's call path of its team, so
+  /// that every thread's instance of a region is one call path.
+  ThreadWalk walk(const std::vector<RegionEvent>& events, const std::vector<ParallelVisit>* team) {
+    const bool master = team == nullptr;
+    ThreadWalk result;
+    struct Open {
+      uint32_t callpath;
+      uint32_t region;
+      int64_t enter;
+      int64_t children;
+    };
+    std::vector<Open> stack;
+    int parallel_depth = 0;
+    int64_t previous = events.empty() ? 0 : events.front().time;
+    for (const RegionEvent& e : events) {
+      if (master && parallel_depth == 0 && !stack.empty() && e.time > previous) {
+        result.serial.emplace_back(stack.back().callpath, e.time - previous);
+      }
+      previous = e.time;
+      if (e.enter) {
+        uint32_t parent = stack.empty() ? kNone : stack.back().callpath;
+        const RegionDef* def = region(e.region);
+        const bool parallel = def != nullptr && def->role == RegionRole::kParallel;
+        if (parallel && stack.empty() && !master) {
+          if (const ParallelVisit* instance = team_of(*team, e.time)) parent = instance->parent;
+        }
+        stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0});
+        if (parallel && parallel_depth++ == 0) result.parallels.push_back(ParallelVisit{e.time, e.time, {}, parent});
+        continue;
+      }
+      if (stack.empty() || stack.back().region != e.region) continue;  // unmatched: ignored
+      const Open open = stack.back();
+      stack.pop_back();
+      const int64_t duration = e.time - open.enter;
+      if (!stack.empty()) stack.back().children += duration;
+      const RegionDef* def = region(e.region);
+      if (def != nullptr && def->role == RegionRole::kParallel && parallel_depth > 0 && --parallel_depth == 0) {
+        result.parallels.back().exit = e.time;
+      }
+      if (def != nullptr && def->paradigm == Paradigm::kOpenmp && def->role == RegionRole::kBarrier &&
+          parallel_depth > 0 && !result.parallels.empty()) {
+        result.parallels.back().barriers.push_back(BarrierVisit{open.enter, e.time, open.callpath});
+      }
+      if (times_ != nullptr) {
+        static const RegionDef unknown{};
+        const std::size_t row = registry_.row(patterns::time_category(def != nullptr ? *def : unknown, false, false));
+        times_->add(row, open.callpath, static_cast<double>(duration - open.children) * seconds_per_tick_);
+        times_->add(visits_, open.callpath, 1.0);
+      }
+    }
+    return result;
+  }
+
+ private:
+  const RegionDef* region(uint32_t id) const {
+    return id < definitions_.regions.size() ? &definitions_.regions[id] : nullptr;
+  }
+
+  const Definitions& definitions_;
+  CallTree& tree_;
+  const patterns::PatternRegistry& registry_;
+  patterns::SeverityMap* times_;
+  double seconds_per_tick_;
+  std::size_t visits_;
+};
+
+/// The master's parallel instance that `visit` belongs to: the first that
+/// ends after it started (a worker may begin its implicit task before the
+/// master does, but after the master's previous instance ended), or nullptr.
+const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, int64_t enter) {
+  auto it = std::lower_bound(master.begin(), master.end(), enter,
+                             [](const ParallelVisit& p, int64_t time) { return p.exit < time; });
+  if (it == master.end()) return nullptr;
+  if (it != master.begin() && std::prev(it)->exit > enter) return nullptr;
+  return &*it;
+}
+
+}  // namespace
+
+ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions& definitions, uint32_t rank,
+                                CallTree& tree, const patterns::PatternRegistry& registry,
+                                patterns::SeverityMap& master, double seconds_per_tick) {
+  ThreadSeverities result;
+  const RankDef& def = definitions.ranks.at(rank);
+  if (rank >= definitions.threads.size() || definitions.threads[rank].empty()) return result;
+  const std::vector<ThreadDef>& threads = definitions.threads[rank];
+  std::vector<std::vector<RegionEvent>> events;
+  events.push_back(read_region_events(experiment, def.location));
+  for (const ThreadDef& thread : threads) events.push_back(read_region_events(experiment, thread.location));
+  // First every thread's call paths (the tree grows), then the workers'
+  // time classes in maps of the final tree's size.
+  std::vector<ThreadWalk> walks;
+  walks.reserve(events.size());
+  walks.push_back(Walker(definitions, tree, registry, nullptr, seconds_per_tick).walk(events[0], nullptr));
+  for (std::size_t t = 1; t < events.size(); ++t) {
+    walks.push_back(Walker(definitions, tree, registry, nullptr, seconds_per_tick).walk(events[t], &walks[0].parallels));
+  }
+  std::vector<patterns::SeverityMap>& slots = result.slots;
+  slots.reserve(threads.size());
+  for (std::size_t t = 0; t < threads.size(); ++t) {
+    slots.emplace_back(registry.size(), tree.size());
+    Walker(definitions, tree, registry, &slots[t], seconds_per_tick).walk(events[t + 1], &walks[0].parallels);
+  }
+
+  // Teams: each worker's parallel instance joins the master's it started in;
+  // the k-th barrier of every member is one barrier instance.
+  const std::size_t wait_row = registry.row("omp_barrier_wait");
+  const std::size_t omp_row = registry.row("omp");
+  const std::vector<ParallelVisit>& teams = walks[0].parallels;
+  std::vector<std::vector<std::pair<std::size_t, const ParallelVisit*>>> members(teams.size());
+  for (std::size_t i = 0; i < teams.size(); ++i) members[i].emplace_back(0, &teams[i]);
+  for (std::size_t w = 1; w < walks.size(); ++w) {
+    for (const ParallelVisit& visit : walks[w].parallels) {
+      if (const ParallelVisit* team = team_of(teams, visit.enter)) {
+        members[static_cast<std::size_t>(team - teams.data())].emplace_back(w, &visit);
+      }
+    }
+  }
+  for (const auto& team : members) {
+    std::size_t instances = 0;
+    for (const auto& [who, visit] : team) instances = std::max(instances, visit->barriers.size());
+    for (std::size_t k = 0; k < instances; ++k) {
+      int64_t latest = INT64_MIN;
+      for (const auto& [who, visit] : team) {
+        if (k < visit->barriers.size()) latest = std::max(latest, visit->barriers[k].enter);
+      }
+      for (const auto& [who, visit] : team) {
+        if (k >= visit->barriers.size()) continue;
+        const BarrierVisit& b = visit->barriers[k];
+        const int64_t wait = std::min(latest, b.exit) - b.enter;
+        if (wait <= 0) continue;
+        const double seconds = static_cast<double>(wait) * seconds_per_tick;
+        if (who == 0) {
+          master.add(wait_row, b.callpath, seconds);  // carved out of omp by the time pattern
+        } else {
+          slots[who - 1].add(wait_row, b.callpath, seconds);
+          slots[who - 1].add(omp_row, b.callpath, -seconds);
+        }
+      }
+    }
+  }
+
+  // Idle threads: the master's serial time, on every worker.
+  const std::size_t idle_row = registry.row("omp_idle_threads");
+  for (const auto& [callpath, ticks] : walks[0].serial) {
+    for (patterns::SeverityMap& slot : slots) {
+      slot.add(idle_row, callpath, static_cast<double>(ticks) * seconds_per_tick);
+    }
+  }
+  return result;
+}
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""End-to-end: a hybrid MPI + OpenMP program (hybrid_openmp.c) measured with
+`orrery run` (OMPT), read by otf2-print and analyzed per thread; the cube's
+OpenMP values are compared with what each thread observed with its own
+clock (CLOCK_MONOTONIC).
+
+    run_hybrid.py gcc | clang | no-openmp
+
+gcc: the program built by CMake with GCC's -fopenmp (libgomp: the launcher
+preloads LLVM's libomp). clang: the same source built here with
+`OMPI_CC=clang mpicc -fopenmp` (libomp itself); exit 77 (skipped) if clang
+cannot build it. no-openmp: the GCC program with --no-openmp is traced
+MPI-only, with one location per rank as before.
+
+Tolerances: 20 ms + 15 % of the observed value (two ranks of three threads
+share two cores; the threads "work" by sleeping so that the load of other
+processes changes little).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+NP = 2
+THREADS = 3
+UNIT = 0.04  # hybrid_openmp.c: kUnit
+ABS_TOL = 0.020
+REL_TOL = 0.15
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def close(actual, expected):
+    return abs(actual - expected) <= ABS_TOL + REL_TOL * abs(expected)
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def read_observed(outdir):
+    observed = []
+    for r in range(NP):
+        values = {}
+        with open(os.path.join(outdir, "rank%d.txt" % r)) as f:
+            for line in f:
+                key, value = line.split()
+                values[key] = float(value)
+        observed.append(values)
+    return observed
+
+
+def build_clang(work):
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hybrid_openmp.c")
+    program = os.path.join(work, "hybrid_clang")
+    env = dict(os.environ, OMPI_CC="clang")
+    try:
+        result = subprocess.run(["mpicc", "-fopenmp", "-g", "-O1", source, "-o", program],
+                                capture_output=True, text=True, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        print("SKIP: clang cannot build the program: %s" % error)
+        sys.exit(77)
+    if result.returncode != 0:
+        print("SKIP: clang cannot build the program:\n" + result.stderr)
+        sys.exit(77)
+    return program
+
+
+def otf2_events(exp):
+    """(event kind, location, time, rest of the line) of every event, via otf2-print."""
+    result = subprocess.run(["otf2-print", os.path.join(exp, "traces.otf2")],
+                            capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        fail("otf2-print failed (%d):\n%s" % (result.returncode, result.stderr))
+    if result.stderr.strip():
+        fail("otf2-print complained:\n%s" % result.stderr)
+    events = []
+    for line in result.stdout.splitlines():
+        m = re.match(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$", line)
+        if m:
+            events.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
+    return events
+
+
+class Report:
+    """The cube's values per (metric with its sub-metrics, call path, location)."""
+
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            self.metrics = [text(m["name"]) for m in f["metrics"][()]]
+            self.parents = [int(m["parent"]) for m in f["metrics"][()]]
+            self.regions = [text(r["name"]) for r in f["regions"][()]]
+            self.callpaths = [(int(c["parent"]), int(c["region"])) for c in f["callpaths"][()]]
+            self.locations = [(int(l["rank"]), int(l["thread"])) for l in f["locations"][()]]
+            self.values = {name: f["values"][name][()] for name in self.metrics}
+
+    def location(self, rank, thread):
+        return self.locations.index((rank, thread))
+
+    def value(self, metric, location, region_matches, parent_matches=lambda name: True):
+        rows = {self.metrics.index(metric)}
+        for i, parent in enumerate(self.parents):
+            if parent in rows:
+                rows.add(i)
+        selected = [i for i, (parent, region) in enumerate(self.callpaths)
+                    if region_matches(self.regions[region]) and parent >= 0
+                    and parent_matches(self.regions[self.callpaths[parent][1]])]
+        return sum(float(self.values[self.metrics[row]][c, location]) for row in rows for c in selected)
+
+    def first_parallel_region(self):
+        """The name of the parallel region with the lowest source line (the program's first)."""
+        names = [n for n in self.regions if n.startswith("!$omp parallel @")]
+        if not names:
+            fail("no parallel region in the report")
+        return min(names, key=lambda n: int(n.rsplit(":", 1)[1]) if n.rsplit(":", 1)[-1].isdigit() else 1 << 30)
+
+
+def check_sorted(what, rank, actual, expected, failures):
+    actual, expected = sorted(actual), sorted(expected)
+    for a, e in zip(actual, expected):
+        if not close(a, e):
+            failures.append("rank %d %s: %s, observed %s" % (
+                rank, what, ", ".join("%.4f" % v for v in actual), ", ".join("%.4f" % v for v in expected)))
+            return
+    print("rank %d %s: %s (observed %s)" % (rank, what, ", ".join("%.4f" % v for v in actual),
+                                            ", ".join("%.4f" % v for v in expected)))
+
+
+def run(build, program, exp, outdir, options):
+    mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
+    command = [os.path.join(build, "bin", "orrery"), "run", "-o", exp] + options + ["--"] + mpirun + \
+              [program, outdir, str(THREADS)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
+    analyze = mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp]
+    result = subprocess.run(analyze, capture_output=True, text=True, timeout=120)
+    print(result.stdout)
+    if result.returncode != 0:
+        fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    with open(os.path.join(exp, "run.json")) as f:
+        return json.load(f), result.stdout
+
+
+def check_no_openmp(record, exp):
+    openmp = record.get("openmp")
+    if not openmp or openmp.get("disabled") is not True or openmp.get("measured") is not False:
+        fail("run.json openmp with --no-openmp: %r" % openmp)
+    locations = {location for _, location, _, _ in otf2_events(exp)}
+    if locations != set(range(NP)):
+        fail("--no-openmp traced locations %s, expected the %d ranks only" % (sorted(locations), NP))
+    report = Report(os.path.join(exp, "report.h5"))
+    if report.locations != [(r, 0) for r in range(NP)]:
+        fail("--no-openmp report locations %s" % report.locations)
+    print("--no-openmp: MPI only, %d locations" % NP)
+
+
+def main():
+    variant = sys.argv[1]
+    build = os.environ["ORRERY_BUILD_DIR"]
+    work = tempfile.mkdtemp(prefix="orrery-openmp-%s-" % variant)
+    exp = os.path.join(work, "exp")
+    outdir = os.path.join(work, "observed")
+    os.makedirs(outdir)
+    program = build_clang(work) if variant == "clang" else os.path.join(build, "bin", "openmp_hybrid")
+    record, summary = run(build, program, exp, outdir, ["--no-openmp"] if variant == "no-openmp" else [])
+    if variant == "no-openmp":
+        check_no_openmp(record, exp)
+        return
+
+    # run.json: which runtime, preloaded or not.
+    openmp = record.get("openmp") or {}
+    expected_runtime = "libomp" if variant == "clang" else "libgomp"
+    if openmp.get("program_runtime") != expected_runtime or openmp.get("measured") is not True \
+            or not openmp.get("runtime_version"):
+        fail("run.json openmp: %r" % openmp)
+    if (openmp.get("preloaded") is None) != (variant == "clang"):
+        fail("run.json openmp preload: %r" % openmp)
+
+    # The trace: every thread a location, every event read by otf2-print.
+    events = otf2_events(exp)
+    per_location = {}
+    for _, location, _, _ in events:
+        per_location[location] = per_location.get(location, 0) + 1
+    expected_locations = {(t << 32) | r for r in range(NP) for t in range(THREADS)}
+    if set(per_location) != expected_locations:
+        fail("trace locations %s, expected %s" % (sorted(per_location), sorted(expected_locations)))
+    counted = record["measurement"]["statistics"]["total"]["events"]
+    if sum(per_location.values()) != counted:
+        fail("otf2-print read %d events, the measurement wrote %d" % (sum(per_location.values()), counted))
+    print("trace: %d events on %d locations (%s)" % (counted, len(per_location), openmp["runtime_version"]))
+
+    # MPI from two threads: both of rank 0's receives matched by rank 1's sends.
+    recvs = sorted(re.search(r"Tag: (\d+)", rest).group(1) for kind, loc, _, rest in events
+                   if kind == "MPI_RECV" and loc & 0xffffffff == 0)
+    sends = sorted(re.search(r"Tag: (\d+)", rest).group(1) for kind, loc, _, rest in events
+                   if kind == "MPI_SEND" and loc & 0xffffffff == 1)
+    recv_locations = {loc for kind, loc, _, _ in events if kind == "MPI_RECV" and loc & 0xffffffff == 0}
+    if recvs != ["0", "1"] or sends != ["0", "1"] or len(recv_locations) != 2:
+        fail("thread messages: receives %s on %s, sends %s" % (recvs, sorted(recv_locations), sends))
+
+    report = Report(os.path.join(exp, "report.h5"))
+    if sorted(report.locations) != sorted((r, t) for r in range(NP) for t in range(THREADS)):
+        fail("report locations %s" % report.locations)
+    if "(%d threads)" % (NP * THREADS) not in summary:
+        fail("the summary does not count the threads")
+    observed = read_observed(outdir)
+    failures = []
+    for r in range(NP):
+        o = observed[r]
+        locations = [report.location(r, t) for t in range(THREADS)]
+        # 1. Barrier waits: min(latest arrival, exit) - arrival per thread.
+        latest = max(o["arrive_%d" % t] for t in range(THREADS))
+        expected = [min(latest, o["leave_%d" % t]) - o["arrive_%d" % t] for t in range(THREADS)]
+        # GCC's barrier is an implicit one to libomp, clang's explicit: every
+        # barrier of the first parallel region (its end waits next to nothing).
+        first = report.first_parallel_region()
+        actual = [report.value("omp_barrier_wait", l, lambda n: "barrier" in n, lambda n: n == first)
+                  for l in locations]
+        check_sorted("omp_barrier_wait in " + first, r, actual, expected, failures)
+        # 2. Critical section contention: its time outside the held block.
+        expected = [o["critical_held_%d" % t] - o["critical_enter_%d" % t] for t in range(THREADS)]
+        actual = [report.value("time", l, lambda n: n.startswith("!$omp critical @")) for l in locations]
+        check_sorted("waiting in !$omp critical", r, actual, expected, failures)
+        # 3. Idle threads: the master's serial time, on every worker, at least the serial phase.
+        idle = [report.value("omp_idle_threads", l, lambda n: True) for l in locations]
+        serial = o["serial_end"] - o["serial_begin"]
+        if idle[0] != 0.0 or any(abs(v - idle[1]) > 1e-9 for v in idle[1:]) or idle[1] < serial - ABS_TOL:
+            failures.append("rank %d omp_idle_threads %s, serial phase %.4f" % (r, idle, serial))
+        else:
+            print("rank %d omp_idle_threads per worker: %.4f (serial phase %.4f)" % (r, idle[1], serial))
+        # 4. The omp time class holds the OpenMP regions' time.
+        if report.value("omp", locations[1], lambda n: n.startswith("!$omp")) <= 0:
+            failures.append("rank %d: no omp time on thread 1" % r)
+    # 5. Late Sender of the master threads' message (tag 0).
+    o0, o1 = observed
+    expected = max(0.0, min(o1["send_enter_0"], o0["recv_exit_0"]) - o0["recv_enter_0"])
+    actual = report.value("late_sender", report.location(0, 0), lambda n: n == "MPI_Recv")
+    if not close(actual, expected):
+        failures.append("rank 0 thread 0 late_sender at MPI_Recv %.4f, observed %.4f" % (actual, expected))
+    else:
+        print("rank 0 thread 0 late_sender %.4f (observed %.4f)" % (actual, expected))
+    if failures:
+        fail("; ".join(failures))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
