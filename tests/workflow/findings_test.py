@@ -41,9 +41,21 @@ def main():
         affected = sorted(r["rank"] for r in late["affected"])
         if affected != [0, 1, 2]:
             fail("Late Sender should affect ranks 0-2 most, not %s" % affected)
-        cause = late["causes"][0]
+        # The top cause outside MPI. With 4 ranks on 2 cores the slow rank's own
+        # MPI calls can carry a delay as large as relax's (their time, too, is
+        # time the others wait through), so they may rank first; the
+        # computation to fix must still be relax on rank 3, with a real share.
+        computing = [c for c in late["causes"]
+                     if not c["callpath"].rsplit("/", 1)[-1].startswith("MPI_")]
+        if not computing:
+            fail("no computation among the root causes: %s" % late["causes"])
+        cause = computing[0]
         if not cause["callpath"].endswith("/relax") or cause["ranks"][0]["rank"] != 3:
-            fail("the top root cause is not relax on rank 3: %s" % cause)
+            fail("the top computing root cause is not relax on rank 3: %s" % cause)
+        total = sum(c["short_term"] for c in late["causes"])
+        if cause["short_term"] < 0.25 * total:
+            fail("relax on rank 3 carries only %.3f of %.3f s short-term costs"
+                 % (cause["short_term"], total))
         if cause["short_term"] <= 0 or late["gain"] <= 0 or not 0 < late["confidence"]["explained"] <= 1:
             fail("the finding's numbers are not plausible: %s" % late)
         wrong = rank_totals(report, "late_sender_wrong_order").sum()
