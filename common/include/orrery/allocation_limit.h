@@ -54,23 +54,35 @@ inline std::size_t mapped_bytes() {
   return read == 1 && page_size > 0 ? pages * static_cast<std::size_t>(page_size) : 0;
 }
 
+/// The RLIMIT_AS soft limit that lets the process map `budget` bytes beyond
+/// what it maps now, given the limit in force (`current`); nothing where no
+/// limit can be set (sanitizers, mapping unknown) or `current` is tighter.
+inline std::optional<rlimit> address_limit_for(std::size_t budget, const rlimit& current) {
+  if (!kAddressSpaceLimitsUsable) {
+    return std::nullopt;
+  }
+  const std::size_t now = mapped_bytes();
+  if (now == 0 || budget > std::numeric_limits<rlim_t>::max() - now) {
+    return std::nullopt;
+  }
+  rlimit lowered = current;
+  lowered.rlim_cur = static_cast<rlim_t>(now + budget);
+  if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur < lowered.rlim_cur) {
+    return std::nullopt;
+  }
+  return lowered;
+}
+
 /// While alive, the process may map at most `budget` bytes beyond what it maps now.
 class ScopedAllocationLimit {
  public:
   explicit ScopedAllocationLimit(std::size_t budget) {
-    if (!kAddressSpaceLimitsUsable || getrlimit(RLIMIT_AS, &saved_) != 0) {
+    if (getrlimit(RLIMIT_AS, &saved_) != 0) {
       return;
     }
-    const std::size_t now = mapped_bytes();
-    if (now == 0 || budget > std::numeric_limits<rlim_t>::max() - now) {
-      return;
+    if (const auto lowered = address_limit_for(budget, saved_)) {
+      active_ = setrlimit(RLIMIT_AS, &*lowered) == 0;
     }
-    rlimit lowered = saved_;
-    lowered.rlim_cur = static_cast<rlim_t>(now + budget);
-    if (saved_.rlim_cur != RLIM_INFINITY && saved_.rlim_cur < lowered.rlim_cur) {
-      return;  // already tighter
-    }
-    active_ = setrlimit(RLIMIT_AS, &lowered) == 0;
   }
   ~ScopedAllocationLimit() {
     if (active_) {
@@ -139,22 +151,15 @@ inline std::optional<std::size_t> parse_byte_size(std::string_view text) {
 /// Caps the process's memory for the rest of its life: it may map at most
 /// `budget` bytes beyond what it maps now (RLIMIT_AS). An allocation beyond
 /// fails (std::bad_alloc, or an HDF5 "memory allocation failed") instead of
-/// paging the machine to death. False where it is not applied (sanitizers).
+/// paging the machine to death. False where no new cap was set (sanitizers,
+/// or a tighter limit already in force).
 inline bool limit_process_memory(std::size_t budget) {
   rlimit current{};
-  if (!kAddressSpaceLimitsUsable || getrlimit(RLIMIT_AS, &current) != 0) {
+  if (getrlimit(RLIMIT_AS, &current) != 0) {
     return false;
   }
-  const std::size_t now = mapped_bytes();
-  if (now == 0 || budget > std::numeric_limits<rlim_t>::max() - now) {
-    return false;
-  }
-  rlimit lowered = current;
-  lowered.rlim_cur = static_cast<rlim_t>(now + budget);
-  if (current.rlim_cur != RLIM_INFINITY && current.rlim_cur < lowered.rlim_cur) {
-    return true;  // already tighter
-  }
-  return setrlimit(RLIMIT_AS, &lowered) == 0;
+  const auto lowered = address_limit_for(budget, current);
+  return lowered && setrlimit(RLIMIT_AS, &*lowered) == 0;
 }
 
 /// The cap ORRERY_MEMORY_LIMIT asks for ("4G", "512M"; docs/robustness.md):
