@@ -4,7 +4,13 @@
 
 #include <string_view>
 
-#include "subcommands.h"
+#include "export_dispatch.h"
+#ifdef ORRERY_HAVE_REPORT_TOOLS
+#include "orrery/report/tools/commands.h"
+#endif
+#ifdef ORRERY_HAVE_VIEWER
+#include "orrery/viewer/commands.h"
+#endif
 
 #ifdef ORRERY_HAVE_REPORT_TOOLS
 namespace orrery::cli {

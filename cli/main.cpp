@@ -3,51 +3,45 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "subcommands.h"
+#include "export_dispatch.h"
+#ifdef ORRERY_HAVE_LAUNCHER
+#include "orrery/launcher/commands.h"
+#endif
+#ifdef ORRERY_HAVE_VIEWER
+#include "orrery/viewer/commands.h"
+#endif
+#ifdef ORRERY_HAVE_REPORT_TOOLS
+#include "orrery/report/tools/commands.h"
+#endif
 
 namespace {
 
-struct Subcommand {
-  const char* name;
-  const char* summary;
-  int (*main)(int argc, char** argv);
-};
+using orrery::Subcommands;
 
-const std::vector<Subcommand>& subcommands() {
-  static const std::vector<Subcommand> table = {
+/// The parts' lists, in the order `orrery --help` shows them.
+const Subcommands& subcommands() {
+  static const Subcommands table = [] {
+    Subcommands all;
+    const auto append = [&all](const Subcommands& part) { all.insert(all.end(), part.begin(), part.end()); };
 #ifdef ORRERY_HAVE_LAUNCHER
-      {"run", "run an MPI program with measurement: orrery run [-o EXP] -- mpirun ...",
-       orrery::measure::run_command},
+    append(orrery::measure::launcher_subcommands());
 #endif
 #ifdef ORRERY_HAVE_VIEWER
-      {"view", "browse a report (and compare with another) in the web browser",
-       orrery::viewer::view_command},
+    append(orrery::viewer::viewer_subcommands());
 #endif
 #ifdef ORRERY_HAVE_REPORT_TOOLS
-      {"info", "what a report holds", orrery::report::tools::info_command},
-      {"stat", "hot call paths and processes for a metric", orrery::report::tools::stat_command},
-      {"tree", "the call tree with values and percentages", orrery::report::tools::tree_command},
-      {"diff", "difference of two reports: orrery diff A B -o OUT",
-       orrery::report::tools::diff_command},
-      {"merge", "merge reports into one: orrery merge A B ... -o OUT",
-       orrery::report::tools::merge_command},
-      {"mean", "mean of several runs: orrery mean A B ... -o OUT",
-       orrery::report::tools::mean_command},
-      {"cut", "re-root or prune a report's call tree", orrery::report::tools::cut_command},
-      {"compare", "per metric and call path, the change across runs",
-       orrery::report::tools::compare_command},
-      {"export", "export a report (CSV, JSON, XML, CUBE4) or a trace (Perfetto)",
-       orrery::cli::export_dispatch},
-      {"score", "estimated trace size per region and rank, buffer and a filter to shrink it",
-       orrery::report::tools::score_command},
-      {"runs", "the runs' metadata side by side (command, ranks, params, ...)",
-       orrery::report::tools::runs_command},
-      {"findings", "the top findings: wait states, their root causes, gain and advice",
-       orrery::report::tools::findings_command},
+    append(orrery::report::tools::report_subcommands());
+    for (auto& command : all) {
+      if (std::string_view(command.name) == "export") {
+        command.main = orrery::cli::export_dispatch;  // reports and traces (export_dispatch.h)
+      }
+    }
 #endif
-  };
+    return all;
+  }();
   return table;
 }
 

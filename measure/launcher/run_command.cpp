@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../../cli/subcommands.h"
+#include "orrery/launcher/commands.h"
 #include "binary_check.h"
 #include "openmp_launch.h"
 #include "child_process.h"

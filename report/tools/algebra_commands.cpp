@@ -6,7 +6,7 @@
 
 #include "orrery/error.h"
 #include "orrery/report/algebra.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {

@@ -13,7 +13,7 @@
 #include "orrery/report/algebra.h"
 #include "orrery/report/run_totals.h"
 #include "orrery/report/trees.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orrery/report/findings.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {

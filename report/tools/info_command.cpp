@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "format.h"
 #include "orrery/error.h"
 #include "orrery/report/clock_record.h"

@@ -11,7 +11,7 @@
 #include "format.h"
 #include "orrery/error.h"
 #include "run_record.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {

@@ -14,7 +14,7 @@
 #include "format.h"
 #include "orrery/error.h"
 #include "orrery/report/trees.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {

@@ -12,7 +12,7 @@
 #include "orrery/error.h"
 #include "orrery/report/algebra.h"
 #include "orrery/report/trees.h"
-#include "subcommands.h"
+#include "orrery/report/tools/commands.h"
 #include "summary.h"
 #include "tool_support.h"
 

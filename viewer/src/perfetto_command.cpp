@@ -8,7 +8,7 @@
 #include <iostream>
 #include <limits>
 
-#include "../../cli/subcommands.h"
+#include "orrery/viewer/commands.h"
 #include "orrery/analyzer/timeline.h"
 #include "orrery/error.h"
 #include "perfetto_export.h"

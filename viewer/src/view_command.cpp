@@ -17,6 +17,7 @@
 #include <thread>
 #include <tuple>
 
+#include "orrery/viewer/commands.h"
 #include "api.h"
 #include "crash_guard.h"
 #include "group_inputs.h"
