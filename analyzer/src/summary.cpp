@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "orrery/report/trees.h"
+
 namespace orrery::analyzer {
 namespace {
 
@@ -112,22 +114,6 @@ double metric_total(const report::CubeHeader& header, const SummaryDigest& diges
   return total;
 }
 
-std::string callpath_name(const report::CubeHeader& header, std::size_t callpath) {
-  std::vector<std::string> names;
-  for (int32_t c = static_cast<int32_t>(callpath); c >= 0;
-       c = header.callpaths[static_cast<std::size_t>(c)].parent) {
-    names.push_back(header.regions[static_cast<std::size_t>(
-                                       header.callpaths[static_cast<std::size_t>(c)].region)]
-                        .name);
-  }
-  std::string path;
-  for (auto it = names.rbegin(); it != names.rend(); ++it) {
-    if (!path.empty()) path += " > ";
-    path += *it;
-  }
-  return path;
-}
-
 void print_summary(std::ostream& out, const report::Cube& cube,
                    const patterns::PatternRegistry& registry, const ReplayStatistics& statistics,
                    const std::string& report_path, std::size_t top) {
@@ -193,7 +179,7 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
     out << "  " << header.metrics[row].display_name << ": " << format(6, found[i].value)
         << " s (" << format(1, total > 0 ? 100.0 * found[i].value / total : 0.0)
         << "% of time)\n"
-        << "      at " << callpath_name(header, cp) << "\n"
+        << "      at " << report::callpath_label(header, cp) << "\n"
         << "      most affected: " << affected << "\n";
     for (std::size_t sub : rows) {
       if (sub == row) continue;

@@ -114,7 +114,7 @@ std::string advice_for(const RootCauseFinding& finding, const std::string& diagn
   const RootCause& top = finding.causes.front();
   std::string text = "Reduce or balance the time " + rank_list(top.ranks) + " spend" +
                      (top.ranks.size() == 1 ? "s" : "") + " in " + leaf(top.path) + " (" +
-                     readable_path(top.path) + ") before " +
+                     top.path + ") before " +
                      (top.ranks.size() == 1 ? "it synchronizes" : "they synchronize") +
                      ": it causes " + seconds_text(top.short_term) + " of " + finding.title +
                      " directly";
@@ -132,18 +132,6 @@ std::string advice_for(const RootCauseFinding& finding, const std::string& diagn
 
 }  // namespace
 
-std::string readable_path(const std::string& path) {
-  std::string out;
-  for (const char c : path) {
-    if (c == '/') {
-      out += " > ";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string findings_text(const std::vector<RootCauseFinding>& findings) {
   if (findings.empty()) return "No wait states: nothing to explain.\n";
   std::string text;
@@ -153,7 +141,7 @@ std::string findings_text(const std::vector<RootCauseFinding>& findings) {
     std::snprintf(line, sizeof line, "%zu. %s: %.6f s (%.1f%% of time)\n", k + 1, f.title.c_str(),
                   f.waiting, 100.0 * f.share);
     text += line;
-    std::string where = "   where: " + readable_path(f.path);
+    std::string where = "   where: " + f.path;
     if (!f.affected.empty()) {
       where += ", most affected: ";
       for (std::size_t r = 0; r < f.affected.size(); ++r) {
@@ -169,7 +157,7 @@ std::string findings_text(const std::vector<RootCauseFinding>& findings) {
     for (std::size_t c = 0; c < f.causes.size(); ++c) {
       const RootCause& cause = f.causes[c];
       std::snprintf(line, sizeof line, "%s%s on %s: %.6f s short-term + %.6f s long-term\n",
-                    c == 0 ? "   why:   " : "          ", readable_path(cause.path).c_str(),
+                    c == 0 ? "   why:   " : "          ", cause.path.c_str(),
                     rank_list(cause.ranks).c_str(), cause.short_term, cause.long_term);
       text += line;
     }

@@ -17,49 +17,48 @@
 
 #include "orrery/error.h"
 #include "tar_writer.h"
+#include "orrery/report/trees.h"
 #include "xml_text.h"
 
 namespace orrery::report::tools {
 namespace {
 
-/// Children of each row of a pre-order tree given by parent rows.
+/// The parent rows of a tree's rows (metrics or call paths).
 template <typename Row>
-std::vector<std::vector<std::size_t>> children_of(const std::vector<Row>& rows) {
-  std::vector<std::vector<std::size_t>> children(rows.size());
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    if (rows[row].parent >= 0) children[static_cast<std::size_t>(rows[row].parent)].push_back(row);
-  }
-  return children;
+std::vector<int32_t> parents_of(const std::vector<Row>& rows) {
+  std::vector<int32_t> parents;
+  parents.reserve(rows.size());
+  for (const Row& row : rows) parents.push_back(row.parent);
+  return parents;
 }
 
 std::string element(const char* name, const std::string& text) {
   return std::string("<") + name + ">" + xml_escape(text) + "</" + name + ">";
 }
 
-void write_metric(std::ostream& xml, const CubeHeader& header,
-                  const std::vector<std::vector<std::size_t>>& children, std::size_t row, int depth) {
-  const Metric& m = header.metrics[row];
-  const std::string indent(static_cast<std::size_t>(depth) + 2, ' ');
-  std::string description = m.description;
-  if (!m.diagnosis.empty()) description += (description.empty() ? "" : " ") + std::string("Diagnosis: ") + m.diagnosis;
-  xml << indent << "<metric id=\"" << row << "\" type=\"EXCLUSIVE\">" << element("disp_name", m.display_name)
-      << element("uniq_name", m.name) << "<dtype>DOUBLE</dtype>" << element("uom", m.unit) << "<url></url>"
-      << element("descr", description) << "\n";
-  for (const std::size_t child : children[row]) write_metric(xml, header, children, child, depth + 1);
-  xml << indent << "</metric>\n";
+std::string indent(std::size_t depth) { return std::string(depth + 2, ' '); }
+
+void write_metrics(std::ostream& xml, const CubeHeader& header) {
+  walk_tree(
+      parents_of(header.metrics),
+      [&](std::size_t row, std::size_t depth) {
+        const Metric& m = header.metrics[row];
+        std::string description = m.description;
+        if (!m.diagnosis.empty()) description += (description.empty() ? "" : " ") + std::string("Diagnosis: ") + m.diagnosis;
+        xml << indent(depth) << "<metric id=\"" << row << "\" type=\"EXCLUSIVE\">" << element("disp_name", m.display_name)
+            << element("uniq_name", m.name) << "<dtype>DOUBLE</dtype>" << element("uom", m.unit) << "<url></url>"
+            << element("descr", description) << "\n";
+      },
+      [&](std::size_t, std::size_t depth) { xml << indent(depth) << "</metric>\n"; });
 }
 
-void write_cnode(std::ostream& xml, const CubeHeader& header,
-                 const std::vector<std::vector<std::size_t>>& children, std::size_t row, int depth) {
-  const std::string indent(static_cast<std::size_t>(depth) + 2, ' ');
-  xml << indent << "<cnode id=\"" << row << "\" calleeId=\"" << header.callpaths[row].region << "\"";
-  if (children[row].empty()) {
-    xml << "/>\n";
-    return;
-  }
-  xml << ">\n";
-  for (const std::size_t child : children[row]) write_cnode(xml, header, children, child, depth + 1);
-  xml << indent << "</cnode>\n";
+void write_cnodes(std::ostream& xml, const CubeHeader& header) {
+  walk_tree(
+      parents_of(header.callpaths),
+      [&](std::size_t row, std::size_t depth) {
+        xml << indent(depth) << "<cnode id=\"" << row << "\" calleeId=\"" << header.callpaths[row].region << "\">\n";
+      },
+      [&](std::size_t, std::size_t depth) { xml << indent(depth) << "</cnode>\n"; });
 }
 
 /// Machine, then one system tree node per run of consecutive locations on the
@@ -102,10 +101,7 @@ std::string anchor_xml(const CubeHeader& header) {
       << " <attr key=\"Experiment\" value=\"" << xml_escape(header.attributes.experiment) << "\"/>\n"
       << " <attr key=\"Created\" value=\"" << xml_escape(header.attributes.created) << "\"/>\n"
       << " <doc><mirrors></mirrors></doc>\n <metrics>\n";
-  const auto metric_children = children_of(header.metrics);
-  for (std::size_t row = 0; row < header.metrics.size(); ++row) {
-    if (header.metrics[row].parent < 0) write_metric(xml, header, metric_children, row, 0);
-  }
+  write_metrics(xml, header);
   xml << " </metrics>\n <program>\n";
   for (std::size_t r = 0; r < header.regions.size(); ++r) {
     const Region& region = header.regions[r];
@@ -114,10 +110,7 @@ std::string anchor_xml(const CubeHeader& header) {
         << "\" end=\"" << line << "\">" << element("name", region.name) << element("mangled_name", region.name)
         << element("paradigm", region.paradigm) << "<role>function</role><url></url><descr></descr></region>\n";
   }
-  const auto callpath_children = children_of(header.callpaths);
-  for (std::size_t row = 0; row < header.callpaths.size(); ++row) {
-    if (header.callpaths[row].parent < 0) write_cnode(xml, header, callpath_children, row, 0);
-  }
+  write_cnodes(xml, header);
   xml << " </program>\n";
   write_system(xml, header);
   xml << "</cube>\n";

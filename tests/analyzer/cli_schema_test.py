@@ -135,7 +135,7 @@ def main():
         check(r.returncode == 0, "analysis of a valid trace: exit 0 (stderr: %r)" % r.stderr)
         report = os.path.join(exp4, "report.h5")
         check(os.path.exists(report), "EXP/report.h5 written")
-        check("Late Sender" in r.stdout and "main > solve > MPI_Recv" in r.stdout,
+        check("Late Sender" in r.stdout and "main/solve/MPI_Recv" in r.stdout,
               "summary names the wait state and its call path")
         check("Report: " + report in r.stdout, "summary says where the report is")
         check(r.stdout.count("Total time") == 1, "summary printed once (rank 0)")

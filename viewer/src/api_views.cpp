@@ -9,6 +9,7 @@
 #include "call_stack.h"
 #include "callpath_match.h"
 #include "orrery/error.h"
+#include "orrery/report/trees.h"
 #include "resource_samples.h"
 #include "run_facts.h"
 #include "source_lines.h"
@@ -60,12 +61,7 @@ std::vector<std::string> ViewerApi::callpath_chain(std::size_t row) const {
   const bool theirs = other_ && row >= report_->callpath_count();
   const auto& h = theirs ? other_->header() : report_->header();
   if (theirs) row = comparison_.union_to_b.at(row);
-  std::vector<std::string> chain;
-  for (int64_t c = static_cast<int64_t>(row); c >= 0; c = h.callpaths[static_cast<std::size_t>(c)].parent) {
-    chain.push_back(h.regions.at(static_cast<std::size_t>(h.callpaths[static_cast<std::size_t>(c)].region)).name);
-    if (chain.size() > h.callpaths.size()) break;  // a cycle in a corrupt report
-  }
-  return {chain.rbegin(), chain.rend()};
+  return report::callpath_chain(h, row);
 }
 
 std::pair<double, double> ViewerApi::trace_window(const Params& params, TimelineSource& trace) {

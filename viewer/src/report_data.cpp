@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "orrery/error.h"
+#include "orrery/report/trees.h"
 
 namespace orrery::viewer {
 
@@ -137,16 +138,8 @@ std::shared_ptr<const MetricSums> ReportData::compute(std::size_t metric_row) {
                      std::to_string(sums->exclusive.size()) + " values, expected " +
                      std::to_string(n_cp * n_loc));
   }
-  // Call paths are in pre-order, so walking backwards adds every child into
-  // its parent after the child's own subtree is complete.
   sums->inclusive = sums->exclusive;
-  for (std::size_t c = n_cp; c-- > 0;) {
-    const int32_t parent = header_.callpaths[c].parent;
-    if (parent < 0 || static_cast<std::size_t>(parent) >= c) continue;
-    const double* child = sums->inclusive.data() + c * n_loc;
-    double* into = sums->inclusive.data() + static_cast<std::size_t>(parent) * n_loc;
-    for (std::size_t l = 0; l < n_loc; ++l) into[l] += child[l];
-  }
+  report::make_callpath_inclusive(header_, sums->inclusive);
   sums->exclusive_total.assign(n_cp, 0.0);
   sums->inclusive_total.assign(n_cp, 0.0);
   for (std::size_t c = 0; c < n_cp; ++c) {

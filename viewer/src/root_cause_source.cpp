@@ -18,7 +18,7 @@ std::vector<Finding> RootCauseFindings::findings(ReportData& report) {
     const report::RootCause& cause = found.causes.front();
     Finding f;
     f.source = name();
-    f.title = "Root cause of " + found.title + ": " + report::readable_path(cause.path);
+    f.title = "Root cause of " + found.title + ": " + cause.path;
     // The page shows a finding's metric with its total (and selects it):
     // the pattern's aggregate delay costs, at the top root cause.
     f.metric = found.delay_metric;

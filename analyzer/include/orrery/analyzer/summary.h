@@ -38,9 +38,6 @@ class SummaryDigest {
 [[nodiscard]] double metric_total(const report::CubeHeader& header, const SummaryDigest& digest,
                                   std::size_t row);
 
-/// "main > solve > MPI_Recv" for a call path row.
-[[nodiscard]] std::string callpath_name(const report::CubeHeader& header, std::size_t callpath);
-
 void print_summary(std::ostream& out, const report::CubeHeader& header,
                    const SummaryDigest& digest, const patterns::PatternRegistry& registry,
                    const ReplayStatistics& statistics, const std::string& report_path,

@@ -56,8 +56,5 @@ struct RootCauseFinding {
 /// analyzer's closing summary).
 [[nodiscard]] std::string findings_text(const std::vector<RootCauseFinding>& findings);
 
-/// A path "main/exchange_halos/MPI_Waitall" as the summaries write it:
-/// "main > exchange_halos > MPI_Waitall".
-[[nodiscard]] std::string readable_path(const std::string& path);
 
 }  // namespace orrery::report
