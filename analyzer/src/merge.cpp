@@ -176,7 +176,7 @@ CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& regi
     const RankDef& def = definitions.ranks[static_cast<std::size_t>(r)];
     first_location_.push_back(static_cast<uint32_t>(header_.locations.size()));
     header_.locations.push_back(report::Location{r, 0, def.host, "rank " + std::to_string(r)});
-    // A rank's other threads follow it (DESIGN §5: /locations thread).
+    // A rank's other threads follow it (docs/design.md §5: /locations thread).
     const auto r_index = static_cast<std::size_t>(r);
     for (const ThreadDef& thread : r_index < definitions.threads.size() ? definitions.threads[r_index]
                                                                        : std::vector<ThreadDef>{}) {

@@ -1,6 +1,6 @@
 // Collective replay: the collective instances of each communicator are
 // re-enacted over that communicator by reductions, never by gathering
-// everyone's times (DESIGN §4, "Scale is a contract"). Every member took
+// everyone's times (docs/design.md §4, "Scale is a contract"). Every member took
 // part in the same instances in the same order, so per communicator and
 // chunk of instances one vector MPI_Allreduce(MAX) gives every member the
 // group-wide values the formulas need (latest enter, earliest and latest

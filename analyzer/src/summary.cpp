@@ -39,7 +39,7 @@ bool is_flush_region(const report::Region& region) {
   return lower.find("flush") != std::string::npos;
 }
 
-/// DESIGN §3: a full buffer is flushed and recorded "so the analysis can
+/// docs/design.md §3: a full buffer is flushed and recorded "so the analysis can
 /// warn" — the flush stalls the rank and shifts everything after it.
 void warn_about_flushes(std::ostream& out, const report::CubeHeader& header,
                         const SummaryDigest& digest, const patterns::PatternRegistry& registry) {
@@ -128,7 +128,7 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
                    std::size_t top) {
   const std::size_t n_loc = header.locations.size();
   const double total = metric_total(header, digest, registry.row("time"));
-  // Threads (OpenMP) are locations of their rank (DESIGN §5).
+  // Threads (OpenMP) are locations of their rank (docs/design.md §5).
   std::size_t n_ranks = 0;
   for (const report::Location& location : header.locations) n_ranks += location.thread == 0 ? 1 : 0;
   out << "\nTotal time: " << format(6, total) << " s over " << n_ranks << " ranks";

@@ -2,7 +2,7 @@
  * kind, repeated with different delays. Each rank records the node's
  * monotonic clock right before and right after every call it makes
  * (OUTDIR/rank<r>.txt: "scenario enter_ns exit_ns"), so run_accuracy.py can
- * compute each wait state from what the program itself observed (DESIGN §4
+ * compute each wait state from what the program itself observed (docs/design.md §4
  * formulas) and compare it with orrery-analyze's report.
  *
  *   late_sender    rank 1 sleeps, then MPI_Send to rank 0 (in MPI_Recv)

@@ -8,7 +8,7 @@ nothing, it prints the numbers (the peers match injected waits to within
 
 accuracy_app (4 ranks) records the node's monotonic clock right before and
 after each of its MPI calls. From those timestamps this script computes every
-wait state with the formulas of DESIGN §4 (enter/exit = the program's own
+wait state with the formulas of docs/design.md §4 (enter/exit = the program's own
 before/after times) and compares them with the report of the same run.
 Needs h5py (Debian's /usr/bin/python3 has it).
 """
@@ -62,7 +62,7 @@ def observations(directory):
 
 
 def expected_waits(seen):
-    """{scenario: {rank: seconds}} by DESIGN §4, from the observed times."""
+    """{scenario: {rank: seconds}} by docs/design.md §4, from the observed times."""
     waits = defaultdict(lambda: defaultdict(float))
     positive = lambda value: max(0.0, value)
     ls = seen["late_sender"]
@@ -133,7 +133,7 @@ def main():
 
     print("wait-state accuracy: %d instances of each injected wait, 4 ranks on this machine"
           % args.repeats)
-    print("expected = DESIGN §4 formula on the program's own clock readings around each call")
+    print("expected = docs/design.md §4 formula on the program's own clock readings around each call")
     print("%-15s %-5s %12s %12s %10s %9s" % ("wait state", "rank", "observed ms", "analyzed ms",
                                             "diff us", "error %"))
     worst = 0.0

@@ -49,7 +49,7 @@ struct MetricSpec {
   Where where;
 };
 
-// DESIGN §4's hierarchy plus extras up to 40 metrics.
+// docs/design.md §4's hierarchy plus extras up to 40 metrics.
 const std::vector<MetricSpec> kMetrics = {
     {"time", "", "sec", Where::kComputation},
     {"execution", "time", "sec", Where::kNowhere},

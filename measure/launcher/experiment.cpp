@@ -1,5 +1,5 @@
 // run.json is the user's record of what was run and how it ended. Keys are
-// only ever added (DESIGN: extend by adding, never rename).
+// only ever added (docs/design.md: extend by adding, never rename).
 
 #include "experiment.h"
 

@@ -1,4 +1,4 @@
-// The delay-cost metrics (root causes; DESIGN §4 `delay_*`) and the
+// The delay-cost metrics (root causes; docs/design.md §4 `delay_*`) and the
 // wait-state classes (`wait_direct`, `wait_indirect`, `wait_propagating`,
 // `wait_terminal`). The delay analysis (analyzer replay_delay.h) raises
 // DelayCostFound at the delaying process's call paths and

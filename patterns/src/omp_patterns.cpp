@@ -1,4 +1,4 @@
-// The OpenMP metrics (DESIGN §4). Their values are not found on the replay's
+// The OpenMP metrics (docs/design.md §4). Their values are not found on the replay's
 // event bus: the OpenMP analysis (analyzer/openmp_analysis.h) replays each
 // team's barrier instances within the process and fills them; these classes
 // carry the metric's metadata and its place in the metric table.

@@ -1,4 +1,4 @@
-// The registry: every metric of DESIGN §4, listed once, a parent before its
+// The registry: every metric of docs/design.md §4, listed once, a parent before its
 // children. Category metrics (the time tree's inner nodes and MPI call
 // classes) are metadata only; TimePattern fills them.
 

@@ -1,4 +1,4 @@
-"""Orrery reports (report.h5, DESIGN §5) as pandas DataFrames.
+"""Orrery reports (report.h5, docs/design.md §5) as pandas DataFrames.
 
     import orrery
     report = orrery.open("EXP/report.h5")

@@ -107,7 +107,7 @@ class Report:
         """DataFrame indexed by call path (name path), a column per location.
 
         Exclusive values as stored; inclusive=True sums the metric's
-        sub-metrics and each call path's subtree (DESIGN §5)."""
+        sub-metrics and each call path's subtree (docs/design.md §5)."""
         matrix = self._matrix(metric)
         if inclusive:
             row = self._metric_row(metric)

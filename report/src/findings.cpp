@@ -24,7 +24,7 @@
 namespace orrery::report {
 namespace {
 
-/// A wait-state pattern and the delay metrics of its root causes (DESIGN §4).
+/// A wait-state pattern and the delay metrics of its root causes (docs/design.md §4).
 struct PatternCosts {
   std::string_view pattern;
   std::string_view delay;  ///< prefix of `_short_term` / `_long_term`; empty if none

@@ -1,4 +1,4 @@
-// report.h5 per DESIGN §5: root attributes, four compound tables, one 2-D
+// report.h5 per docs/design.md §5: root attributes, four compound tables, one 2-D
 // float64 dataset per metric under /values.
 
 #include "orrery/report/hdf5_io.h"

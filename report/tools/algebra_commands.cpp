@@ -1,6 +1,6 @@
 // `orrery diff | merge | mean | cut`: cube algebra from the command line.
 // Each streams one metric at a time, so inputs never need to fit in memory
-// whole, and writes a report of the same format (DESIGN §5).
+// whole, and writes a report of the same format (docs/design.md §5).
 
 #include <iostream>
 

@@ -1,4 +1,4 @@
-// `orrery compare --baseline A.h5... [--candidate B.h5...]`: see DESIGN §6
+// `orrery compare --baseline A.h5... [--candidate B.h5...]`: see docs/design.md §6
 // and docs/report.md ("Did it help?").
 
 #include "group_compare_command.h"

@@ -1,7 +1,7 @@
 #pragma once
 // `orrery run -m profile` writes EXP/profile/rank-<r>.json (docs/measure.md);
 // this turns them into EXP/report.h5, a cube of the same schema as the
-// analyzer's (DESIGN §5) with the metrics a profile can know: time (split into
+// analyzer's (docs/design.md §5) with the metrics a profile can know: time (split into
 // execution, mpi and overhead by region paradigm), visits, message and
 // collective counts and bytes. No wait states: those need a trace.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """orrery-analyze as a user runs it: exit statuses (0, 1 bad input, 2 bad
 usage), one clear message, the summary, and report.h5 read by h5dump and
-h5py with exactly the schema of DESIGN §5."""
+h5py with exactly the schema of docs/design.md §5."""
 import os
 import shutil
 import subprocess
@@ -16,7 +16,7 @@ ANALYZE = os.path.join(BUILD, "bin", "orrery-analyze")
 MAKE_TRACE = os.path.join(BUILD, "bin", "analyzer_make_trace")
 failures = []
 
-# The metric names of DESIGN §4 (stable contract).
+# The metric names of docs/design.md §4 (stable contract).
 DESIGN_METRICS = """time visits execution mpi mpi_management mpi_init_exit mpi_synchronization
 mpi_sync_collective wait_at_barrier barrier_completion mpi_rma_synchronization mpi_communication
 mpi_point2point late_sender late_sender_wrong_order late_receiver mpi_collective early_reduce
@@ -59,11 +59,11 @@ def check_schema(path):
         for key in ("creator", "experiment", "created"):
             check(key in attrs and text(attrs[key]) != "", "root attribute %s present" % key)
         required = {"metrics", "regions", "callpaths", "locations", "values"}
-        # DESIGN §5 additions (optional; readers accept their absence).
+        # docs/design.md §5 additions (optional; readers accept their absence).
         optional = {"efficiency", "groups", "group_values", "clock_corrections"}
         check(required <= set(f.keys()) <= required | optional,
               "top level holds metrics, regions, callpaths, locations, values "
-              "(and only DESIGN §5's optional additions)")
+              "(and only docs/design.md §5's optional additions)")
         if "clock_corrections" in f:
             table = f["clock_corrections"]
             check(list(table.dtype.names) == ["rank", "violations", "corrected", "moved", "max_shift"]
@@ -82,7 +82,7 @@ def check_schema(path):
                   "/%s has fields %s (has %s)" % (table, names, dataset.dtype.names))
         metrics = f["metrics"][()]
         names = [text(m["name"]) for m in metrics]
-        check(sorted(names) == sorted(DESIGN_METRICS), "metric names are exactly DESIGN §4's")
+        check(sorted(names) == sorted(DESIGN_METRICS), "metric names are exactly docs/design.md §4's")
         check(all(int(m["parent"]) < i for i, m in enumerate(metrics)),
               "metrics are in pre-order (parent before child)")
         check(all(text(m["unit"]) in ("sec", "occ", "bytes") for m in metrics), "units are sec/occ/bytes")

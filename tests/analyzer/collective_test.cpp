@@ -1,5 +1,5 @@
 // Collective patterns on hand-built traces: every participant's enter and
-// exit are chosen so that each formula of DESIGN §4 gives a distinct value.
+// exit are chosen so that each formula of docs/design.md §4 gives a distinct value.
 
 #include <gtest/gtest.h>
 

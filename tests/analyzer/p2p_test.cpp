@@ -583,7 +583,7 @@ TEST(AnalyzerP2P, OrrerysOwnFlushesAreCountedOnceAsTheirRegion) {
     }
   });
   if (world_rank() != 0) return;
-  // The summary warns about the flushes (DESIGN §3).
+  // The summary warns about the flushes (docs/design.md §3).
   std::ostringstream summary;
   const patterns::PatternRegistry registry;
   analyzer::print_summary(summary, result.cube, registry, result.statistics, "r.h5");

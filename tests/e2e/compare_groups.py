@@ -75,7 +75,7 @@ class Runs:
         for rank in (0, 1):
             with open(os.path.join(observed, "rank%d.txt" % rank)) as f:
                 seen.update((key, float(value)) for key, value in (line.split() for line in f))
-        # Late Sender as defined (DESIGN §4) from the program's own clock:
+        # Late Sender as defined (docs/design.md §4) from the program's own clock:
         # min(enter(send), exit(recv)) - enter(recv) when positive.
         wait = sum(max(0.0, min(seen["send%d" % i], seen["exit%d" % i]) - seen["enter%d" % i])
                    for i in range(ITERATIONS))

@@ -1,4 +1,4 @@
-"""Test cubes written with h5py exactly as DESIGN §5 describes report.h5, and
+"""Test cubes written with h5py exactly as docs/design.md §5 describes report.h5, and
 the reference computations (numpy over the file) the tools must agree with."""
 
 import h5py

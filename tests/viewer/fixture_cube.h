@@ -1,6 +1,6 @@
 #pragma once
 // Synthetic cubes for the viewer's tests and benchmark: a metric tree like
-// DESIGN §4's (time > execution > mpi > ... and visits), a call tree of MPI
+// docs/design.md §4's (time > execution > mpi > ... and visits), a call tree of MPI
 // programs, and values from a seeded generator with a known imbalance.
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Matching a second report to the first so that its values can be shown in
 // the union of both reports' trees: metrics by name, call paths by the chain
-// of region names from the root (DESIGN §5), locations by (rank, thread).
+// of region names from the root (docs/design.md §5), locations by (rank, thread).
 // Each union (metrics, call paths, locations) is the first report's rows,
 // then the second report's unmatched rows in its own order.
 

@@ -10,7 +10,7 @@
 namespace orrery::viewer {
 namespace {
 
-/// The wait-state metrics of DESIGN §4 (names are a contract).
+/// The wait-state metrics of docs/design.md §4 (names are a contract).
 constexpr std::array<std::string_view, 14> kWaitStates{
     "late_sender", "late_sender_wrong_order", "late_receiver", "wait_at_barrier", "barrier_completion",
     "early_reduce", "early_scan", "late_broadcast", "wait_at_nxn", "nxn_completion",

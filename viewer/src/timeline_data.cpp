@@ -381,7 +381,7 @@ std::vector<CallWait> TimelineSource::call_waits(uint32_t r) {
   const auto& receives = data->trace.receives;
   std::vector<CallWait> out;
   // One wait per receiving call: a call completing several receives (a
-  // Waitall) waits for its latest sender (DESIGN §4), so its receives are
+  // Waitall) waits for its latest sender (docs/design.md §4), so its receives are
   // taken together; they share the call and its exit time.
   double latest = -std::numeric_limits<double>::infinity();
   auto close = [&](std::size_t end) {

@@ -48,7 +48,7 @@ struct TimelineWindow {
 };
 
 /// One receiving call's late-sender wait: from its enter to the latest
-/// matched send's enter (at most its exit), positive only (DESIGN §4).
+/// matched send's enter (at most its exit), positive only (docs/design.md §4).
 struct CallWait {
   uint32_t instance = analyzer::timeline::kNoInstance;
   double enter = 0;

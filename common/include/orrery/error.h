@@ -8,7 +8,7 @@
 
 namespace orrery {
 
-/// Exit statuses shared by every Orrery command (DESIGN §6).
+/// Exit statuses shared by every Orrery command (docs/design.md §6).
 enum ExitStatus : int {
   kExitOk = 0,
   kExitBadInput = 1,  ///< a file or trace that cannot be used

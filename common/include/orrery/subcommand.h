@@ -1,6 +1,6 @@
 #pragma once
 // One subcommand of the `orrery` front end. Each part lists its own
-// (DESIGN §6: `run` with measure/, `view` with viewer/, the cube tools with
+// (docs/design.md §6: `run` with measure/, `view` with viewer/, the cube tools with
 // report/); the front end only concatenates the lists and dispatches.
 
 #include <vector>

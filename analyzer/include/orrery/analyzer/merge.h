@@ -1,7 +1,7 @@
 #pragma once
 // The merge on the master, in memory bounded independently of the rank
-// count P except for the output itself (DESIGN §4):
-//   call trees  unified by region path (DESIGN §5) along a binomial tree of
+// count P except for the output itself (docs/design.md §4):
+//   call trees  unified by region path (docs/design.md §5) along a binomial tree of
 //               ranks: in log2(P) rounds each rank merges the trees of its
 //               subtree, rank 0 numbers the unified call paths in pre-order,
 //               and the numbers travel back down the same tree. No rank

@@ -1,5 +1,5 @@
 #pragma once
-// Point-to-point data between actual partners only (DESIGN §4, "Scale is a
+// Point-to-point data between actual partners only (docs/design.md §4, "Scale is a
 // contract"): no dense exchange over all ranks. A rank knows whom it sends
 // to; who sends to it is discovered once with a non-blocking consensus
 // (synchronous sends, probes, then a non-blocking barrier: Hoefler, Siebert

@@ -73,7 +73,7 @@ struct SendsCompleted {
 
 /// One collective instance, with the times of the other participants
 /// reduced over its communicator (replay_collectives.cpp): O(1) values per
-/// instance, whatever the group size (DESIGN §4, "Scale is a contract").
+/// instance, whatever the group size (docs/design.md §4, "Scale is a contract").
 /// For non-blocking collectives `start_enter` is the enter of the start
 /// call and `call` is the wait that completed it. "Enter" of a participant
 /// is its start enter, "exit" the exit of its completing call.

@@ -21,7 +21,7 @@ enum class MetricKind : uint8_t {
   kCounter,    ///< visits, bytes and counts
 };
 
-/// A row of the metric table (DESIGN §4): stable name and the user's help.
+/// A row of the metric table (docs/design.md §4): stable name and the user's help.
 struct MetricInfo {
   std::string name;
   std::string display_name;

@@ -13,7 +13,7 @@ namespace orrery::patterns {
 /// All patterns of the analysis, each owning one row of the metric table.
 class PatternRegistry {
  public:
-  /// Every metric of DESIGN §4, a parent before its children.
+  /// Every metric of docs/design.md §4, a parent before its children.
   PatternRegistry();
 
   [[nodiscard]] const std::vector<std::unique_ptr<Pattern>>& patterns() const { return patterns_; }

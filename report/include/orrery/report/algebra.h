@@ -1,5 +1,5 @@
 #pragma once
-// Cube algebra as free functions (DESIGN §5): unite the trees of several
+// Cube algebra as free functions (docs/design.md §5): unite the trees of several
 // cubes with old→new row maps, pad what is missing with zeros, then combine
 // element-wise. Works per metric, so tools can stream large cubes one metric
 // at a time; whole-cube wrappers serve small cubes and tests.

@@ -1,5 +1,5 @@
 #pragma once
-// The clock record of a report (optional; DESIGN §5 additions, readers must
+// The clock record of a report (optional; docs/design.md §5 additions, readers must
 // accept its absence): the root attribute `clock`, one line saying which
 // clock the measurement used, its per-node conversion and the offsets with
 // their uncertainty; and the table `/clock_corrections`, one row per rank:

@@ -1,6 +1,6 @@
 #pragma once
 // The cube data model: metric tree x call tree x locations, with values that
-// are exclusive in both trees (DESIGN §5). Plain data; the operations on it
+// are exclusive in both trees (docs/design.md §5). Plain data; the operations on it
 // (HDF5 I/O, algebra) are free functions in their own headers.
 
 #include <cstdint>

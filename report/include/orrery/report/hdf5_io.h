@@ -1,5 +1,5 @@
 #pragma once
-// Reading and writing report.h5 exactly as DESIGN §5 says. Errors are thrown
+// Reading and writing report.h5 exactly as docs/design.md §5 says. Errors are thrown
 // as orrery::InputError with a message naming the file and what is wrong.
 
 #include <cstddef>

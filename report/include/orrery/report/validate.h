@@ -1,5 +1,5 @@
 #pragma once
-// Structural checks of a cube header (DESIGN §5): the reader runs them on
+// Structural checks of a cube header (docs/design.md §5): the reader runs them on
 // every file it opens, the writer on every header it is given.
 
 #include <string>
