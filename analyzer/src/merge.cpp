@@ -9,16 +9,6 @@
 namespace orrery::analyzer {
 namespace {
 
-const char* paradigm_name(Paradigm paradigm) {
-  switch (paradigm) {
-    case Paradigm::kMpi: return "mpi";
-    case Paradigm::kCompiler: return "compiler";
-    case Paradigm::kMeasurement: return "measurement";
-    case Paradigm::kOpenmp: return "openmp";
-    default: return "user";
-  }
-}
-
 // Tags of the merge's point-to-point messages on the world communicator.
 constexpr int kTreeTag = 0x4f60;
 constexpr int kRowsTag = 0x4f61;

@@ -8,21 +8,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "orrery/region_kind.h"
+
 namespace orrery::measure {
 
-/// Where a region comes from (maps to the OTF2 paradigm).
-enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOpenmp };
-/// Number of Paradigm values.
-inline constexpr int kParadigms = 5;
-
-/// What a region is (maps to the OTF2 region role).
-enum class RegionRole : uint8_t {
-  kFunction, kPoint2Point, kBarrier, kOne2All, kAll2One, kAll2All, kCollOther,
-  kFileIo, kRma, kArtificial,
-  // OpenMP constructs (ompt_tool.cpp), as OTF2 names their roles.
-  kParallel, kImplicitBarrier, kLoop, kSections, kSingle, kWorkshare, kCritical,
-  kCriticalSblock, kTaskWait, kTaskGroup, kOrdered,
-};
+using orrery::kParadigms;
+using orrery::Paradigm;
+using orrery::RegionRole;
 
 /// A region as this rank knows it.
 struct RegionDef {

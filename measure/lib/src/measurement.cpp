@@ -161,17 +161,6 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   }
 }
 
-const char* paradigm_name(Paradigm p) noexcept {
-  switch (p) {
-    case Paradigm::kMpi: return "mpi";
-    case Paradigm::kCompiler: return "compiler";
-    case Paradigm::kUser: return "user";
-    case Paradigm::kMeasurement: return "measurement";
-    case Paradigm::kOpenmp: return "openmp";
-  }
-  return "unknown";
-}
-
 // ORRERY_MODE=profile: EXP/profile/rank-<r>.json (format in docs/measure.md).
 bool write_profile(const TimeConverter& converter) noexcept {
   try {

@@ -15,13 +15,13 @@ RegionRole mpi_region_role(const FunctionInfo& info) noexcept {
         case CollOp::kBarrier: return RegionRole::kBarrier;
         case CollOp::kBcast:
         case CollOp::kScatter:
-        case CollOp::kScatterv: return RegionRole::kOne2All;
+        case CollOp::kScatterv: return RegionRole::kOneToAll;
         case CollOp::kGather:
         case CollOp::kGatherv:
-        case CollOp::kReduce: return RegionRole::kAll2One;
+        case CollOp::kReduce: return RegionRole::kAllToOne;
         case CollOp::kScan:
-        case CollOp::kExscan: return RegionRole::kCollOther;
-        default: return RegionRole::kAll2All;
+        case CollOp::kExscan: return RegionRole::kCollectiveOther;
+        default: return RegionRole::kAllToAll;
       }
     case Category::kRma:
     case Category::kRmaSync: return RegionRole::kRma;
@@ -31,7 +31,7 @@ RegionRole mpi_region_role(const FunctionInfo& info) noexcept {
     case Category::kCommFree:
     case Category::kQuery:
     case Category::kSpecial: return RegionRole::kFunction;
-    default: return RegionRole::kPoint2Point;
+    default: return RegionRole::kPointToPoint;
   }
 }
 

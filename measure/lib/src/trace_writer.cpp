@@ -49,6 +49,7 @@ OTF2_Paradigm paradigm_of(Paradigm p) noexcept {
     case Paradigm::kUser: return OTF2_PARADIGM_USER;
     case Paradigm::kMeasurement: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
     case Paradigm::kOpenmp: return OTF2_PARADIGM_OPENMP;
+    case Paradigm::kOther: break;
   }
   return OTF2_PARADIGM_UNKNOWN;
 }
@@ -56,15 +57,16 @@ OTF2_Paradigm paradigm_of(Paradigm p) noexcept {
 OTF2_RegionRole role_of(RegionRole r) noexcept {
   switch (r) {
     case RegionRole::kFunction: return OTF2_REGION_ROLE_FUNCTION;
-    case RegionRole::kPoint2Point: return OTF2_REGION_ROLE_POINT2POINT;
+    case RegionRole::kPointToPoint: return OTF2_REGION_ROLE_POINT2POINT;
     case RegionRole::kBarrier: return OTF2_REGION_ROLE_BARRIER;
-    case RegionRole::kOne2All: return OTF2_REGION_ROLE_COLL_ONE2ALL;
-    case RegionRole::kAll2One: return OTF2_REGION_ROLE_COLL_ALL2ONE;
-    case RegionRole::kAll2All: return OTF2_REGION_ROLE_COLL_ALL2ALL;
-    case RegionRole::kCollOther: return OTF2_REGION_ROLE_COLL_OTHER;
+    case RegionRole::kOneToAll: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case RegionRole::kAllToOne: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case RegionRole::kAllToAll: return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case RegionRole::kCollectiveOther: return OTF2_REGION_ROLE_COLL_OTHER;
     case RegionRole::kFileIo: return OTF2_REGION_ROLE_FILE_IO;
     case RegionRole::kRma: return OTF2_REGION_ROLE_RMA;
     case RegionRole::kArtificial: return OTF2_REGION_ROLE_ARTIFICIAL;
+    case RegionRole::kOther: break;
     case RegionRole::kParallel: return OTF2_REGION_ROLE_PARALLEL;
     case RegionRole::kImplicitBarrier: return OTF2_REGION_ROLE_IMPLICIT_BARRIER;
     case RegionRole::kLoop: return OTF2_REGION_ROLE_LOOP;

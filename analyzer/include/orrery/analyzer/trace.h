@@ -20,18 +20,12 @@
 #include "orrery/analyzer/chunked_array.h"
 #include "orrery/analyzer/clock.h"
 #include "orrery/analyzer/ids.h"
+#include "orrery/region_kind.h"
 
 namespace orrery::analyzer {
 
-/// The programming model a region belongs to.
-enum class Paradigm : uint8_t { kMpi, kCompiler, kUser, kMeasurement, kOther, kOpenmp };
-
-/// What a region does, as far as the analysis cares (from the trace's role).
-enum class RegionRole : uint8_t {
-  kFunction, kPointToPoint, kBarrier, kOneToAll, kAllToOne, kAllToAll,
-  kCollectiveOther, kFileIo, kRma, kArtificial, kOther,
-  kParallel,  ///< an OpenMP parallel region (openmp_analysis.h)
-};
+using orrery::Paradigm;    // orrery/region_kind.h
+using orrery::RegionRole;  // the reader tells kParallel apart of OpenMP's roles (openmp_analysis.h)
 
 /// The shape of a collective operation, which decides the pattern that applies.
 enum class CollectiveKind : uint8_t {
