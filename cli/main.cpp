@@ -46,6 +46,8 @@ const std::vector<Subcommand>& subcommands() {
        orrery::report::tools::runs_command},
       {"findings", "the top findings: wait states, their root causes, gain and advice",
        orrery::report::tools::findings_command},
+      {"imbalance", "the load-imbalance analysis: function groups, their imbalance and similarity",
+       orrery::report::tools::imbalance_command},
 #endif
   };
   return table;
