@@ -341,7 +341,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
     if (result.critical_path.last_rank != kNone) {
       progress("critical path: ends on rank " + std::to_string(result.critical_path.last_rank) +
-               ", " + std::to_string(result.critical_path.hops) + " moves between processes" +
+               ", " + std::to_string(result.critical_path.hops) + " moves between processes (" +
+               std::to_string(result.critical_path.looked_ahead) + " skipped by the look-ahead)" +
                (result.critical_path.complete ? "" : " (cut short: inconsistent times)"));
     }
   }

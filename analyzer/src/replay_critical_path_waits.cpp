@@ -1,6 +1,8 @@
 // The wait states the critical path moves along (critical_path_model.h):
 // point-to-point from the matched messages' times, collectives from one
-// reduction per instance naming the member that arrived last.
+// reduction per instance naming the member that arrived last; then each
+// delayer tells its waiters where the path would go from its entry point
+// (two values per message, two per collective instance).
 
 #include <algorithm>
 #include <numeric>
@@ -87,7 +89,7 @@ CollectiveArrivals::CollectiveArrivals(const LocalTrace& trace, const Definition
     : trace_(trace), definitions_(definitions), comms_(comms) {
   for (const auto& [id, def] : definitions.comms) {
     if (comms.get(id) == MPI_COMM_NULL || comms.size(id) < 2) continue;
-    by_comm_.emplace_back(id, std::vector<uint32_t>{});
+    by_comm_.push_back(Instances{id, {}, {}});
   }
   for (uint32_t k = 0; k < trace.collectives.size(); ++k) {
     const CollectiveOp& op = trace.collectives[k];
@@ -95,25 +97,27 @@ CollectiveArrivals::CollectiveArrivals(const LocalTrace& trace, const Definition
       continue;
     }
     auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), op.comm,
-                               [](const auto& entry, uint32_t id) { return entry.first < id; });
-    if (it != by_comm_.end() && it->first == op.comm) it->second.push_back(k);
+                               [](const Instances& entry, uint32_t id) { return entry.comm < id; });
+    if (it != by_comm_.end() && it->comm == op.comm) it->ops.push_back(k);
   }
 }
 
 uint32_t CollectiveArrivals::start_of(int64_t comm, int64_t ordinal) const {
   auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
-                             [](const auto& entry, int64_t id) { return entry.first < id; });
-  if (it == by_comm_.end() || it->first != comm || ordinal < 0 ||
-      static_cast<std::size_t>(ordinal) >= it->second.size()) {
+                             [](const Instances& entry, int64_t id) { return entry.comm < id; });
+  if (it == by_comm_.end() || it->comm != comm || ordinal < 0 ||
+      static_cast<std::size_t>(ordinal) >= it->ops.size()) {
     return kNone;
   }
-  return trace_.collectives[it->second[static_cast<std::size_t>(ordinal)]].start_call;
+  return trace_.collectives[it->ops[static_cast<std::size_t>(ordinal)]].start_call;
 }
 
-void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) const {
+void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
   const PairMax pair_max;
   std::vector<int64_t> pairs;
-  for (const auto& [id, instances] : by_comm_) {
+  for (Instances& entry : by_comm_) {
+    const uint32_t id = entry.comm;
+    std::vector<uint32_t>& instances = entry.ops;
     const MPI_Comm comm = comms_.get(id);
     int me = 0;
     MPI_Comm_rank(comm, &me);
@@ -121,6 +125,8 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) const {
     int64_t count = static_cast<int64_t>(instances.size());
     MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_MIN, comm);
     const auto common = static_cast<std::size_t>(count);
+    instances.resize(common);
+    entry.delayer.assign(common, -1);
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
       // Per instance: the latest enter of all, the root's enter, the latest
@@ -144,30 +150,83 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) const {
         if (!moves_the_path(op.kind)) continue;
         const int64_t* slot = pairs.data() + 6 * j;
         const bool is_root = op.root == static_cast<uint32_t>(me);
+        // The member the path moves to (every member knows it), and until
+        // when this one waited for it (INT64_MIN: it did not wait for it).
         int64_t until = INT64_MIN, delayer = -1;
         if (op.kind == CollectiveKind::kOneToAll) {
-          if (!is_root) std::tie(until, delayer) = std::make_pair(slot[2], slot[3]);
+          delayer = slot[3];
+          if (!is_root) until = slot[2];
         } else if (op.kind == CollectiveKind::kAllToOne) {
-          if (is_root) std::tie(until, delayer) = std::make_pair(slot[4], slot[5]);
+          delayer = slot[5];
+          if (is_root) until = slot[4];
         } else {
           std::tie(until, delayer) = std::make_pair(slot[0], slot[1]);
         }
-        if (delayer < 0 || delayer == me || until == INT64_MIN) continue;
+        if (delayer < 0) continue;
+        entry.delayer[first + j] = static_cast<int32_t>(delayer);
+        if (delayer == me || until == INT64_MIN) continue;
         const int64_t wait_end = std::min(until, trace_.exit_time(op.complete_call));
         if (wait_end <= trace_.enter_time(op.complete_call)) continue;
         const uint32_t world = definitions_.world_rank(id, static_cast<uint32_t>(delayer), trace_.rank);
         if (world == kNone) continue;
         points.push_back(WaitPoint{op.complete_call, wait_end, world,
                                    Token{ResumeKind::kCollective, id,
-                                         static_cast<int64_t>(first + j), 0}});
+                                         static_cast<int64_t>(first + j), 0},
+                                   kNone, LookAhead{}});
       }
     }
   }
 }
 
+void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const {
+  std::vector<int64_t> values;
+  for (const Instances& entry : by_comm_) {
+    const MPI_Comm comm = comms_.get(entry.comm);
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const std::size_t common = entry.delayer.size();
+    for (std::size_t first = 0; first < common; first += kChunk) {
+      const std::size_t m = std::min(kChunk, common - first);
+      values.assign(2 * m, INT64_MIN);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (entry.delayer[first + j] != me) continue;
+        const LookAhead ahead =
+            look_ahead(points, trace_.collectives[entry.ops[first + j]].start_call);
+        values[2 * j] = ahead.who;
+        values[2 * j + 1] = ahead.where;
+      }
+      MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+                    MPI_MAX, comm);
+      for (std::size_t j = 0; j < m; ++j) {
+        if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;
+        const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
+        auto it = std::lower_bound(points.begin(), points.end(), call,
+                                   [](const WaitPoint& p, uint32_t c) { return p.call < c; });
+        if (it == points.end() || it->call != call || it->resume.kind != ResumeKind::kCollective ||
+            it->resume.a != entry.comm || it->resume.b != static_cast<int64_t>(first + j)) {
+          continue;  // this member did not wait, or waited longer for something else
+        }
+        it->ahead = LookAhead{values[2 * j], values[2 * j + 1]};
+      }
+    }
+  }
+}
+
+const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry) {
+  auto it = std::lower_bound(points.begin(), points.end(), entry,
+                             [](const WaitPoint& p, uint32_t event) { return p.call < event; });
+  return it == points.begin() ? nullptr : &*(it - 1);
+}
+
+LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
+  const WaitPoint* wait = latest_before(points, entry);
+  if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
+  return LookAhead::of(wait->delayer, wait->resume);
+}
+
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
-                                        const CollectiveArrivals& collectives, MPI_Comm world) {
+                                        CollectiveArrivals& collectives, MPI_Comm world) {
   const EventStore& events = trace.events;
   std::vector<int64_t> post_enters(trace.recvs.size());
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
@@ -195,7 +254,7 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     const uint32_t sender = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (wait_end <= events[op.complete_call].time || sender == kNone) continue;
     points.push_back(WaitPoint{op.complete_call, wait_end, sender,
-                               Token{ResumeKind::kSend, send_of_recv[j], 0, 0}});
+                               Token{ResumeKind::kSend, send_of_recv[j], 0, 0}, j, LookAhead{}});
   }
   // Late Receiver: a send that completed only after the receive was posted
   // waited for it (an eager send that returned before does not).
@@ -210,10 +269,39 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     const uint32_t receiver = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (recv_enters[i] <= events[op.complete_call].time || receiver == kNone) continue;
     points.push_back(WaitPoint{op.complete_call, recv_enters[i], receiver,
-                               Token{ResumeKind::kRecv, recv_of_send[i], 0, 0}});
+                               Token{ResumeKind::kRecv, recv_of_send[i], 0, 0}, i, LookAhead{}});
   }
   collectives.find_waits(points);
   one_per_call(points);
+
+  // Look-ahead: every process tells the partners that may move the path to
+  // it where the path goes from there (at its sends for Late Sender, at its
+  // receives' posts for Late Receiver, at its collective starts).
+  std::vector<int64_t> who(trace.sends.size()), where(trace.sends.size());
+  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+    const LookAhead ahead = look_ahead(points, posting_call(trace.sends[i]));
+    who[i] = ahead.who;
+    where[i] = ahead.where;
+  }
+  const std::vector<int64_t> who_at_recv = matching.to_receivers(who, world);
+  const std::vector<int64_t> where_at_recv = matching.to_receivers(where, world);
+  who.assign(trace.recvs.size(), 0);
+  where.assign(trace.recvs.size(), 0);
+  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
+    const LookAhead ahead = look_ahead(points, posting_call(trace.recvs[j]));
+    who[j] = ahead.who;
+    where[j] = ahead.where;
+  }
+  const std::vector<int64_t> who_at_send = matching.to_senders(who, world);
+  const std::vector<int64_t> where_at_send = matching.to_senders(where, world);
+  for (WaitPoint& point : points) {
+    const bool late_sender = point.resume.kind == ResumeKind::kSend;
+    if (!late_sender && point.resume.kind != ResumeKind::kRecv) continue;
+    const auto& whos = late_sender ? who_at_recv : who_at_send;
+    const auto& wheres = late_sender ? where_at_recv : where_at_send;
+    if (point.op < whos.size()) point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+  }
+  collectives.share_look_ahead(points);
   return points;
 }
 

@@ -270,9 +270,10 @@ int main(int argc, char** argv) {
                 "%.3e): on/off %.2f\n",
                 rates[0], rates[2], rates[1], rates[3], rates[1] / rates[0]);
     std::printf("critical path (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
-                "%.3e): on/off %.2f; %llu moves between processes\n",
+                "%.3e): on/off %.2f; %llu moves between processes, %llu skipped by the look-ahead\n",
                 rates[0], rates[2], path_rates[0], path_rates[1], path_rates[0] / rates[0],
-                static_cast<unsigned long long>(result.critical_path.hops));
+                static_cast<unsigned long long>(result.critical_path.hops),
+                static_cast<unsigned long long>(result.critical_path.looked_ahead));
   }
   MPI_Finalize();
   return 0;

@@ -52,6 +52,7 @@ TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
   });
   EXPECT_EQ(result.critical_path.last_rank, 0u);
   EXPECT_EQ(result.critical_path.hops, 3u);
+  EXPECT_EQ(result.critical_path.looked_ahead, 0u);  // never straight back
   EXPECT_TRUE(result.critical_path.complete);
   if (world_rank() != 0) return;
   const auto& cube = result.cube;
@@ -161,6 +162,65 @@ TEST(AnalyzerCriticalPath, LateBroadcastMovesToTheRoot) {
   EXPECT_NEAR(on_path("main/work", 0), us(40), kTol);
   EXPECT_EQ(on_path("main/work", 1), 0.0);
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
+}
+
+TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
+  // The path bounces between ranks 0 and 1: rank 1 computes `other` 30 us
+  // and sends; rank 0 (which waited) computes `other` 40 us and sends back;
+  // rank 1 (which waited) computes 30 more and sends; rank 0 ends last. The
+  // walk skips the move to rank 1 and back (rank 1's look-ahead), and rank 1
+  // still gets its stretch [70, 100] afterwards. Other ranks idle.
+  const int n = world_size();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto result = analyze_scenario("critical_ping_pong", [n](TestArchive& a, const Regions& r) {
+    const uint32_t other = a.region("other");
+    const auto send = [&](TestArchive::Rank& rank, uint64_t t, uint32_t peer) {
+      rank.enter(at(t), r.send);
+      rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
+      rank.leave(at(t), r.send);
+    };
+    const auto recv = [&](TestArchive::Rank& rank, uint64_t t0, uint64_t t1, uint32_t peer) {
+      rank.enter(at(t0), r.recv);
+      rank.recv(at(t1), peer, TestArchive::kWorld, 0, 8);
+      rank.leave(at(t1), r.recv);
+    };
+    auto& r0 = a.rank(0);
+    r0.enter(at(0), r.main);
+    region(r0, r.work, at(0), at(10));
+    recv(r0, 10, 30, 1);
+    region(r0, other, at(30), at(70));
+    send(r0, 70, 1);
+    region(r0, r.work, at(70), at(80));
+    recv(r0, 80, 100, 1);
+    r0.leave(at(1000), r.main);
+    auto& r1 = a.rank(1);
+    r1.enter(at(0), r.main);
+    region(r1, other, at(0), at(30));
+    send(r1, 30, 0);
+    region(r1, r.work, at(30), at(40));
+    recv(r1, 40, 70, 0);
+    region(r1, other, at(70), at(100));
+    send(r1, 100, 0);
+    r1.leave(at(101), r.main);
+    for (int k = 2; k < n; ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
+  });
+  EXPECT_EQ(result.critical_path.last_rank, 0u);
+  EXPECT_EQ(result.critical_path.hops, 3u);
+  EXPECT_EQ(result.critical_path.looked_ahead, 2u);  // to rank 1 and back: skipped
+  EXPECT_TRUE(result.critical_path.complete);
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  const auto on_path = [&](const char* path, int rank) {
+    return value(cube, "critical_path", path, rank) +
+           value(cube, "critical_path_imbalance", path, rank);
+  };
+  EXPECT_NEAR(on_path("main", 0), us(900), kTol);
+  EXPECT_NEAR(on_path("main/other", 0), us(40), kTol);
+  EXPECT_NEAR(on_path("main/other", 1), us(60), kTol);
+  EXPECT_EQ(on_path("main/work", 0), 0.0);
+  EXPECT_EQ(on_path("main/work", 1), 0.0);
+  EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
+  for (int k = 2; k < n; ++k) EXPECT_EQ(path_time(cube, k), 0.0) << k;
 }
 
 TEST(AnalyzerCriticalPath, FunctionGroupsOfTheRun) {

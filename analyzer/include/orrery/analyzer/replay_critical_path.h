@@ -14,10 +14,16 @@
 //
 // The walk is one token passed from process to process: only the process
 // holding it works, the others wait for it. Each hop is one message of
-// three values to the partner that caused the wait (for collectives: the
+// four values to the partner that caused the wait (for collectives: the
 // member that entered last, found by one reduction of O(1) values per
-// instance); the wait states themselves come from one exchange of values
-// along the messages (MessageMatching), never O(P) per event.
+// instance); the wait states themselves come from exchanges of values
+// along the messages (MessageMatching), never O(P) per event. A move to a
+// partner whose own stretch would send the path straight back is skipped:
+// every process tells its partners beforehand where the path goes from
+// each of its entry points (a look-ahead of one hop, two values per message
+// and per collective instance), the walk stays and notes the partner's
+// stretch, and the notes go to their processes in one exchange at the end.
+// So a path that bounces between two neighbours costs no messages per bounce.
 
 #include <mpi.h>
 
@@ -33,6 +39,7 @@ namespace orrery::analyzer {
 /// What the critical-path analysis found (the same on every rank).
 struct CriticalPathStatistics {
   uint64_t hops = 0;        ///< moves from one process to another
+  uint64_t looked_ahead = 0;  ///< of which skipped by the look-ahead (there and straight back)
   uint32_t last_rank = kNone;  ///< the process whose trace ended last (the path's end)
   int64_t length = 0;       ///< ticks on the path (the sum over processes)
   bool complete = true;     ///< false if the walk was cut short (inconsistent times)
