@@ -277,23 +277,22 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
   // receives' posts for Late Receiver, at its collective starts).
-  std::vector<int64_t> who(trace.sends.size()), where(trace.sends.size());
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-    const LookAhead ahead = look_ahead(points, posting_call(trace.sends[i]));
-    who[i] = ahead.who;
-    where[i] = ahead.where;
-  }
+  // (who, where) per operation of `table`, at the operation's posting call.
+  const auto ahead_of = [&](const MessageTable& table) {
+    std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead;
+    for (std::size_t k = 0; k < table.size(); ++k) {
+      const LookAhead next = look_ahead(points, posting_call(table[k]));
+      ahead.first.push_back(next.who);
+      ahead.second.push_back(next.where);
+    }
+    return ahead;
+  };
+  const auto [who, where] = ahead_of(trace.sends);
   const std::vector<int64_t> who_at_recv = matching.to_receivers(who, world);
   const std::vector<int64_t> where_at_recv = matching.to_receivers(where, world);
-  who.assign(trace.recvs.size(), 0);
-  where.assign(trace.recvs.size(), 0);
-  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-    const LookAhead ahead = look_ahead(points, posting_call(trace.recvs[j]));
-    who[j] = ahead.who;
-    where[j] = ahead.where;
-  }
-  const std::vector<int64_t> who_at_send = matching.to_senders(who, world);
-  const std::vector<int64_t> where_at_send = matching.to_senders(where, world);
+  const auto [their_who, their_where] = ahead_of(trace.recvs);
+  const std::vector<int64_t> who_at_send = matching.to_senders(their_who, world);
+  const std::vector<int64_t> where_at_send = matching.to_senders(their_where, world);
   for (WaitPoint& point : points) {
     const bool late_sender = point.resume.kind == ResumeKind::kSend;
     if (!late_sender && point.resume.kind != ResumeKind::kRecv) continue;

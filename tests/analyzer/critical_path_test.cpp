@@ -21,6 +21,27 @@ double path_time(const report::Cube& cube, int rank) {
   return rank_total(cube, "critical_path", rank) + rank_total(cube, "critical_path_imbalance", rank);
 }
 
+/// Rank k works 10 (k + 1) us, then enters a barrier everyone leaves at
+/// 10 n; with `tail`, rank 0 then works 5 us in `other` and ends last, at
+/// 1000 (the others end 1 us after the barrier).
+void imbalanced_barrier(TestArchive& a, const Regions& r, int n, bool tail) {
+  const uint32_t other = a.region("other");
+  const uint64_t exit = 10 * static_cast<uint64_t>(n);
+  for (int k = 0; k < n; ++k) {
+    auto& rank = a.rank(static_cast<uint32_t>(k));
+    const uint64_t work = 10 * static_cast<uint64_t>(k + 1);
+    rank.enter(at(0), r.main);
+    region(rank, r.work, at(0), at(work));
+    rank.enter(at(work), r.barrier);
+    rank.collective_begin(at(work));
+    rank.collective_end(at(exit), Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot,
+                        0, 0);
+    rank.leave(at(exit), r.barrier);
+    if (tail && k == 0) region(rank, other, at(exit), at(exit + 5));
+    rank.leave(tail ? (k == 0 ? at(1000) : at(exit + 1)) : at(exit), r.main);
+  }
+}
+
 TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
   // 3 -> 2 -> 1 -> 0: rank 3 works 40 us, the others 10 us; each receives
   // from its right neighbour (waiting until 40), then sends to its left
@@ -85,25 +106,9 @@ TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
 }
 
 TEST(AnalyzerCriticalPath, ImbalancedBarrierMovesToTheLastToEnter) {
-  // Rank k works 10 (k + 1) us, then a barrier everyone leaves at 10 n;
-  // rank 0 then works 5 us in `other` and ends last, at 1000.
   const int n = world_size();
   auto result = analyze_scenario("critical_barrier", [n](TestArchive& a, const Regions& r) {
-    const uint32_t other = a.region("other");
-    const uint64_t exit = 10 * static_cast<uint64_t>(n);
-    for (int k = 0; k < n; ++k) {
-      auto& rank = a.rank(static_cast<uint32_t>(k));
-      const uint64_t work = 10 * static_cast<uint64_t>(k + 1);
-      rank.enter(at(0), r.main);
-      region(rank, r.work, at(0), at(work));
-      rank.enter(at(work), r.barrier);
-      rank.collective_begin(at(work));
-      rank.collective_end(at(exit), Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot,
-                          0, 0);
-      rank.leave(at(exit), r.barrier);
-      if (k == 0) region(rank, other, at(exit), at(exit + 5));
-      rank.leave(k == 0 ? at(1000) : at(exit + 1), r.main);
-    }
+    imbalanced_barrier(a, r, n, true);
   });
   EXPECT_EQ(result.critical_path.last_rank, 0u);
   EXPECT_EQ(result.critical_path.hops, n > 1 ? 1u : 0u);
@@ -224,24 +229,12 @@ TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
 }
 
 TEST(AnalyzerCriticalPath, FunctionGroupsOfTheRun) {
-  // Rank k computes 10 (k + 1) us in `work` and waits at a barrier until
-  // 10 n: computation is imbalanced one way, the barrier the other way.
+  // Computation is imbalanced one way (rank k works 10 (k + 1) us), the
+  // barrier the other way (rank k waits 10 (n - k - 1) us).
   const int n = world_size();
   if (n < 2) GTEST_SKIP() << "needs 2 ranks";
   auto result = analyze_scenario("critical_groups", [n](TestArchive& a, const Regions& r) {
-    const uint64_t exit = 10 * static_cast<uint64_t>(n);
-    for (int k = 0; k < n; ++k) {
-      auto& rank = a.rank(static_cast<uint32_t>(k));
-      const uint64_t work = 10 * static_cast<uint64_t>(k + 1);
-      rank.enter(at(0), r.main);
-      region(rank, r.work, at(0), at(work));
-      rank.enter(at(work), r.barrier);
-      rank.collective_begin(at(work));
-      rank.collective_end(at(exit), Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot,
-                          0, 0);
-      rank.leave(at(exit), r.barrier);
-      rank.leave(at(exit), r.main);
-    }
+    imbalanced_barrier(a, r, n, false);
   });
   if (world_rank() != 0) return;
   const report::FunctionGroups& groups = result.groups;
