@@ -16,6 +16,11 @@ constexpr double kTol = 1e-12;
 double us(double n) { return n * 1e-6; }
 uint64_t at(uint64_t n) { return B + n * U; }
 
+/// The critical path (both parts) at a call path and rank.
+double on_path(const report::Cube& cube, const char* path, int rank) {
+  return value(cube, "critical_path", path, rank) + value(cube, "critical_path_imbalance", path, rank);
+}
+
 /// Sum over all call paths of a rank of the critical path (both parts).
 double path_time(const report::Cube& cube, int rank) {
   return rank_total(cube, "critical_path", rank) + rank_total(cube, "critical_path_imbalance", rank);
@@ -78,13 +83,9 @@ TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
   if (world_rank() != 0) return;
   const auto& cube = result.cube;
   // On the path: rank 3's work (40) and rank 0's main after its receive (960).
-  const auto on_path = [&](const char* path, int rank) {
-    return value(cube, "critical_path", path, rank) +
-           value(cube, "critical_path_imbalance", path, rank);
-  };
-  EXPECT_NEAR(on_path("main/work", 3), us(40), kTol);
-  EXPECT_NEAR(on_path("main", 0), us(960), kTol);
-  for (int k = 0; k < 3; ++k) EXPECT_EQ(on_path("main/work", k), 0.0) << k;
+  EXPECT_NEAR(on_path(cube, "main/work", 3), us(40), kTol);
+  EXPECT_NEAR(on_path(cube, "main", 0), us(960), kTol);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(on_path(cube, "main/work", k), 0.0) << k;
   EXPECT_NEAR(path_time(cube, 1) + path_time(cube, 2), 0.0, kTol);
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 3), us(1000), 1e-9);  // the run's length
   // work: mean over processes (40 + 3 x 10) / 4 = 17.5, CP 40: 22.5 above
@@ -96,7 +97,7 @@ TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
     EXPECT_NEAR(value(cube, "performance_impact", "main/work", k), us(7.5), kTol) << k;
   }
   // The receives' waiting is never on the path.
-  for (int k = 0; k < 3; ++k) EXPECT_EQ(on_path("main/MPI_Recv", k), 0.0) << k;
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(on_path(cube, "main/MPI_Recv", k), 0.0) << k;
   // Imbalance heuristic of work: mean 17.5 over the four visitors.
   EXPECT_NEAR(value(cube, "imbalance_above", "main/work", 3), us(22.5), kTol);
   for (int k = 0; k < 3; ++k) {
@@ -114,15 +115,11 @@ TEST(AnalyzerCriticalPath, ImbalancedBarrierMovesToTheLastToEnter) {
   EXPECT_EQ(result.critical_path.hops, n > 1 ? 1u : 0u);
   if (world_rank() != 0 || n < 2) return;
   const auto& cube = result.cube;
-  const auto on_path = [&](const char* path, int rank) {
-    return value(cube, "critical_path", path, rank) +
-           value(cube, "critical_path_imbalance", path, rank);
-  };
-  EXPECT_NEAR(on_path("main/work", n - 1), us(10.0 * n), kTol);
-  EXPECT_NEAR(on_path("main/other", 0), us(5), kTol);
-  EXPECT_NEAR(on_path("main", 0), us(1000.0 - 10.0 * n - 5), kTol);
-  EXPECT_EQ(on_path("main/work", 0), 0.0);
-  EXPECT_EQ(on_path("main/MPI_Barrier", 0), 0.0);
+  EXPECT_NEAR(on_path(cube, "main/work", n - 1), us(10.0 * n), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 0), us(5), kTol);
+  EXPECT_NEAR(on_path(cube, "main", 0), us(1000.0 - 10.0 * n - 5), kTol);
+  EXPECT_EQ(on_path(cube, "main/work", 0), 0.0);
+  EXPECT_EQ(on_path(cube, "main/MPI_Barrier", 0), 0.0);
   for (int k = 1; k + 1 < n; ++k) EXPECT_EQ(path_time(cube, k), 0.0) << k;
   // work: CP 10 n, mean 10 (n + 1) / 2.
   const double excess = 10.0 * n - 10.0 * (n + 1) / 2;
@@ -158,14 +155,10 @@ TEST(AnalyzerCriticalPath, LateBroadcastMovesToTheRoot) {
   EXPECT_EQ(result.critical_path.last_rank, 1u);
   if (world_rank() != 0) return;
   const auto& cube = result.cube;
-  const auto on_path = [&](const char* path, int rank) {
-    return value(cube, "critical_path", path, rank) +
-           value(cube, "critical_path_imbalance", path, rank);
-  };
-  EXPECT_NEAR(on_path("main/MPI_Bcast", 1), us(1), kTol);
-  EXPECT_NEAR(on_path("main", 1), us(1000 - 41), kTol);
-  EXPECT_NEAR(on_path("main/work", 0), us(40), kTol);
-  EXPECT_EQ(on_path("main/work", 1), 0.0);
+  EXPECT_NEAR(on_path(cube, "main/MPI_Bcast", 1), us(1), kTol);
+  EXPECT_NEAR(on_path(cube, "main", 1), us(1000 - 41), kTol);
+  EXPECT_NEAR(on_path(cube, "main/work", 0), us(40), kTol);
+  EXPECT_EQ(on_path(cube, "main/work", 1), 0.0);
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
 }
 
@@ -215,15 +208,11 @@ TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
   EXPECT_TRUE(result.critical_path.complete);
   if (world_rank() != 0) return;
   const auto& cube = result.cube;
-  const auto on_path = [&](const char* path, int rank) {
-    return value(cube, "critical_path", path, rank) +
-           value(cube, "critical_path_imbalance", path, rank);
-  };
-  EXPECT_NEAR(on_path("main", 0), us(900), kTol);
-  EXPECT_NEAR(on_path("main/other", 0), us(40), kTol);
-  EXPECT_NEAR(on_path("main/other", 1), us(60), kTol);
-  EXPECT_EQ(on_path("main/work", 0), 0.0);
-  EXPECT_EQ(on_path("main/work", 1), 0.0);
+  EXPECT_NEAR(on_path(cube, "main", 0), us(900), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 0), us(40), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 1), us(60), kTol);
+  EXPECT_EQ(on_path(cube, "main/work", 0), 0.0);
+  EXPECT_EQ(on_path(cube, "main/work", 1), 0.0);
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
   for (int k = 2; k < n; ++k) EXPECT_EQ(path_time(cube, k), 0.0) << k;
 }
