@@ -162,6 +162,37 @@ TEST(AnalyzerCriticalPath, LateBroadcastMovesToTheRoot) {
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
 }
 
+TEST(AnalyzerCriticalPath, LateReceiverMovesToTheReceiversPost) {
+  // Rank 0's synchronous send [0, 41] waits until rank 1, after 40 us of
+  // work, posts its receive; rank 0 ends last (1000). Other ranks idle.
+  const int n = world_size();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto result = analyze_scenario("critical_late_receiver", [n](TestArchive& a, const Regions& r) {
+    auto& r0 = a.rank(0);
+    r0.enter(at(0), r.main);
+    r0.enter(at(0), r.ssend);
+    r0.send(at(0), 1, TestArchive::kWorld, 0, 8);
+    r0.leave(at(41), r.ssend);
+    r0.leave(at(1000), r.main);
+    auto& r1 = a.rank(1);
+    r1.enter(at(0), r.main);
+    region(r1, r.work, at(0), at(40));
+    r1.enter(at(40), r.recv);
+    r1.recv(at(41), 0, TestArchive::kWorld, 0, 8);
+    r1.leave(at(41), r.recv);
+    r1.leave(at(42), r.main);
+    for (int k = 2; k < n; ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
+  });
+  EXPECT_EQ(result.critical_path.hops, 1u);
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(on_path(cube, "main/MPI_Ssend", 0), us(1), kTol);  // after the receive was posted
+  EXPECT_NEAR(on_path(cube, "main", 0), us(1000 - 41), kTol);
+  EXPECT_NEAR(on_path(cube, "main/work", 1), us(40), kTol);
+  EXPECT_EQ(on_path(cube, "main/MPI_Recv", 1), 0.0);
+  EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
+}
+
 TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
   // The path bounces between ranks 0 and 1: rank 1 computes `other` 30 us
   // and sends; rank 0 (which waited) computes `other` 40 us and sends back;
