@@ -23,6 +23,7 @@
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/summary_critical_path.h"
 #include "orrery/analyzer/summary_findings.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
@@ -436,6 +437,11 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                   options.write_report ? result.report_path : std::string("(not written)"));
     print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
                    result.delay, options.delay_analysis);
+    if (options.critical_path) {
+      print_critical_path(*options.progress, header, result.critical_path,
+                          1.0 / static_cast<double>(definitions.timer_resolution),
+                          balance->path_entries(3));
+    }
   }
   return result;
 }

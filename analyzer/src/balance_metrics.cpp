@@ -81,6 +81,32 @@ void BalanceMetrics::take(std::size_t metric, report::MetricValues& values) {
   }
 }
 
+std::vector<BalanceMetrics::PathEntry> BalanceMetrics::path_entries(std::size_t top) const {
+  std::vector<PathEntry> entries;
+  for (std::size_t c = 0; c < header_.callpaths.size(); ++c) {
+    PathEntry entry{c, 0, 0, 0};
+    double most = 0;
+    for (std::size_t l = 0; l < locations_; ++l) {
+      const double value = critical_[c * locations_ + l];
+      if (!(value > 0)) continue;
+      entry.seconds += value;
+      if (value > most) {
+        most = value;
+        entry.location = l;
+      }
+    }
+    if (entry.seconds <= 0) continue;
+    const report::CriticalPathSplit split =
+        report::split_critical_path(row(critical_, c), row(time_, c), ranks_);
+    for (const double part : split.imbalance) entry.above_mean += part;
+    entries.push_back(entry);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const PathEntry& a, const PathEntry& b) { return a.seconds > b.seconds; });
+  if (entries.size() > top) entries.resize(top);
+  return entries;
+}
+
 report::FunctionGroups BalanceMetrics::groups(const std::vector<report::GroupRule>& rules) const {
   return report::function_groups(header_, time_, rules);
 }

@@ -68,6 +68,8 @@ def main():
         fail("orrery-analyze failed:\n" + result.stderr)
     if "critical path: ends on rank" not in result.stdout:
         fail("no critical-path progress line")
+    if "compute, mostly on rank %d" % (np_ - 1) not in result.stdout.split("Critical path:")[-1]:
+        fail("the summary's critical path does not name compute on rank %d" % (np_ - 1))
     report = os.path.join(exp, "report.h5")
     computed = []
     for r in range(np_):

@@ -27,6 +27,17 @@ class BalanceMetrics {
   /// The function groups of the time seen so far (all of it after the last metric).
   [[nodiscard]] report::FunctionGroups groups(const std::vector<report::GroupRule>& rules) const;
 
+  /// A call path on the critical path: its time there (all processes), the
+  /// location that ran most of it, and the part above the call path's mean.
+  struct PathEntry {
+    std::size_t callpath = 0;
+    double seconds = 0;
+    std::size_t location = 0;
+    double above_mean = 0;
+  };
+  /// The `top` call paths with the most critical-path time (after the metrics went by).
+  [[nodiscard]] std::vector<PathEntry> path_entries(std::size_t top) const;
+
  private:
   /// One call path's row of a kept metric.
   [[nodiscard]] std::vector<double> row(const report::MetricValues& values, std::size_t c) const;
