@@ -248,6 +248,52 @@ TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
   for (int k = 2; k < n; ++k) EXPECT_EQ(path_time(cube, k), 0.0) << k;
 }
 
+TEST(AnalyzerCriticalPath, AlternatingBarriersFollowTheLookAhead) {
+  // Two barriers over ranks 0 and 1: at the first rank 0 waits (rank 1
+  // works 30 us, rank 0 10), at the second rank 1 waits (rank 0 works 40 us
+  // in `other`, rank 1 10 in `work`). Rank 1 ends last (1000). The walk
+  // goes from rank 1 to rank 0 and straight back: skipped by rank 0's
+  // look-ahead, shared through the second barrier's reduction.
+  const int n = world_size();
+  if (n < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto result = analyze_scenario("critical_barriers", [n](TestArchive& a, const Regions& r) {
+    const uint32_t other = a.region("other");
+    const uint32_t pair = a.comm("pair", {0, 1});
+    const auto barrier = [&](TestArchive::Rank& rank, uint64_t enter, uint64_t exit) {
+      rank.enter(at(enter), r.barrier);
+      rank.collective_begin(at(enter));
+      rank.collective_end(at(exit), Collective::kBarrier, pair, TestArchive::kNoRoot, 0, 0);
+      rank.leave(at(exit), r.barrier);
+    };
+    auto& r0 = a.rank(0);
+    r0.enter(at(0), r.main);
+    region(r0, r.work, at(0), at(10));
+    barrier(r0, 10, 30);
+    region(r0, other, at(30), at(70));
+    barrier(r0, 70, 70);
+    r0.leave(at(71), r.main);
+    auto& r1 = a.rank(1);
+    r1.enter(at(0), r.main);
+    region(r1, other, at(0), at(30));
+    barrier(r1, 30, 30);
+    region(r1, r.work, at(30), at(40));
+    barrier(r1, 40, 70);
+    r1.leave(at(1000), r.main);
+    for (int k = 2; k < n; ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
+  });
+  EXPECT_EQ(result.critical_path.last_rank, 1u);
+  EXPECT_EQ(result.critical_path.hops, 2u);
+  EXPECT_EQ(result.critical_path.looked_ahead, 2u);
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(on_path(cube, "main", 1), us(930), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 0), us(40), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 1), us(30), kTol);
+  EXPECT_EQ(on_path(cube, "main/work", 0), 0.0);
+  EXPECT_EQ(on_path(cube, "main/work", 1), 0.0);
+  EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
+}
+
 TEST(AnalyzerCriticalPath, FunctionGroupsOfTheRun) {
   // Computation is imbalanced one way (rank k works 10 (k + 1) us), the
   // barrier the other way (rank k waits 10 (n - k - 1) us).
