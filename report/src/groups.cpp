@@ -65,7 +65,9 @@ std::string trim(const std::string& text) {
 /// The default second-level group of a function in its top group.
 std::string second_group(const Region& region, Top top) {
   if (!region.file.empty()) return region.file;
-  if (top == kPointToPoint || top == kCollective || top == kIo) return region.name;
+  if (top == kPointToPoint || top == kCollective || top == kIo || region.paradigm == "mpi") {
+    return region.name;
+  }
   return "(no source file)";
 }
 

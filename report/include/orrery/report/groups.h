@@ -3,7 +3,7 @@
 // `/groups`, `/group_values/time`). Functions are grouped at the top by
 // what they do (computation, MPI point-to-point, MPI collective, I/O,
 // other) and below by source file (MPI and I/O functions without one: by
-// function), or as a user's grouping file says. Each group's time is
+// function name), or as a user's grouping file says. Each group's time is
 // totalled per location, and each group's load similarity to its parent
 // (top groups: to the whole run) says whether its imbalance has the same
 // shape: the Pearson correlation r of the two per-location vectors, mapped
