@@ -26,6 +26,18 @@ double path_time(const report::Cube& cube, int rank) {
   return rank_total(cube, "critical_path", rank) + rank_total(cube, "critical_path_imbalance", rank);
 }
 
+/// A blocking send at t (taking no time) and a receive [t0, t1] on the world.
+void send(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
+  rank.enter(at(t), r.send);
+  rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
+  rank.leave(at(t), r.send);
+}
+void recv(TestArchive::Rank& rank, const Regions& r, uint64_t t0, uint64_t t1, uint32_t peer) {
+  rank.enter(at(t0), r.recv);
+  rank.recv(at(t1), peer, TestArchive::kWorld, 0, 8);
+  rank.leave(at(t1), r.recv);
+}
+
 /// Rank k works 10 (k + 1) us, then enters a barrier everyone leaves at
 /// 10 n; with `tail`, rank 0 then works 5 us in `other` and ends last, at
 /// 1000 (the others end 1 us after the barrier).
@@ -57,22 +69,14 @@ TEST(AnalyzerCriticalPath, ChainRunsThroughTheSlowRanksWork) {
     auto& r3 = a.rank(3);
     r3.enter(at(0), r.main);
     region(r3, r.work, at(0), at(40));
-    r3.enter(at(40), r.send);
-    r3.send(at(40), 2, TestArchive::kWorld, 0, 8);
-    r3.leave(at(40), r.send);
+    send(r3, r, 40, 2);
     r3.leave(at(41), r.main);
     for (uint32_t k = 0; k < 3; ++k) {
       auto& rank = a.rank(k);
       rank.enter(at(0), r.main);
       region(rank, r.work, at(0), at(10));
-      rank.enter(at(10), r.recv);
-      rank.recv(at(40), k + 1, TestArchive::kWorld, 0, 8);
-      rank.leave(at(40), r.recv);
-      if (k > 0) {
-        rank.enter(at(40), r.send);
-        rank.send(at(40), k - 1, TestArchive::kWorld, 0, 8);
-        rank.leave(at(40), r.send);
-      }
+      recv(rank, r, 10, 40, k + 1);
+      if (k > 0) send(rank, r, 40, k - 1);
       rank.leave(k == 0 ? at(1000) : at(44 - k), r.main);
     }
   });
@@ -177,9 +181,7 @@ TEST(AnalyzerCriticalPath, LateReceiverMovesToTheReceiversPost) {
     auto& r1 = a.rank(1);
     r1.enter(at(0), r.main);
     region(r1, r.work, at(0), at(40));
-    r1.enter(at(40), r.recv);
-    r1.recv(at(41), 0, TestArchive::kWorld, 0, 8);
-    r1.leave(at(41), r.recv);
+    recv(r1, r, 40, 41, 0);
     r1.leave(at(42), r.main);
     for (int k = 2; k < n; ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
   });
@@ -203,33 +205,23 @@ TEST(AnalyzerCriticalPath, PingPongFollowsTheLookAhead) {
   if (n < 2) GTEST_SKIP() << "needs 2 ranks";
   auto result = analyze_scenario("critical_ping_pong", [n](TestArchive& a, const Regions& r) {
     const uint32_t other = a.region("other");
-    const auto send = [&](TestArchive::Rank& rank, uint64_t t, uint32_t peer) {
-      rank.enter(at(t), r.send);
-      rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
-      rank.leave(at(t), r.send);
-    };
-    const auto recv = [&](TestArchive::Rank& rank, uint64_t t0, uint64_t t1, uint32_t peer) {
-      rank.enter(at(t0), r.recv);
-      rank.recv(at(t1), peer, TestArchive::kWorld, 0, 8);
-      rank.leave(at(t1), r.recv);
-    };
     auto& r0 = a.rank(0);
     r0.enter(at(0), r.main);
     region(r0, r.work, at(0), at(10));
-    recv(r0, 10, 30, 1);
+    recv(r0, r, 10, 30, 1);
     region(r0, other, at(30), at(70));
-    send(r0, 70, 1);
+    send(r0, r, 70, 1);
     region(r0, r.work, at(70), at(80));
-    recv(r0, 80, 100, 1);
+    recv(r0, r, 80, 100, 1);
     r0.leave(at(1000), r.main);
     auto& r1 = a.rank(1);
     r1.enter(at(0), r.main);
     region(r1, other, at(0), at(30));
-    send(r1, 30, 0);
+    send(r1, r, 30, 0);
     region(r1, r.work, at(30), at(40));
-    recv(r1, 40, 70, 0);
+    recv(r1, r, 40, 70, 0);
     region(r1, other, at(70), at(100));
-    send(r1, 100, 0);
+    send(r1, r, 100, 0);
     r1.leave(at(101), r.main);
     for (int k = 2; k < n; ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
   });
