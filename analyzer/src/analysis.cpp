@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 
+#include "orrery/analyzer/balance_metrics.h"
 #include "orrery/analyzer/call_tree.h"
 #include "orrery/analyzer/clock_condition.h"
 #include "orrery/analyzer/clock_report.h"
@@ -22,10 +23,12 @@
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/summary_critical_path.h"
 #include "orrery/analyzer/summary_findings.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/atomic_file.h"
+#include "orrery/report/groups.h"
 #include "orrery/report/hdf5_io.h"
 
 namespace orrery::analyzer {
@@ -168,6 +171,13 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                       "; run it as: mpirun -np " + std::to_string(ranks) + " orrery-analyze " +
                       options.experiment);
   };
+  // The grouping file, checked before the long phases.
+  std::vector<report::GroupRule> group_rules;
+  phases.run([&] {
+    if (rank == 0 && !options.groups_file.empty()) {
+      group_rules = report::read_group_rules(options.groups_file);
+    }
+  });
   // A run that never reached MPI_Finalize left one archive per rank with
   // that rank's own definitions (incomplete.h): unified here, and the
   // truncation it causes is tolerated (and counted) below.
@@ -325,6 +335,18 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
     progress("delay analysis: " + std::to_string(result.delay.rounds) + " propagation rounds");
   }
+  if (options.critical_path) {
+    progress("critical path");
+    phases.run_or_abort("the critical-path analysis", [&] {
+      result.critical_path = replay_critical_path(trace, tree, definitions, comms, matching, world, bus);
+    });
+    if (result.critical_path.last_rank != kNone) {
+      progress("critical path: ends on rank " + std::to_string(result.critical_path.last_rank) +
+               ", " + std::to_string(result.critical_path.hops) + " moves between processes (" +
+               std::to_string(result.critical_path.looked_ahead) + " skipped by the look-ahead)" +
+               (result.critical_path.complete ? "" : " (cut short: inconsistent times)"));
+    }
+  }
 
   // The process's other threads (OpenMP), within the process; not for the
   // rank-local archives of an incomplete run.
@@ -379,11 +401,14 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     });
   }
   SummaryDigest digest(header);
+  std::optional<BalanceMetrics> balance;
+  if (rank == 0) balance.emplace(header, registry);
   if (rank == 0 && options.keep_cube) result.cube.header = header;
   for (std::size_t m = 0; m < severities.metrics(); ++m) {
     report::MetricValues values = merge->gather_metric(m, severities, &threads.slots);
     if (rank != 0) continue;
     mark_absent(values, header.locations.size(), lost);
+    balance->take(m, values);
     digest.add(m, values);
     if (writer) attempt([&] { writer->write_metric(m, values); });
     if (options.keep_cube) result.cube.values.push_back(std::move(values));
@@ -394,6 +419,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     result.clock = clock_record(describe_clock(options.experiment), corrections,
                                 1.0 / static_cast<double>(definitions.timer_resolution));
     if (writer) attempt([&] { report::write_clock_record(output->temporary(), result.clock); });
+    result.groups = balance->groups(group_rules);
+    if (writer) attempt([&] { report::write_function_groups(output->temporary(), result.groups); });
   }
   if (writer) attempt([&] { output->commit(); });
   writer.reset();
@@ -410,6 +437,11 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                   options.write_report ? result.report_path : std::string("(not written)"));
     print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
                    result.delay, options.delay_analysis);
+    if (options.critical_path) {
+      print_critical_path(*options.progress, header, result.critical_path,
+                          1.0 / static_cast<double>(definitions.timer_resolution),
+                          balance->path_entries(3));
+    }
   }
   return result;
 }

@@ -29,6 +29,13 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   bool no_delay = false;
   app.add_flag("--no-delay-analysis", no_delay,
                "skip the delay analysis (root causes of wait states, wait-state classes)");
+  bool no_critical_path = false;
+  app.add_flag("--no-critical-path", no_critical_path,
+               "skip the critical-path analysis (critical_path, critical_path_imbalance, "
+               "performance_impact stay 0)");
+  app.add_option("--groups", options.groups_file,
+                 "grouping file for the function groups of the load-imbalance analysis "
+                 "(lines 'TOP / SECOND = GLOB'; docs/analyzer.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -43,6 +50,7 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
   options.delay_analysis = !no_delay;
+  options.critical_path = !no_critical_path;
   options.keep_cube = false;  // streamed to the report, one metric at a time
   return -1;
 }

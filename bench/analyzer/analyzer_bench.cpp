@@ -235,6 +235,16 @@ int main(int argc, char** argv) {
   double rates[4] = {events / analysis, events / seconds_since(off_start), events / analysis_cpu,
                      events / (cpu_seconds() - off_cpu_start)};
   MPI_Allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  // And without the critical path (delay analysis on again).
+  options.delay_analysis = true;
+  options.critical_path = false;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto no_path_start = std::chrono::steady_clock::now();
+  const double no_path_cpu_start = cpu_seconds();
+  (void)orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+  double path_rates[2] = {events / seconds_since(no_path_start),
+                          events / (cpu_seconds() - no_path_cpu_start)};
+  MPI_Allreduce(MPI_IN_PLACE, path_rates, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double all[kFields * 64] = {};
   MPI_Gather(mine, kFields, MPI_DOUBLE, all, kFields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   uint64_t total = 0, kept = 0;
@@ -259,6 +269,11 @@ int main(int argc, char** argv) {
     std::printf("delay analysis (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
                 "%.3e): on/off %.2f\n",
                 rates[0], rates[2], rates[1], rates[3], rates[1] / rates[0]);
+    std::printf("critical path (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
+                "%.3e): on/off %.2f; %llu moves between processes, %llu skipped by the look-ahead\n",
+                rates[0], rates[2], path_rates[0], path_rates[1], path_rates[0] / rates[0],
+                static_cast<unsigned long long>(result.critical_path.hops),
+                static_cast<unsigned long long>(result.critical_path.looked_ahead));
   }
   MPI_Finalize();
   return 0;

@@ -36,6 +36,11 @@ std::unique_ptr<Pattern> make_collectives();
 /// The delay-cost metrics and wait-state classes (delay_costs.cpp), in order.
 void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add);
 
+/// The critical-path metrics (critical_path.cpp) and the load-imbalance
+/// heuristic (imbalance.cpp), in order.
+void add_critical_path_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add);
+void add_imbalance_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add);
+
 std::unique_ptr<Pattern> make_omp_barrier_wait();
 std::unique_ptr<Pattern> make_omp_idle_threads();
 

@@ -93,6 +93,8 @@ PatternRegistry::PatternRegistry() {
   add(make_late_receiver_count());
   add_delay_metrics(add);
   add(make_omp_idle_threads());
+  add_critical_path_metrics(add);
+  add_imbalance_metrics(add);
 
   for (std::size_t i = 0; i < patterns_.size(); ++i) {
     patterns_[i]->set_row(i);

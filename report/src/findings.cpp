@@ -1,8 +1,8 @@
 // Findings from the wait-state and delay-cost metrics (findings.h).
 //
 // Gain: with a `performance_impact` metric (critical-path analysis), the
-// impact at the root-cause call paths on the processes carrying their
-// costs; otherwise an estimate from the delay costs: the most any single
+// largest impact of a root-cause call path, summed over the processes (the
+// run-time saving of balancing it); otherwise an estimate from the delay costs: the most any single
 // process waited in the pattern, times the share of the waiting the delay
 // costs explain. Removing the delay shortens that process's waiting by at
 // most this much, and the run ends with its slowest process, so summed
@@ -274,11 +274,16 @@ std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::
     finding.gain = most_waited * finding.explained;
     finding.gain_basis = entry.delay.empty() ? "no delay analysis for this pattern" : "delay costs";
     if (impact && !finding.causes.empty()) {
+      // performance_impact of a call path is spread over the processes that
+      // waited for its imbalance; its sum over them is the gain.
       double gain = 0;
       for (const RootCause& cause : finding.causes) {
+        double sum = 0;
         for (std::size_t l = 0; l < locations; ++l) {
-          gain = std::max(gain, (*impact)[cause.callpath * locations + l]);
+          const double value = (*impact)[cause.callpath * locations + l];
+          if (!std::isnan(value)) sum += value;
         }
+        gain = std::max(gain, sum);
       }
       if (gain > 0) {
         finding.gain = std::min(gain, finding.waiting);

@@ -20,6 +20,8 @@ Subcommands report_subcommands() {
       {"runs", "the runs' metadata side by side (command, ranks, params, ...)", runs_command},
       {"findings", "the top findings: wait states, their root causes, gain and advice",
        findings_command},
+      {"imbalance", "the load-imbalance analysis: function groups, their imbalance and similarity",
+       imbalance_command},
   };
 }
 

@@ -32,6 +32,9 @@ delay_barrier_long_term delay_nxn delay_nxn_short_term delay_nxn_long_term
 delay_late_broadcast delay_late_broadcast_short_term delay_late_broadcast_long_term
 delay_early_reduce delay_early_reduce_short_term delay_early_reduce_long_term wait_direct
 wait_indirect wait_propagating wait_terminal omp_idle_threads""".split()
+# Critical path and load imbalance (issue 10).
+DESIGN_METRICS += """critical_path critical_path_imbalance performance_impact imbalance imbalance_above
+imbalance_above_single imbalance_below imbalance_below_bypass imbalance_below_singularity""".split()
 
 
 def check(condition, message):
@@ -64,6 +67,16 @@ def check_schema(path):
         check(required <= set(f.keys()) <= required | optional,
               "top level holds metrics, regions, callpaths, locations, values "
               "(and only docs/design.md §5's optional additions)")
+        if "groups" in f:
+            groups = f["groups"]
+            check(list(groups.dtype.names) == ["name", "parent", "similarity"] and len(groups) > 0,
+                  "/groups has name, parent, similarity")
+            values = f["group_values/time"]
+            check(values.dtype == np.float64 and values.shape == (len(groups), 4),
+                  "/group_values/time is float64 [groups][locations]")
+            check(all(p == -1 or 0 <= p < i for i, p in enumerate(groups["parent"])) and
+                  all(0 <= s <= 1 for s in groups["similarity"]),
+                  "/groups parents precede their children, similarities in 0-1")
         if "clock_corrections" in f:
             table = f["clock_corrections"]
             check(list(table.dtype.names) == ["rank", "violations", "corrected", "moved", "max_shift"]

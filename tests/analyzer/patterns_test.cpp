@@ -37,7 +37,11 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
       "delay_nxn_short_term", "delay_nxn_long_term", "delay_late_broadcast",
       "delay_late_broadcast_short_term", "delay_late_broadcast_long_term",
       "delay_early_reduce", "delay_early_reduce_short_term", "delay_early_reduce_long_term",
-      "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal", "omp_idle_threads"};
+      "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal", "omp_idle_threads",
+      // Critical path and load imbalance (issue 10).
+      "critical_path", "critical_path_imbalance", "performance_impact", "imbalance",
+      "imbalance_above", "imbalance_above_single", "imbalance_below", "imbalance_below_bypass",
+      "imbalance_below_singularity"};
   std::set<std::string> names;
   const auto table = registry.metric_table();
   for (std::size_t row = 0; row < table.size(); ++row) {
@@ -59,6 +63,9 @@ TEST(PatternRegistry, HoldsExactlyTheDesignMetricsInPreOrder) {
   EXPECT_EQ(table[registry.row("finalize_wait")].parent, "mpi_init_exit");
   EXPECT_EQ(table[registry.row("delay_late_sender_long_term")].parent, "delay_late_sender");
   EXPECT_EQ(table[registry.row("delay_barrier")].parent, "delay_collective");
+  EXPECT_EQ(table[registry.row("critical_path_imbalance")].parent, "critical_path");
+  EXPECT_EQ(table[registry.row("imbalance_above_single")].parent, "imbalance_above");
+  EXPECT_EQ(table[registry.row("imbalance_below_singularity")].parent, "imbalance_below_bypass");
   EXPECT_EQ(table[registry.row("wait_indirect")].parent, "");
 }
 

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes as a report.h5 through the report reader,
-// as `orrery info`, `stat` and `view` read it (header, every metric, one row).
+// as `orrery info`, `stat` and `view` read it (header, every metric, one row),
+// and the function groups as `orrery imbalance` reads them.
 // Any crash, sanitizer report, hang or allocation above the fuzzer's limit is
 // a finding; a clean orrery::Error is the expected answer to damage.
 
@@ -12,6 +13,7 @@
 
 #include "fuzz_support.h"
 #include "orrery/error.h"
+#include "orrery/report/groups.h"
 #include "orrery/report/hdf5_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -28,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
         (void)reader.read_callpath(row, header.callpaths.size() - 1);
       }
     }
+    (void)orrery::report::read_function_groups(path, header.locations.size());
   } catch (const orrery::Error&) {
     // the expected answer to a damaged file
   }

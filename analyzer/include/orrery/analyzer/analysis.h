@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
+#include "orrery/analyzer/replay_critical_path.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/report/clock_record.h"
 #include "orrery/report/cube.h"
+#include "orrery/report/groups.h"
 
 namespace orrery::analyzer {
 
@@ -30,6 +32,10 @@ struct AnalysisOptions {
   bool quiet = false;                ///< summary only, no progress lines
   /// The delay analysis (root causes, wait-state classes; replay_delay.h).
   bool delay_analysis = true;
+  /// The critical path (replay_critical_path.h).
+  bool critical_path = true;
+  /// A grouping file for the function groups (report/groups.h); empty: the built-in grouping.
+  std::string groups_file;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -44,6 +50,10 @@ struct AnalysisResult {
   std::string report_path;
   /// The delay analysis on this rank (rounds agree over ranks).
   DelayStatistics delay;
+  /// The critical path (the same on every rank).
+  CriticalPathStatistics critical_path;
+  /// The function groups of the load-imbalance analysis (rank 0; also in report.h5).
+  report::FunctionGroups groups;
   bool incomplete = false;  ///< an incomplete experiment (no MPI_Finalize; incomplete.h)
   /// Incomplete experiments, on rank 0: how each rank ended (rank-<r>.json reason).
   std::vector<std::string> rank_endings;

@@ -17,6 +17,7 @@ int export_command(int argc, char** argv);
 int score_command(int argc, char** argv);
 int runs_command(int argc, char** argv);
 int findings_command(int argc, char** argv);
+int imbalance_command(int argc, char** argv);
 
 /// Every cube tool, in the order `orrery --help` lists them.
 Subcommands report_subcommands();

@@ -1,0 +1,108 @@
+#pragma once
+// Internal to the critical-path analysis (replay_critical_path.cpp and
+// replay_critical_path_waits.cpp): the wait states where the path moves to
+// another process, where on that process it goes on, and one hop of
+// look-ahead: where it would go from there.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/message_exchange.h"
+#include "orrery/analyzer/trace.h"
+
+namespace orrery::analyzer::critical_path {
+
+/// Where the path goes on at the process that caused a wait: the Enter of
+/// its send (by send index), of its receive's posting call (by receive
+/// index), or of its start of a collective instance (communicator, ordinal).
+/// kEnd: the end of the trace (the walk's start) or, in a look-ahead, "no
+/// wait before: the path starts on that process".
+enum class ResumeKind : int64_t { kDone = 0, kEnd = 1, kSend = 2, kRecv = 3, kCollective = 4 };
+
+/// The token that walks the path: what to resume at, and hops so far.
+struct Token {
+  ResumeKind kind = ResumeKind::kDone;
+  int64_t a = 0;
+  int64_t b = 0;
+  int64_t hops = 0;
+};
+
+/// Where the path goes from a process's entry point: the process it moves
+/// to next and the token for it, packed into two int64 for the exchanges
+/// along messages and collectives (kNoValue: unknown).
+struct LookAhead {
+  int64_t who = kNoValue;    ///< (world rank << 8) | kind
+  int64_t where = kNoValue;  ///< (a << 32) | b
+  [[nodiscard]] bool known() const { return who != kNoValue; }
+  [[nodiscard]] uint32_t rank() const { return static_cast<uint32_t>(who >> 8); }
+  [[nodiscard]] Token token() const {
+    const auto bits = static_cast<uint64_t>(where);
+    return Token{static_cast<ResumeKind>(who & 0xff), static_cast<int64_t>(bits >> 32),
+                 static_cast<int64_t>(bits & 0xffffffffULL), 0};
+  }
+  static LookAhead of(uint32_t rank, const Token& token) {
+    return {(static_cast<int64_t>(rank) << 8) | static_cast<int64_t>(token.kind),
+            static_cast<int64_t>((static_cast<uint64_t>(token.a) << 32) |
+                                 (static_cast<uint64_t>(token.b) & 0xffffffffULL))};
+  }
+};
+
+/// A call of this process that waited for another process.
+struct WaitPoint {
+  uint32_t call = kNone;     ///< Enter index of the waiting call
+  int64_t wait_end = 0;      ///< when the waiting ended (the other process arrived)
+  uint32_t delayer = kNone;  ///< world rank of the process that arrived late
+  Token resume;              ///< where the path goes on there
+  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver)
+  LookAhead ahead;           ///< where the path goes from the delayer's entry point
+};
+
+/// The latest of `points` (sorted by call) before event `entry`; nullptr if none.
+const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry);
+/// What a partner entering this process at `entry` learns: where the path goes next.
+LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry);
+
+/// The collective instances of this rank per communicator (the ordinals a
+/// token names) and their wait points.
+class CollectiveArrivals {
+ public:
+  CollectiveArrivals(const LocalTrace& trace, const Definitions& definitions,
+                     const Communicators& comms);
+  /// Collective over every communicator of the trace (one reduction of
+  /// three (time, rank) pairs per instance, in chunks): appends this rank's
+  /// collective wait points.
+  void find_waits(std::vector<WaitPoint>& points);
+  /// Collective: the member that arrived last tells the others where the
+  /// path goes from its start of the instance (one reduction of two values
+  /// per instance); sets the look-ahead of this rank's collective wait
+  /// points (`points` sorted by call, all of this rank's wait points).
+  void share_look_ahead(std::vector<WaitPoint>& points) const;
+  /// Enter index of the start call of instance `ordinal` on `comm` (kNone if none).
+  [[nodiscard]] uint32_t start_of(int64_t comm, int64_t ordinal) const;
+
+ private:
+  const LocalTrace& trace_;
+  const Definitions& definitions_;
+  const Communicators& comms_;
+  /// Per communicator (id order): the instances (index into trace.collectives)
+  /// and, per instance, the communicator rank the path moves to (-1: none).
+  struct Instances {
+    uint32_t comm = kNone;
+    std::vector<uint32_t> ops;
+    std::vector<int32_t> delayer;
+  };
+  std::vector<Instances> by_comm_;
+};
+
+/// This rank's wait points, sorted by call; one per call (the wait that
+/// ended last), each with its look-ahead. Collective over `world`
+/// (exchanges along the messages and reductions over the communicators).
+std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
+                                        const MessageMatching& matching,
+                                        CollectiveArrivals& collectives, MPI_Comm world);
+
+}  // namespace orrery::analyzer::critical_path

@@ -1,0 +1,262 @@
+// The critical path's backward walk (replay_critical_path.h): one token
+// passed from the process that finished last to the processes that caused
+// its waits, each splitting its stretch of the path over its call paths.
+
+#include "orrery/analyzer/replay_critical_path.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "critical_path_model.h"
+#include "orrery/analyzer/critical_path_events.h"
+#include "orrery/analyzer/partner_exchange.h"
+#include "orrery/analyzer/synchronization_interval.h"
+
+namespace orrery::analyzer {
+namespace {
+
+using critical_path::CollectiveArrivals;
+using critical_path::ResumeKind;
+using critical_path::Token;
+using critical_path::WaitPoint;
+
+constexpr int kTokenTag = 0x4f70;
+
+uint32_t posting_call(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
+
+/// The end of the done notice: rank 0 tells its children in the binomial
+/// tree, each tells its own, so every rank leaves the walk after O(log P).
+void forward_done(int rank, int size, MPI_Comm comm) {
+  const int64_t done[4] = {static_cast<int64_t>(ResumeKind::kDone), 0, 0, 0};
+  int lowest = 1;
+  while (lowest < size && (rank & lowest) == 0) lowest <<= 1;
+  for (int step = lowest >> 1; step >= 1; step >>= 1) {
+    if (rank + step < size) MPI_Send(done, 4, MPI_INT64_T, rank + step, kTokenTag, comm);
+  }
+}
+
+/// Tokens of stretches of the path that lie on other processes, found by
+/// the look-ahead (the path went there and straight back): per process.
+using Notes = std::map<uint32_t, std::vector<int64_t>>;
+
+/// One process's part of the walk.
+class Walker {
+ public:
+  Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
+         std::vector<WaitPoint> points, const EventBus& bus, uint32_t self, int64_t max_hops)
+      : trace_(trace), collectives_(collectives), points_(std::move(points)), bus_(bus),
+        profiler_(trace, tree, waits_of(points_), waiting_of(trace, points_)), self_(self),
+        max_hops_(max_hops) {}
+
+  /// Walks back from where `token` says, over this process's stretches of
+  /// the path. Where the path would go to a partner and straight back (the
+  /// partner's look-ahead says so), the partner's stretch goes into `notes`
+  /// and the walk goes on here. Returns the token for the process the path
+  /// moves to (delayer kNone: the path's start, or the walk cut short).
+  std::pair<Token, uint32_t> step(Token token, Notes& notes) {
+    int64_t hops = token.hops;
+    uint32_t to = resume_event(token);
+    for (;;) {
+      if (to == kNone) {
+        complete_ = false;  // a token this rank cannot place: the walk stops here
+        return {token, kNone};
+      }
+      const WaitPoint* wait = stretch(to);
+      hops_ = std::max(hops_, hops);
+      if (wait == nullptr) return {token, kNone};
+      const bool back_here = wait->delayer != self_ && wait->ahead.known() &&
+                             wait->ahead.rank() == self_ &&
+                             wait->ahead.token().kind != ResumeKind::kEnd;
+      hops += back_here ? 2 : 1;
+      if (hops > max_hops_) {
+        complete_ = false;
+        return {token, kNone};
+      }
+      if (!back_here) {
+        Token next = wait->resume;
+        next.hops = hops;
+        return {next, wait->delayer};
+      }
+      looked_ahead_ += 2;
+      std::vector<int64_t>& note = notes[wait->delayer];
+      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), wait->resume.a, wait->resume.b});
+      token = wait->ahead.token();
+      to = resume_event(token);
+    }
+  }
+  /// The stretch a partner's look-ahead found on this process (`token`'s entry point).
+  void noted(const Token& token) {
+    const uint32_t to = resume_event(token);
+    if (to != kNone) (void)stretch(to);
+  }
+  [[nodiscard]] int64_t length() const { return length_; }
+  [[nodiscard]] int64_t hops() const { return hops_; }
+  [[nodiscard]] int64_t looked_ahead() const { return looked_ahead_; }
+  [[nodiscard]] bool complete() const { return complete_; }
+
+ private:
+  /// Publishes the path's stretch on this process that ends at event `to`:
+  /// back to the latest wait before it (returned), or to the trace's start.
+  const WaitPoint* stretch(uint32_t to) {
+    const WaitPoint* wait = critical_path::latest_before(points_, to);
+    const IntervalProfile profile = profiler_.profile(wait == nullptr ? kNone : wait->call, to);
+    for (const auto& [callpath, ticks] : profile.time) {
+      bus_.publish(CriticalPathFound{callpath, ticks});
+      length_ += ticks;
+    }
+    return wait;
+  }
+  static std::vector<std::pair<uint32_t, uint32_t>> waits_of(const std::vector<WaitPoint>& points) {
+    std::vector<std::pair<uint32_t, uint32_t>> waits;
+    for (uint32_t k = 0; k < points.size(); ++k) waits.emplace_back(points[k].call, k);
+    return waits;
+  }
+  /// The stretch of a waiting call before its wait ended is not on the path.
+  static std::vector<int64_t> waiting_of(const LocalTrace& trace,
+                                         const std::vector<WaitPoint>& points) {
+    std::vector<int64_t> waiting;
+    for (const WaitPoint& p : points) waiting.push_back(p.wait_end - trace.enter_time(p.call));
+    return waiting;
+  }
+  uint32_t resume_event(const Token& token) const {
+    const auto index = static_cast<std::size_t>(std::max<int64_t>(0, token.a));
+    switch (token.kind) {
+      case ResumeKind::kEnd:
+        return trace_.events.size() == 0 ? kNone : static_cast<uint32_t>(trace_.events.size() - 1);
+      case ResumeKind::kSend:
+        return index < trace_.sends.size() ? posting_call(trace_.sends[index]) : kNone;
+      case ResumeKind::kRecv:
+        return index < trace_.recvs.size() ? posting_call(trace_.recvs[index]) : kNone;
+      case ResumeKind::kCollective:
+        return collectives_.start_of(token.a, token.b);
+      default:
+        return kNone;
+    }
+  }
+
+  const LocalTrace& trace_;
+  const CollectiveArrivals& collectives_;
+  std::vector<WaitPoint> points_;
+  const EventBus& bus_;
+  IntervalProfiler profiler_;
+  uint32_t self_;
+  int64_t max_hops_;
+  int64_t length_ = 0;
+  int64_t hops_ = 0;
+  int64_t looked_ahead_ = 0;
+  bool complete_ = true;
+};
+
+/// Sends each process its noted stretches and returns the tokens that came.
+std::vector<Token> exchange_notes(const Notes& notes, MPI_Comm world) {
+  std::vector<uint32_t> destinations;
+  std::vector<uint64_t> counts;
+  BlockLayout to;
+  std::vector<int64_t> out;
+  for (const auto& [peer, values] : notes) {
+    destinations.push_back(peer);
+    counts.push_back(values.size());
+    to.add(peer, values.size());
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  BlockLayout from;
+  for (const auto& [source, count] : discover_senders(destinations, counts, world)) {
+    from.add(source, static_cast<std::size_t>(count));
+  }
+  std::vector<int64_t> in(from.total);
+  exchange_blocks(out.data(), to, in.data(), from, MPI_INT64_T, world);
+  std::vector<Token> tokens;
+  for (std::size_t k = 0; k + 2 < in.size(); k += 3) {
+    tokens.push_back(Token{static_cast<ResumeKind>(in[k]), in[k + 1], in[k + 2], 0});
+  }
+  return tokens;
+}
+
+}  // namespace
+
+CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallTree& tree,
+                                            const Definitions& definitions,
+                                            const Communicators& comms,
+                                            const MessageMatching& matching, MPI_Comm world,
+                                            const EventBus& bus) {
+  CriticalPathStatistics statistics;
+  CollectiveArrivals collectives(trace, definitions, comms);
+  std::vector<WaitPoint> points =
+      critical_path::find_wait_points(trace, definitions, matching, collectives, world);
+  // Every hop moves back to an earlier wait state: more hops than wait
+  // states overall means inconsistent times (a cycle); the walk stops there.
+  int64_t max_hops = static_cast<int64_t>(points.size());
+  MPI_Allreduce(MPI_IN_PLACE, &max_hops, 1, MPI_INT64_T, MPI_SUM, world);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  Walker walker(trace, tree, collectives, std::move(points), bus, static_cast<uint32_t>(rank),
+                max_hops);
+  Notes notes;
+  // The process whose trace ended last (ties: the highest rank).
+  const int64_t my_end =
+      trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time;
+  int64_t end = my_end;
+  MPI_Allreduce(MPI_IN_PLACE, &end, 1, MPI_INT64_T, MPI_MAX, world);
+  int64_t last_rank = my_end == end ? rank : -1;
+  MPI_Allreduce(MPI_IN_PLACE, &last_rank, 1, MPI_INT64_T, MPI_MAX, world);
+  if (end == INT64_MIN || last_rank < 0) return statistics;  // no events anywhere
+  statistics.last_rank = static_cast<uint32_t>(last_rank);
+
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(world, &comm);
+  bool have_local = rank == last_rank;
+  Token local{ResumeKind::kEnd, 0, 0, 0};
+  for (;;) {
+    Token token = local;
+    if (have_local) {
+      have_local = false;
+    } else {
+      int64_t message[4];
+      MPI_Recv(message, 4, MPI_INT64_T, MPI_ANY_SOURCE, kTokenTag, comm, MPI_STATUS_IGNORE);
+      token = Token{static_cast<ResumeKind>(message[0]), message[1], message[2], message[3]};
+    }
+    if (token.kind == ResumeKind::kDone) {
+      forward_done(rank, size, comm);
+      break;
+    }
+    const auto [next, delayer] = walker.step(token, notes);
+    if (delayer == kNone) {
+      // The path's start: rank 0 spreads the word.
+      if (rank == 0) {
+        local = Token{ResumeKind::kDone, 0, 0, 0};
+        have_local = true;
+      } else {
+        const int64_t done[4] = {static_cast<int64_t>(ResumeKind::kDone), 0, 0, 0};
+        MPI_Send(done, 4, MPI_INT64_T, 0, kTokenTag, comm);
+      }
+    } else if (delayer == static_cast<uint32_t>(rank)) {
+      local = next;
+      have_local = true;
+    } else {
+      const int64_t message[4] = {static_cast<int64_t>(next.kind), next.a, next.b, next.hops};
+      MPI_Send(message, 4, MPI_INT64_T, static_cast<int>(delayer), kTokenTag, comm);
+    }
+  }
+  MPI_Comm_free(&comm);
+  // The stretches the look-ahead skipped, each to its process.
+  for (const Token& noted : exchange_notes(notes, world)) walker.noted(noted);
+
+  int64_t sums[2] = {walker.length(), walker.looked_ahead()};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
+  int64_t hops = walker.hops();
+  MPI_Allreduce(MPI_IN_PLACE, &hops, 1, MPI_INT64_T, MPI_MAX, world);
+  int complete = walker.complete() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, world);
+  statistics.length = sums[0];
+  statistics.looked_ahead = static_cast<uint64_t>(sums[1]);
+  statistics.hops = static_cast<uint64_t>(hops);
+  statistics.complete = complete != 0;
+  return statistics;
+}
+
+}  // namespace orrery::analyzer

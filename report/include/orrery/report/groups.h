@@ -1,0 +1,69 @@
+#pragma once
+// Two-level function groups for the load-imbalance analysis (docs/design.md §5
+// `/groups`, `/group_values/time`). Functions are grouped at the top by
+// what they do (computation, MPI point-to-point, MPI collective, I/O,
+// other) and below by source file (MPI and I/O functions without one: by
+// function name), or as a user's grouping file says. Each group's time is
+// totalled per location, and each group's load similarity to its parent
+// (top groups: to the whole run) says whether its imbalance has the same
+// shape: the Pearson correlation r of the two per-location vectors, mapped
+// to 0–1 as (1 + r) / 2 (docs/analyzer.md, "Function groups", says why).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orrery/report/cube.h"
+
+namespace orrery::report {
+
+/// One group (a row of /groups).
+struct FunctionGroup {
+  std::string name;
+  int32_t parent = -1;     ///< row of its top group, -1 for a top group
+  double similarity = 1;   ///< load similarity to its parent, 0–1
+};
+
+/// The groups and their time per location, [group][location] (seconds).
+struct FunctionGroups {
+  std::vector<FunctionGroup> groups;
+  std::vector<double> time;
+  std::size_t locations = 0;
+  double filtered = 0;  ///< seconds of the tiny functions left out (not stored)
+};
+
+/// A line of a grouping file: regions whose name matches `pattern` (a shell
+/// glob) go to `top` / `second` (empty second: by source file).
+struct GroupRule {
+  std::string top;
+  std::string second;
+  std::string pattern;
+};
+
+/// Reads a grouping file: `TOP / SECOND = GLOB` or `TOP = GLOB` per line,
+/// `#` comments and blank lines ignored. Throws InputError naming the line.
+[[nodiscard]] std::vector<GroupRule> read_group_rules(const std::string& path);
+
+/// Functions below this share of all time are left out of the groups.
+inline constexpr double kTinyFunctionShare = 0.001;
+
+/// The groups of a cube. `time`: the time of every call path and location,
+/// exclusive along the call tree and summed over the time metric's tree
+/// ([callpath][location]).
+[[nodiscard]] FunctionGroups function_groups(const CubeHeader& header,
+                                             const std::vector<double>& time,
+                                             const std::vector<GroupRule>& rules = {});
+
+/// Load similarity of two per-location vectors: (1 + r) / 2 with r their
+/// Pearson correlation; 1 if both are flat, 0.5 if only one is.
+[[nodiscard]] double load_similarity(const double* a, const double* b, std::size_t n);
+
+/// Adds /groups and /group_values/time to a written report. Throws InputError.
+void write_function_groups(const std::string& path, const FunctionGroups& groups);
+/// The groups of a report; nullopt if it has none (reports of older
+/// analyzers, other producers). Throws InputError if they are corrupt.
+[[nodiscard]] std::optional<FunctionGroups> read_function_groups(const std::string& path,
+                                                                 std::size_t locations);
+
+}  // namespace orrery::report
