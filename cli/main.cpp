@@ -46,6 +46,8 @@ const std::vector<Subcommand>& subcommands() {
        orrery::report::tools::runs_command},
       {"findings", "the top findings: wait states, their root causes, gain and advice",
        orrery::report::tools::findings_command},
+      {"scaling", "per call path, a model of time over the runs' sizes and a prediction",
+       orrery::report::tools::scaling_command},
 #endif
   };
   return table;

@@ -25,6 +25,7 @@ int export_command(int argc, char** argv);
 int score_command(int argc, char** argv);
 int runs_command(int argc, char** argv);
 int findings_command(int argc, char** argv);
+int scaling_command(int argc, char** argv);
 }  // namespace orrery::report::tools
 namespace orrery::cli {
 /// `orrery export`: the trace formats (perfetto) go to the viewer's trace

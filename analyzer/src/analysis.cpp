@@ -23,6 +23,7 @@
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/summary.h"
 #include "orrery/analyzer/summary_findings.h"
+#include "orrery/analyzer/what_if_phase.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/atomic_file.h"
@@ -299,6 +300,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   statistics.clock_violations = clock_correction.corrected;
   statistics.max_violation = clock_correction.max_jump;
+  run_network_models(options, {trace, tree, definitions, comms, matching, world},
+                     incomplete || !lost.empty(), phases, progress, result);
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
   progress("forward replay (messages)");
@@ -395,6 +398,15 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
                                 1.0 / static_cast<double>(definitions.timer_resolution));
     if (writer) attempt([&] { report::write_clock_record(output->temporary(), result.clock); });
   }
+  if (rank == 0) {
+    result.efficiencies = run_efficiencies(header, digest.by_location(), result);
+    if (writer) {
+      attempt([&] {
+        report::write_efficiency_record(output->temporary(), result.efficiencies,
+                                        prediction_of(options, result));
+      });
+    }
+  }
   if (writer) attempt([&] { output->commit(); });
   writer.reset();
   output.reset();  // removes the temporary file unless it was committed
@@ -408,6 +420,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
+    print_efficiencies(*options.progress, options, result);
     print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
                    result.delay, options.delay_analysis);
   }

@@ -7,13 +7,16 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
 #include "orrery/analyzer/replay_delay.h"
+#include "orrery/analyzer/what_if.h"
 #include "orrery/report/clock_record.h"
 #include "orrery/report/cube.h"
+#include "orrery/report/efficiency.h"
 
 namespace orrery::analyzer {
 
@@ -30,6 +33,11 @@ struct AnalysisOptions {
   bool quiet = false;                ///< summary only, no progress lines
   /// The delay analysis (root causes, wait-state classes; replay_delay.h).
   bool delay_analysis = true;
+  /// Re-time the trace on this machine model first and analyze the predicted
+  /// run (what_if.h; `--what-if`).
+  std::optional<MachineModel> what_if;
+  /// The ideal-network replay behind the serialisation and transfer efficiencies.
+  bool ideal_replay = true;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -47,6 +55,11 @@ struct AnalysisResult {
   bool incomplete = false;  ///< an incomplete experiment (no MPI_Finalize; incomplete.h)
   /// Incomplete experiments, on rank 0: how each rank ended (rank-<r>.json reason).
   std::vector<std::string> rank_endings;
+  /// The POP efficiencies of the (predicted) run, on rank 0.
+  std::vector<report::Efficiency> efficiencies;
+  /// The ideal-network replay (if done) and the what-if replay (if asked).
+  std::optional<WhatIfTiming> ideal;
+  std::optional<WhatIfTiming> predicted;
 };
 
 /// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without
