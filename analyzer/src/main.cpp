@@ -29,6 +29,9 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   bool no_delay = false;
   app.add_flag("--no-delay-analysis", no_delay,
                "skip the delay analysis (root causes of wait states, wait-state classes)");
+  bool no_ideal = false;
+  app.add_flag("--no-ideal-replay", no_ideal,
+               "skip the ideal-network replay (the serialisation and transfer efficiencies)");
   std::string what_if;
   uint64_t eager_limit = orrery::analyzer::MachineModel{}.eager_limit;
   app.add_option("--what-if", what_if,
@@ -56,6 +59,7 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
       return error.exit_status();
     }
   }
+  options.ideal_replay = !no_ideal;
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
   options.delay_analysis = !no_delay;

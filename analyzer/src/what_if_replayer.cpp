@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <thread>
 
 #include "orrery/error.h"
 
@@ -52,16 +51,15 @@ WhatIfReplayer::~WhatIfReplayer() {
 int64_t WhatIfReplayer::ticks(double value) const { return std::llround(value); }
 
 void WhatIfReplayer::wait_for(MPI_Request& request) const {
+  // Polls (yielding the core to the partner, which may share it) and looks
+  // at the clock now and then.
   int done = 0;
-  for (int spin = 0; spin < 1000 && done == 0; ++spin) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) sched_yield();
-  }
   const auto start = std::chrono::steady_clock::now();
-  while (done == 0) {
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  for (uint64_t polls = 0; done == 0; ++polls) {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done == 0 && std::chrono::steady_clock::now() - start > kStallLimit) {
+    if (done != 0) break;
+    sched_yield();
+    if (polls % 4096 == 4095 && std::chrono::steady_clock::now() - start > kStallLimit) {
       throw InputError("the what-if replay of rank " + std::to_string(trace_.rank) +
                        " waited more than " + std::to_string(kStallLimit.count()) +
                        " s for a partner: on the model the program deadlocks (it relies on MPI "
@@ -76,13 +74,16 @@ void WhatIfReplayer::send_value(int64_t& slot, uint32_t peer, uint32_t number, M
   MPI_Isend(&slot, 1, MPI_INT64_T, static_cast<int>(peer),
             static_cast<int>(number % static_cast<uint32_t>(tag_limit_)), comm, &request);
   in_flight_.push_back(request);
-  if (in_flight_.size() < 4096) return;
-  // Forget the completed sends; their buffers are per message and stay valid.
-  std::vector<int> indices(in_flight_.size());
+  if (in_flight_.size() < next_cleanup_) return;
+  // Forget the completed sends (their buffers are per message and stay
+  // valid); the next look when twice as many are in flight, so the cost per
+  // send stays constant however many the receivers have not taken yet.
+  indices_.resize(in_flight_.size());
   int completed = 0;
-  MPI_Testsome(static_cast<int>(in_flight_.size()), in_flight_.data(), &completed, indices.data(),
+  MPI_Testsome(static_cast<int>(in_flight_.size()), in_flight_.data(), &completed, indices_.data(),
                MPI_STATUSES_IGNORE);
   std::erase(in_flight_, MPI_REQUEST_NULL);
+  next_cleanup_ = std::max<std::size_t>(4096, 2 * in_flight_.size());
 }
 
 int64_t WhatIfReplayer::receive_value(uint32_t peer, uint32_t number, MPI_Comm comm) {

@@ -92,6 +92,8 @@ class WhatIfReplayer {
   std::vector<int64_t> recv_post_;   ///< per receive: when it was posted (new time)
   std::vector<int64_t> forward_out_, backward_out_;  ///< buffers of the outgoing values
   std::vector<MPI_Request> in_flight_;
+  std::size_t next_cleanup_ = 4096;  ///< look for completed sends at this many in flight
+  std::vector<int> indices_;         ///< MPI_Testsome's output
   std::unordered_map<uint32_t, std::unique_ptr<PendingCollective>> collectives_;
 
   int64_t first_time_ = 0;
