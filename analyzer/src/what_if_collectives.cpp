@@ -55,17 +55,25 @@ void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
     MPI_Comm_rank(comm, &pending->rank_in_group);
     const bool rooted = op.root != kNone && op.root < static_cast<uint32_t>(pending->group_size);
     const int root = static_cast<int>(op.root);
-    MPI_Request* request = &pending->request;
+    // A blocking instance begins and ends within one call: its blocking
+    // counterpart (much cheaper than a non-blocking one) right away.
+    MPI_Request* request = op.nonblocking ? &pending->request : nullptr;
     if (op.kind == CollectiveKind::kOneToAll && rooted) {
-      MPI_Ibcast(group, 3, MPI_INT64_T, root, comm, request);
+      if (request != nullptr) MPI_Ibcast(group, 3, MPI_INT64_T, root, comm, request);
+      else MPI_Bcast(group, 3, MPI_INT64_T, root, comm);
     } else if (op.kind == CollectiveKind::kAllToOne && rooted) {
-      MPI_Ireduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm, request);
+      if (request != nullptr) MPI_Ireduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm, request);
+      else MPI_Reduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm);
     } else if (op.kind == CollectiveKind::kScan) {
-      MPI_Iscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      if (request != nullptr) MPI_Iscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      else MPI_Scan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
     } else if (op.kind == CollectiveKind::kExscan) {
-      MPI_Iexscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
-    } else {
+      if (request != nullptr) MPI_Iexscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      else MPI_Exscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
+    } else if (request != nullptr) {
       MPI_Iallreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+    } else {
+      MPI_Allreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
     }
   }
   collectives_[index] = std::move(pending);
@@ -76,7 +84,7 @@ int64_t WhatIfReplayer::finish_collective(uint32_t index, int64_t original_exit)
   if (it == collectives_.end()) return INT64_MIN;  // a completion without its start
   const std::unique_ptr<PendingCollective> pending = std::move(it->second);
   collectives_.erase(it);
-  if (!pending->local) wait_for(pending->request);
+  if (pending->request != MPI_REQUEST_NULL) wait_for(pending->request);
   const CollectiveOp& op = trace_.collectives[index];
   const int64_t* group = pending->group;
   if (op.kind == CollectiveKind::kExscan && pending->rank_in_group == 0) {

@@ -188,6 +188,36 @@ TEST(WhatIf, Collectives) {
               us(10.0 * static_cast<double>(p) - 10), kTol);
 }
 
+TEST(WhatIf, NonBlockingCollective) {
+  // Rank k starts an Iallreduce of 800 bytes at 10(k+1), computes 10 and
+  // waits for it: it completes R(L + 0.8 us) after the last start (10P),
+  // or when the wait begins if that is later; then 40 of computation.
+  const auto p = static_cast<uint64_t>(world_size());
+  auto result = what_if("nonblocking_collective", kModel, [p](TestArchive& a, const Regions& r) {
+    for (uint32_t k = 0; k < p; ++k) {
+      auto& rank = a.rank(k);
+      const uint64_t start = 10 * (k + 1);
+      rank.enter(at(0), r.main);
+      region(rank, r.work, at(0), at(start));
+      mpi_call(rank, r.iallreduce, start, start + 1, [&] { rank.nbc_request(at(start), 7); });
+      region(rank, r.work, at(start + 1), at(start + 11));
+      mpi_call(rank, r.wait, start + 11, 60, [&] {
+        rank.nbc_complete(at(60), Collective::kAllreduce, TestArchive::kWorld,
+                          TestArchive::kNoRoot, 800, 800, 7);
+      });
+      rank.leave(at(100), r.main);
+    }
+  });
+  if (world_rank() != 0) return;
+  const double rounds = std::ceil(std::log2(static_cast<double>(p)));
+  const double done = 10.0 * static_cast<double>(p) + rounds * 10.8;
+  for (uint64_t k = 0; k < p; ++k) {
+    EXPECT_NEAR(rank_time(result.cube, static_cast<int>(k)),
+                us(std::max(10.0 * static_cast<double>(k + 1) + 10, done) + 40), kTol)
+        << "rank " << k;
+  }
+}
+
 TEST(Efficiency, PingPongByHand) {
   // Useful computation: rank 0 240 - 90 (MPI) = 150, rank 1 200 - 11 = 189,
   // others 100. Run time 240. On an ideal network rank 1 answers at 170 and
