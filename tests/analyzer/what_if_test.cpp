@@ -125,6 +125,42 @@ TEST(WhatIf, EagerLimitDecides) {
               us(100), kTol);
 }
 
+TEST(WhatIf, RingExchangeOfTwoHops) {
+  // Issue 11's analytic case: 5 iterations of c = 20 us of computation and
+  // an exchange of m = 1000 bytes there and back (rank 0 sends to rank 1,
+  // which answers): each iteration takes c + 2(L + m/B) = 20 + 2 x 11 us on
+  // rank 0, whatever the traced times were.
+  constexpr uint64_t kIterations = 5;
+  auto result = what_if("ring", kModel, [](TestArchive& a, const Regions& r) {
+    for (uint32_t k = 0; k < 2; ++k) {
+      auto& rank = a.rank(k);
+      rank.enter(at(0), r.main);
+      for (uint64_t i = 0; i < kIterations; ++i) {
+        const uint64_t t = 100 * i;  // traced: compute 20, then MPI until t + 100
+        region(rank, r.work, at(t), at(t + 20));
+        const auto send = [&](uint64_t when) {
+          mpi_call(rank, r.send, when, when + 3,
+                   [&] { rank.send(at(when), 1 - k, TestArchive::kWorld, 0, 1000); });
+        };
+        const auto recv = [&](uint64_t from, uint64_t to) {
+          mpi_call(rank, r.recv, from, to, [&] { rank.recv(at(to), 1 - k, TestArchive::kWorld, 0, 1000); });
+        };
+        if (k == 0) {
+          send(t + 20);
+          recv(t + 23, t + 100);
+        } else {
+          recv(t + 20, t + 97);
+          send(t + 97);
+        }
+      }
+      rank.leave(at(100 * kIterations), r.main);
+    }
+    idle_ranks(a, r);
+  });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(rank_time(result.cube, 0), us(kIterations * (20 + 2 * 11)), kTol);
+}
+
 TEST(WhatIf, NonBlockingExchange) {
   // Both ranks post a receive, send 1000 bytes, wait for both (until 30
   // after their start) and compute until 100. Rank 0 starts at 10, rank 1
