@@ -142,6 +142,7 @@ ScalingModel fit_scaling_model(const std::vector<double>& x, const std::vector<d
     const auto [c0, c1] = least_squares(t, y, n, term.constant);
     best = ScalingModel{c0, c1, term.exponent, term.log_power, term.constant || c1 == 0, cv, 1};
   }
+  if (std::abs(best.c0) <= 1e-12 * scale) best.c0 = 0;  // rounding noise of an exact fit
   double residual = 0;
   for (std::size_t k = 0; k < n; ++k) residual += (best(x[k]) - y[k]) * (best(x[k]) - y[k]);
   const double parameters = best.constant ? 1 : 2;

@@ -116,6 +116,11 @@ def main():
     if info_json.get("what_if") != "latency=100us,bandwidth=1GB/s" or \
             "load_balance" not in info_json.get("efficiency", {}):
         fail("orrery info --format json: %s" % {k: info_json.get(k) for k in ("what_if", "efficiency")})
+    exported = json.loads(run([os.path.join(binary, "orrery"), "export", reports["l1"],
+                               "--format", "json", "-m", "time"]).stdout)
+    if exported["attributes"].get("what_if") != "latency=100us,bandwidth=1GB/s" or \
+            len(exported.get("efficiency", [])) != 5:
+        fail("orrery export --format json lacks the prediction or the efficiencies")
     bad = run(analyze + ["--what-if", "latency=5,bandwidth=1GB/s"], expect=2, env=env)
     if "unit" not in bad.stderr:
         fail("a latency without unit: %r" % bad.stderr)

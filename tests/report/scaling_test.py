@@ -89,6 +89,28 @@ def main():
             or "%.3f" % (0.85 * useful[2] / useful[16]) not in line[0]:
         FAILURES.append("runs table line for 16: %r (scalability %.3f)" % (line, useful[2] / useful[16]))
 
+    # --by n: runs of 4 ranks that differ in a --param n (run.json beside each
+    # report), solve taking 1e-6 n s per process.
+    by_reports = []
+    for n in [1024, 2048, 4096, 8192]:
+        run_dir = os.path.join(directory, "n%d" % n)
+        os.makedirs(run_dir)
+        path = law_cube(run_dir, 4)
+        with h5py.File(path, "a") as f:
+            f["values/time"][1, :] = 1e-6 * n
+        with open(os.path.join(run_dir, "run.json"), "w") as f:
+            json.dump({"params": {"n": str(n)}, "ranks": 4}, f)
+        by_reports.append(path)
+    result = run("scaling", *by_reports, "--by", "n", "--predict", 16384, "--format", "json")
+    rows = {row["callpath"]: row for row in json.loads(result.stdout or "[]")}
+    solve = rows.get("main/solve", {})
+    print("by n: main/solve %s -> %r" % (solve.get("model"), solve.get("predicted")))
+    if abs(solve.get("predicted", 0) - 0.016384) > 0.01 * 0.016384 or " n" not in solve.get("model", ""):
+        FAILURES.append("--by n: main/solve %s" % solve)
+    bad = run("scaling", *by_reports, "--by", "size", expect=1)
+    if "no parameter 'size'" not in bad.stderr:
+        FAILURES.append("--by size: %r" % bad.stderr)
+
     # Bad input: too few reports (usage, 2), the same size thrice or another
     # program (input, 1), a missing file (1).
     for args, status, words in [
