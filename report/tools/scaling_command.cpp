@@ -209,7 +209,7 @@ void run_scaling(ScalingOptions& options) {
     // Call paths of every run only (absent = 0 in a run's values).
     if (std::any_of(y.begin(), y.end(), [](double v) { return !(v > 0); })) continue;
     const ScalingModel model = fit_scaling_model(sizes, y);
-    models.push_back({labels[c], model, model(target)});
+    models.push_back({labels[c], model, std::max(0.0, model(target))});  // no negative time
   }
   if (options.format == OutputFormat::kJson) {
     nlohmann::json out = nlohmann::json::array();
