@@ -36,7 +36,7 @@ void check_collective_counts(const LocalTrace& trace, const Definitions& definit
 }
 
 void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
-  const CollectiveOp& op = trace_.collectives[index];
+  const CollectiveOp& op = in_.trace.collectives[index];
   auto pending = std::make_unique<PendingCollective>();
   pending->enter = start.enter;
   pending->original_enter = start.original_enter;
@@ -47,7 +47,7 @@ void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   mine[1] = buffer;
   mine[2] = start.original_enter;
   std::copy(mine, mine + 3, group);
-  const MPI_Comm comm = op.comm == kNone ? MPI_COMM_NULL : comms_.get(op.comm);
+  const MPI_Comm comm = op.comm == kNone ? MPI_COMM_NULL : in_.comms.get(op.comm);
   if (comm == MPI_COMM_NULL) {
     pending->local = true;
   } else {
@@ -85,14 +85,14 @@ int64_t WhatIfReplayer::finish_collective(uint32_t index, int64_t original_exit)
   const std::unique_ptr<PendingCollective> pending = std::move(it->second);
   collectives_.erase(it);
   if (pending->request != MPI_REQUEST_NULL) wait_for(pending->request);
-  const CollectiveOp& op = trace_.collectives[index];
+  const CollectiveOp& op = in_.trace.collectives[index];
   const int64_t* group = pending->group;
   if (op.kind == CollectiveKind::kExscan && pending->rank_in_group == 0) {
     std::copy(pending->mine, pending->mine + 3, pending->group);  // no ranks below
   }
-  const uint32_t region = tree_.region(trace_.events[op.start_call].ref());
+  const uint32_t region = in_.tree.region(in_.trace.events[op.start_call].ref());
   const std::string& name =
-      region < definitions_.regions.size() ? definitions_.regions[region].name : std::string();
+      region < in_.definitions.regions.size() ? in_.definitions.regions[region].name : std::string();
   const auto size = static_cast<uint32_t>(pending->group_size);
   const auto duration = [&](int64_t buffer, bool with_latency) {
     const CollectiveCost cost = collective_cost(op.kind, name, size, static_cast<double>(buffer));

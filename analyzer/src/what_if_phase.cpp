@@ -9,7 +9,7 @@
 
 namespace orrery::analyzer {
 
-void run_network_models(const AnalysisOptions& options, const ModelReplayInputs& in, bool partial,
+void run_network_models(const AnalysisOptions& options, const ReplayInputs& in, bool partial,
                         const PhaseRunner& phases,
                         const std::function<void(const std::string&)>& progress,
                         AnalysisResult& result) {
@@ -26,15 +26,13 @@ void run_network_models(const AnalysisOptions& options, const ModelReplayInputs&
     MachineModel ideal;
     if (options.what_if) ideal.compute = options.what_if->compute;
     phases.run_or_abort("the ideal-network replay", [&] {
-      result.ideal = replay_what_if(in.trace, in.tree, in.definitions, in.comms, in.matching, ideal, false,
-                                    in.world);
+      result.ideal = replay_what_if(in, ideal, false);
     });
   }
   if (options.what_if) {
     progress("what-if replay on " + options.what_if->text);
     phases.run_or_abort("the what-if replay", [&] {
-      result.predicted = replay_what_if(in.trace, in.tree, in.definitions, in.comms, in.matching,
-                                        *options.what_if, true, in.world);
+      result.predicted = replay_what_if(in, *options.what_if, true);
     });
   }
 }

@@ -22,11 +22,11 @@ constexpr std::chrono::seconds kStallLimit{120};
 
 }  // namespace
 
-WhatIfReplayer::WhatIfReplayer(LocalTrace& trace, const CallTree& tree,
-                               const Definitions& definitions, const Communicators& comms,
-                               const MessageMatching& matching, const MachineModel& model,
-                               MPI_Comm world)
-    : trace_(trace), tree_(tree), definitions_(definitions), comms_(comms), matching_(matching), model_(model) {
+WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model)
+    : in_(in), model_(model) {
+  const MPI_Comm world = in.world;
+  LocalTrace& trace = in.trace;
+  const Definitions& definitions = in.definitions;
   MPI_Comm_dup(world, &forward_);
   MPI_Comm_dup(world, &backward_);
   int* tag_upper_bound = nullptr;
@@ -60,7 +60,7 @@ void WhatIfReplayer::wait_for(MPI_Request& request) const {
     if (done != 0) break;
     if (polls >= 64) sched_yield();  // a partner on another core answers within the first polls
     if (polls % 4096 == 4095 && std::chrono::steady_clock::now() - start > kStallLimit) {
-      throw InputError("the what-if replay of rank " + std::to_string(trace_.rank) +
+      throw InputError("the what-if replay of rank " + std::to_string(in_.trace.rank) +
                        " waited more than " + std::to_string(kStallLimit.count()) +
                        " s for a partner: on the model the program deadlocks (it relies on MPI "
                        "buffering messages of at least the eager limit, " +
@@ -96,11 +96,11 @@ int64_t WhatIfReplayer::receive_value(uint32_t peer, uint32_t number, MPI_Comm c
 }
 
 void WhatIfReplayer::post_send(uint32_t send, int64_t at) {
-  const MessageOp& op = trace_.sends[send];
+  const MessageOp& op = in_.trace.sends[send];
   const auto bytes = static_cast<double>(op.bytes);
   const int64_t ready = std::max(at, out_free_);
   send_ready_[send] = ready;
-  const MessageMatching::Route route = matching_.send_route(send);
+  const MessageMatching::Route route = in_.matching.send_route(send);
   if (op.cancelled) {
     send_done_[send] = at;
     return;
@@ -117,8 +117,8 @@ void WhatIfReplayer::post_send(uint32_t send, int64_t at) {
 }
 
 int64_t WhatIfReplayer::complete_send(uint32_t send) {
-  const MessageOp& op = trace_.sends[send];
-  const MessageMatching::Route route = matching_.send_route(send);
+  const MessageOp& op = in_.trace.sends[send];
+  const MessageMatching::Route route = in_.matching.send_route(send);
   if (op.cancelled || eager(op.bytes) || route.peer == kNone) return send_done_[send];
   const int64_t posted = receive_value(route.peer, route.number, backward_);
   const int64_t start = std::max(send_ready_[send], posted);
@@ -128,17 +128,17 @@ int64_t WhatIfReplayer::complete_send(uint32_t send) {
 }
 
 void WhatIfReplayer::post_recv(uint32_t recv, int64_t at) {
-  const MessageOp& op = trace_.recvs[recv];
+  const MessageOp& op = in_.trace.recvs[recv];
   recv_post_[recv] = at;
-  const MessageMatching::Route route = matching_.recv_route(recv);
+  const MessageMatching::Route route = in_.matching.recv_route(recv);
   if (op.cancelled || eager(op.bytes) || route.peer == kNone) return;
   backward_out_[recv] = at;
   send_value(backward_out_[recv], route.peer, route.number, backward_);
 }
 
 int64_t WhatIfReplayer::complete_recv(uint32_t recv) {
-  const MessageOp& op = trace_.recvs[recv];
-  const MessageMatching::Route route = matching_.recv_route(recv);
+  const MessageOp& op = in_.trace.recvs[recv];
+  const MessageMatching::Route route = in_.matching.recv_route(recv);
   if (op.cancelled || route.peer == kNone) return INT64_MIN;
   const auto bytes = static_cast<double>(op.bytes);
   const int64_t value = receive_value(route.peer, route.number, forward_);
@@ -162,9 +162,9 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
   const int64_t call_enter = call != nullptr ? call->enter : now;
   switch (kind) {
     case EventKind::kEnter: {
-      const uint32_t region = tree_.region(event.ref());
-      const bool mpi = region < definitions_.regions.size() &&
-                       definitions_.regions[region].paradigm == Paradigm::kMpi;
+      const uint32_t region = in_.tree.region(event.ref());
+      const bool mpi = region < in_.definitions.regions.size() &&
+                       in_.definitions.regions[region].paradigm == Paradigm::kMpi;
       stack_.push_back(Frame{mpi, false, now, event.time});
       return now;
     }
@@ -193,7 +193,7 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
       return now;
     case EventKind::kRecv:
     case EventKind::kIrecv:
-      if (trace_.recvs[event.link].post_event == index) post_recv(event.link, call_enter);
+      if (in_.trace.recvs[event.link].post_event == index) post_recv(event.link, call_enter);
       now = std::max(now, complete_recv(event.link));
       return now;
     case EventKind::kCollectiveBegin:
@@ -202,9 +202,9 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
       return now;
     case EventKind::kCollectiveEnd:
     case EventKind::kNbcComplete: {
-      const CollectiveOp& op = trace_.collectives[event.link];
+      const CollectiveOp& op = in_.trace.collectives[event.link];
       const int64_t original_exit =
-          op.complete_call == kNone ? event.time : trace_.exit_time(op.complete_call);
+          op.complete_call == kNone ? event.time : in_.trace.exit_time(op.complete_call);
       now = std::max(now, finish_collective(event.link, original_exit));
       return now;
     }
@@ -213,42 +213,40 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
 }
 
 void WhatIfReplayer::run(bool apply) {
-  first_time_ = trace_.first_time;
-  int64_t now = trace_.first_time;
-  int64_t previous = trace_.first_time;
+  first_time_ = in_.trace.first_time;
+  int64_t now = in_.trace.first_time;
+  int64_t previous = in_.trace.first_time;
   const auto scaled = [&](int64_t gap) {
     return model_.compute == 1.0 ? gap : ticks(static_cast<double>(gap) * model_.compute);
   };
-  for (uint32_t i = 0; i < trace_.events.size(); ++i) {
-    const Event event = trace_.events[i];
+  for (uint32_t i = 0; i < in_.trace.events.size(); ++i) {
+    const Event event = in_.trace.events[i];
     // Time outside MPI calls is computation: kept (scaled); time inside one
     // is replaced by the model.
     if (stack_.empty() || !stack_.back().mpi) now += scaled(std::max<int64_t>(0, event.time - previous));
     previous = event.time;
     const int64_t time = retime(i, event, now);
-    if (apply) trace_.events[i].time = time;
+    if (apply) in_.trace.events[i].time = time;
   }
-  original_end_ = std::max(trace_.last_time, previous);
-  predicted_end_ = now + scaled(std::max<int64_t>(0, trace_.last_time - previous));
+  original_end_ = std::max(in_.trace.last_time, previous);
+  predicted_end_ = now + scaled(std::max<int64_t>(0, in_.trace.last_time - previous));
   MPI_Waitall(static_cast<int>(in_flight_.size()), in_flight_.data(), MPI_STATUSES_IGNORE);
   in_flight_.clear();
   if (!apply) return;
-  trace_.last_time = predicted_end_;
+  in_.trace.last_time = predicted_end_;
   if (model_.compute == 1.0) return;
-  for (FoldedTotals& totals : trace_.folded) totals.exclusive = scaled(totals.exclusive);
-  for (int64_t& time : trace_.folded_child_time) time = scaled(time);
-  for (FoldedSpan& span : trace_.folded_spans) span.exclusive = scaled(span.exclusive);
+  for (FoldedTotals& totals : in_.trace.folded) totals.exclusive = scaled(totals.exclusive);
+  for (int64_t& time : in_.trace.folded_child_time) time = scaled(time);
+  for (FoldedSpan& span : in_.trace.folded_spans) span.exclusive = scaled(span.exclusive);
 }
 
-WhatIfTiming replay_what_if(LocalTrace& trace, const CallTree& tree, const Definitions& definitions,
-                            const Communicators& comms, const MessageMatching& matching,
-                            const MachineModel& model, bool apply, MPI_Comm world) {
-  WhatIfReplayer replayer(trace, tree, definitions, comms, matching, model, world);
+WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, bool apply) {
+  WhatIfReplayer replayer(in, model);
   replayer.run(apply);
   // The earliest start (negated) and the latest ends, over all ranks.
   int64_t ends[3] = {-replayer.first_time(), replayer.original_end(), replayer.predicted_end()};
-  MPI_Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT64_T, MPI_MAX, world);
-  const double tick = 1.0 / static_cast<double>(definitions.timer_resolution);
+  MPI_Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT64_T, MPI_MAX, in.world);
+  const double tick = 1.0 / static_cast<double>(in.definitions.timer_resolution);
   WhatIfTiming timing;
   timing.measured_runtime = static_cast<double>(ends[1] + ends[0]) * tick;
   timing.predicted_runtime = static_cast<double>(ends[2] + ends[0]) * tick;

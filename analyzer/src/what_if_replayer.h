@@ -17,10 +17,8 @@ namespace orrery::analyzer {
 /// Walks one rank's events in order and re-times them on a machine model.
 class WhatIfReplayer {
  public:
-  /// Collective over `world` (duplicates it for the replay's messages).
-  WhatIfReplayer(LocalTrace& trace, const CallTree& tree, const Definitions& definitions,
-                 const Communicators& comms, const MessageMatching& matching,
-                 const MachineModel& model, MPI_Comm world);
+  /// Collective over `in.world` (duplicates it for the replay's messages).
+  WhatIfReplayer(const ReplayInputs& in, const MachineModel& model);
   ~WhatIfReplayer();
   WhatIfReplayer(const WhatIfReplayer&) = delete;
   WhatIfReplayer& operator=(const WhatIfReplayer&) = delete;
@@ -72,11 +70,7 @@ class WhatIfReplayer {
   /// One event of the walk; returns its new time.
   [[nodiscard]] int64_t retime(uint32_t index, const Event& event, int64_t& now);
 
-  LocalTrace& trace_;
-  const CallTree& tree_;
-  const Definitions& definitions_;
-  const Communicators& comms_;
-  const MessageMatching& matching_;
+  ReplayInputs in_;
   MachineModel model_;
   MPI_Comm forward_ = MPI_COMM_NULL;   ///< sender → receiver values
   MPI_Comm backward_ = MPI_COMM_NULL;  ///< receiver → sender (rendezvous post times)

@@ -82,14 +82,23 @@ struct WhatIfTiming {
 void check_collective_counts(const LocalTrace& trace, const Definitions& definitions,
                              const Communicators& comms, MPI_Comm world);
 
-/// Collective over `world` (one rank per traced rank). Re-times (`tree`: the
-/// trace's call tree, handed over by build_call_tree) this rank's
-/// trace on `model`; with `apply`, writes the new times into `trace` (and
+/// What the what-if replay reads (and re-times): this rank's trace with its
+/// call tree (handed over by build_call_tree), the definitions, the
+/// communicators, the message matching and the analysis' world.
+struct ReplayInputs {
+  LocalTrace& trace;
+  const CallTree& tree;
+  const Definitions& definitions;
+  const Communicators& comms;
+  const MessageMatching& matching;
+  MPI_Comm world;
+};
+
+/// Collective over `in.world` (one rank per traced rank). Re-times this
+/// rank's trace on `model`; with `apply`, writes the new times into `trace` (and
 /// scales the folded computation by model.compute), otherwise leaves it
 /// untouched (the ideal-network run of the POP efficiencies). Throws
 /// InputError if the replay stalls (the model deadlocks the program).
-WhatIfTiming replay_what_if(LocalTrace& trace, const CallTree& tree, const Definitions& definitions,
-                            const Communicators& comms, const MessageMatching& matching,
-                            const MachineModel& model, bool apply, MPI_Comm world);
+WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, bool apply);
 
 }  // namespace orrery::analyzer

@@ -17,21 +17,11 @@
 
 namespace orrery::analyzer {
 
-/// What the network-model replays read (and the what-if replay re-times).
-struct ModelReplayInputs {
-  LocalTrace& trace;
-  const CallTree& tree;
-  const Definitions& definitions;
-  const Communicators& comms;
-  const MessageMatching& matching;
-  MPI_Comm world;
-};
-
 /// Collective: the ideal-network replay (options.ideal_replay) and, if asked,
 /// the what-if re-timing of `in.trace`, after the clock correction and
 /// before the pattern replays. `partial`: an incomplete run or one with ranks
 /// missing, which neither replay can model (a what-if is then an input error).
-void run_network_models(const AnalysisOptions& options, const ModelReplayInputs& in, bool partial,
+void run_network_models(const AnalysisOptions& options, const ReplayInputs& in, bool partial,
                         const PhaseRunner& phases,
                         const std::function<void(const std::string&)>& progress,
                         AnalysisResult& result);
