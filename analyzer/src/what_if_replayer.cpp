@@ -40,6 +40,9 @@ WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model
   send_done_.assign(trace.sends.size(), 0);
   forward_out_.assign(trace.sends.size(), 0);
   recv_post_.assign(trace.recvs.size(), 0);
+  std::vector<int64_t> bytes(trace.sends.size());
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<int64_t>(trace.sends[i].bytes);
+  sender_bytes_ = in.matching.to_receivers(bytes, world);
   backward_out_.assign(trace.recvs.size(), 0);
 }
 
@@ -49,6 +52,11 @@ WhatIfReplayer::~WhatIfReplayer() {
 }
 
 int64_t WhatIfReplayer::ticks(double value) const { return std::llround(value); }
+
+bool WhatIfReplayer::eager_receive(uint32_t recv) const {
+  const int64_t bytes = sender_bytes_[recv];
+  return bytes == kNoValue || eager(static_cast<uint64_t>(bytes));
+}
 
 void WhatIfReplayer::wait_for(MPI_Request& request) const {
   // Polls (yielding the core to the partner, which may share it) and looks
@@ -131,7 +139,7 @@ void WhatIfReplayer::post_recv(uint32_t recv, int64_t at) {
   const MessageOp& op = in_.trace.recvs[recv];
   recv_post_[recv] = at;
   const MessageMatching::Route route = in_.matching.recv_route(recv);
-  if (op.cancelled || eager(op.bytes) || route.peer == kNone) return;
+  if (op.cancelled || eager_receive(recv) || route.peer == kNone) return;
   backward_out_[recv] = at;
   send_value(backward_out_[recv], route.peer, route.number, backward_);
 }
@@ -143,7 +151,7 @@ int64_t WhatIfReplayer::complete_recv(uint32_t recv) {
   const auto bytes = static_cast<double>(op.bytes);
   const int64_t value = receive_value(route.peer, route.number, forward_);
   const int64_t arrival =
-      eager(op.bytes) ? value
+      eager_receive(recv) ? value
                       : std::max(value, recv_post_[recv]) +
                             ticks(latency_ticks_ + bytes * ticks_per_byte_);
   // The in link takes one message at a time, in this rank's completion order.

@@ -52,6 +52,10 @@ class WhatIfReplayer {
 
   // Messages (what_if_replayer.cpp).
   [[nodiscard]] bool eager(uint64_t bytes) const { return bytes < model_.eager_limit; }
+  /// Whether receive `recv`'s message is eager: decided by its sender's byte
+  /// count, as the sender decides, so both sides agree even where the trace
+  /// recorded different counts.
+  [[nodiscard]] bool eager_receive(uint32_t recv) const;
   [[nodiscard]] int64_t ticks(double value) const;
   void post_send(uint32_t send, int64_t at);
   [[nodiscard]] int64_t complete_send(uint32_t send);
@@ -84,6 +88,7 @@ class WhatIfReplayer {
   std::vector<int64_t> send_ready_;  ///< per send: when it could start (new time)
   std::vector<int64_t> send_done_;   ///< per eager send: when its data left
   std::vector<int64_t> recv_post_;   ///< per receive: when it was posted (new time)
+  std::vector<int64_t> sender_bytes_;  ///< per receive: its send's byte count (kNoValue: none)
   std::vector<int64_t> forward_out_, backward_out_;  ///< buffers of the outgoing values
   std::vector<MPI_Request> in_flight_;
   std::size_t next_cleanup_ = 4096;  ///< look for completed sends at this many in flight

@@ -161,6 +161,27 @@ TEST(WhatIf, RingExchangeOfTwoHops) {
   EXPECT_NEAR(rank_time(result.cube, 0), us(kIterations * (20 + 2 * 11)), kTol);
 }
 
+TEST(WhatIf, SenderDecidesTheProtocol) {
+  // The trace disagrees about the size (100000 bytes sent, 50 received): the
+  // sender's count decides (rendezvous) on both sides, so nothing waits for a
+  // value that never comes. The send starts at 10 (posted at 0) and takes
+  // 100 us; rank 0 computes 39 more: 149.
+  auto result = what_if("protocol", kModel, [](TestArchive& a, const Regions& r) {
+    auto& r0 = a.rank(0);
+    r0.enter(at(0), r.main);
+    region(r0, r.work, at(0), at(10));
+    mpi_call(r0, r.send, 10, 11, [&] { r0.send(at(10), 1, TestArchive::kWorld, 0, 100000); });
+    r0.leave(at(50), r.main);
+    auto& r1 = a.rank(1);
+    r1.enter(at(0), r.main);
+    mpi_call(r1, r.recv, 0, 20, [&] { r1.recv(at(20), 0, TestArchive::kWorld, 0, 50); });
+    r1.leave(at(50), r.main);
+    idle_ranks(a, r);
+  });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(rank_time(result.cube, 0), us(149), kTol);
+}
+
 TEST(WhatIf, NonBlockingExchange) {
   // Both ranks post a receive, send 1000 bytes, wait for both (until 30
   // after their start) and compute until 100. Rank 0 starts at 10, rank 1
