@@ -23,7 +23,10 @@ void run_network_models(const AnalysisOptions& options, const ReplayInputs& in, 
   phases.run([&] { check_collective_counts(in.trace, in.definitions, in.comms, in.world); });
   if (options.ideal_replay) {
     progress("ideal-network replay (for the POP efficiencies)");
+    // Every message eager: no send waits for its receive, so a program that
+    // relies on MPI buffering large messages cannot stall this replay.
     MachineModel ideal;
+    ideal.eager_limit = UINT64_MAX;
     if (options.what_if) ideal.compute = options.what_if->compute;
     phases.run_or_abort("the ideal-network replay", [&] {
       result.ideal = replay_what_if(in, ideal, false);
