@@ -95,6 +95,19 @@ TEST(WhatIf, EagerPingPong) {
   EXPECT_NEAR(value(result.cube, "mpi_point2point", "main/MPI_Send", 0), us(1), kTol);
 }
 
+TEST(WhatIf, ComputeFactorScalesComputation) {
+  // compute=0.5 halves every computation burst, folded regions included:
+  // rank 0 sends at 50 (in at 61), rank 1 is in its receive from 75 and
+  // answers at 85 (in at 96); rank 0 computes 25 more: 121.
+  auto result = what_if("compute", std::string(kModel) + ",compute=0.5",
+                        [](TestArchive& a, const Regions& r) { ping_pong(a, r, 1000); });
+  if (world_rank() != 0) return;
+  EXPECT_NEAR(result.predicted->predicted_runtime, us(121), kTol);
+  EXPECT_NEAR(value(result.cube, "execution", "main/work", 0), us(50), kTol);
+  EXPECT_NEAR(value(result.cube, "execution", "main/work", 1), us(85), kTol);
+  EXPECT_NEAR(rank_time(result.cube, 1), us(95.5), kTol);
+}
+
 TEST(WhatIf, RendezvousPingPong) {
   // 100000 bytes (rendezvous, 100 us on the link): rank 0's send starts when
   // rank 1 posts at 150, done 250, in at 260; rank 1 answers at 280 once
