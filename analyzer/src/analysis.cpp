@@ -25,6 +25,7 @@
 #include "orrery/analyzer/summary.h"
 #include "orrery/analyzer/summary_critical_path.h"
 #include "orrery/analyzer/summary_findings.h"
+#include "orrery/analyzer/what_if_phase.h"
 #include "orrery/analyzer/trace_reader.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/atomic_file.h"
@@ -309,6 +310,8 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
   });
   statistics.clock_violations = clock_correction.corrected;
   statistics.max_violation = clock_correction.max_jump;
+  run_network_models(options, {trace, tree, definitions, comms, matching, world},
+                     incomplete || !lost.empty(), phases, progress, result);
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
   progress("forward replay (messages)");
@@ -422,6 +425,15 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     result.groups = balance->groups(group_rules);
     if (writer) attempt([&] { report::write_function_groups(output->temporary(), result.groups); });
   }
+  if (rank == 0) {
+    result.efficiencies = run_efficiencies(header, digest.by_location(), result);
+    if (writer) {
+      attempt([&] {
+        report::write_efficiency_record(output->temporary(), result.efficiencies,
+                                        prediction_of(options, result));
+      });
+    }
+  }
   if (writer) attempt([&] { output->commit(); });
   writer.reset();
   output.reset();  // removes the temporary file unless it was committed
@@ -435,6 +447,7 @@ AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
     print_clock_summary(*options.progress, result.clock, options.correct_clock_violations);
     print_summary(*options.progress, header, digest, registry, result.statistics,
                   options.write_report ? result.report_path : std::string("(not written)"));
+    print_efficiencies(*options.progress, options, result);
     print_findings(*options.progress, options.write_report ? result.report_path : std::string(),
                    result.delay, options.delay_analysis);
     if (options.critical_path) {

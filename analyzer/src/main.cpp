@@ -1,4 +1,4 @@
-// orrery-analyze: mpirun -np N orrery-analyze EXP [-o OUT.h5]
+// orrery-analyze: mpirun -np N orrery-analyze EXP [-o OUT.h5] [--what-if MODEL]
 // One analysis rank per traced rank. Exit status 0 ok, 1 bad input, 2 bad usage.
 
 #include <mpi.h>
@@ -36,6 +36,16 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   app.add_option("--groups", options.groups_file,
                  "grouping file for the function groups of the load-imbalance analysis "
                  "(lines 'TOP / SECOND = GLOB'; docs/analyzer.md)");
+  bool no_ideal = false;
+  app.add_flag("--no-ideal-replay", no_ideal,
+               "skip the ideal-network replay (the serialisation and transfer efficiencies)");
+  std::string what_if;
+  uint64_t eager_limit = orrery::analyzer::MachineModel{}.eager_limit;
+  app.add_option("--what-if", what_if,
+                 "replay on a modelled machine and write the predicted run: 'ideal' or "
+                 "'latency=L,bandwidth=B[,compute=F]' (e.g. latency=5us,bandwidth=1GB/s)");
+  app.add_option("--eager-limit", eager_limit,
+                 "with --what-if: messages below this many bytes are sent eagerly (default 65536)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -47,6 +57,16 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
     }
     return status == 0 ? 0 : orrery::kExitBadUsage;
   }
+  if (!what_if.empty() || app.count("--what-if") > 0) {
+    try {
+      options.what_if = orrery::analyzer::parse_machine_model(what_if);
+      options.what_if->eager_limit = eager_limit;
+    } catch (const orrery::Error& error) {
+      if (rank == 0) std::cerr << "orrery-analyze: error: " << error.what() << std::endl;
+      return error.exit_status();
+    }
+  }
+  options.ideal_replay = !no_ideal;
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
   options.delay_analysis = !no_delay;

@@ -400,4 +400,27 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
   return result;
 }
 
+namespace {
+
+/// The block of `layout` holding flat position `position`, and the position within it.
+MessageMatching::Route route_in(const BlockLayout& layout, uint32_t position) {
+  const auto block = std::upper_bound(layout.displs.begin(), layout.displs.end(),
+                                      static_cast<std::size_t>(position)) -
+                     layout.displs.begin() - 1;
+  const auto k = static_cast<std::size_t>(block);
+  return {layout.peers[k], static_cast<uint32_t>(position - layout.displs[k])};
+}
+
+}  // namespace
+
+MessageMatching::Route MessageMatching::send_route(std::size_t i) const {
+  if (i >= send_position_.size() || send_position_[i] == kNone || send_matched_[i] == 0) return {};
+  return route_in(to_, send_position_[i]);
+}
+
+MessageMatching::Route MessageMatching::recv_route(std::size_t j) const {
+  if (j >= recv_position_.size() || recv_position_[j] == kNone) return {};
+  return route_in(from_, recv_position_[j]);
+}
+
 }  // namespace orrery::analyzer

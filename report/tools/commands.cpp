@@ -22,6 +22,8 @@ Subcommands report_subcommands() {
        findings_command},
       {"imbalance", "the load-imbalance analysis: function groups, their imbalance and similarity",
        imbalance_command},
+      {"scaling", "per call path, a model of time over the runs' sizes and a prediction",
+       scaling_command},
   };
 }
 

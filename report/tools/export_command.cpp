@@ -10,6 +10,7 @@
 #include "cube4_export.h"
 #include "format.h"
 #include "orrery/error.h"
+#include "orrery/report/efficiency.h"
 #include "orrery/report/trees.h"
 #include "orrery/report/tools/commands.h"
 #include "tool_support.h"
@@ -75,6 +76,17 @@ void export_json(const std::string& report, const CubeReader& reader,
                        {"creator", header.attributes.creator},
                        {"experiment", header.attributes.experiment},
                        {"created", header.attributes.created}};
+  if (const auto prediction = read_prediction(report)) {
+    doc["attributes"]["what_if"] = prediction->what_if;
+    doc["attributes"]["predicted_runtime"] = prediction->predicted_runtime;
+  }
+  if (const auto rows = read_efficiencies(report); !rows.empty()) {
+    doc["efficiency"] = nlohmann::json::array();
+    for (const Efficiency& row : rows) {
+      doc["efficiency"].push_back(
+          {{"name", row.name}, {"value", row.value}, {"description", row.description}});
+    }
+  }
   doc["metrics"] = nlohmann::json::array();
   for (const Metric& metric : header.metrics) {
     doc["metrics"].push_back({{"name", metric.name},

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "orrery/error.h"
 #include "orrery/report/clock_record.h"
+#include "orrery/report/efficiency.h"
 #include "orrery/report/trees.h"
 #include "tool_support.h"
 
@@ -115,6 +116,14 @@ void print_json(const InfoOptions& options, const CubeHeader& header,
     }
     out["clock"] = {{"description", clock->clock}, {"corrections", ranks}};
   }
+  if (const auto rows = read_efficiencies(options.report); !rows.empty()) {
+    out["efficiency"] = nlohmann::json::object();
+    for (const Efficiency& row : rows) out["efficiency"][row.name] = row.value;
+  }
+  if (const auto prediction = read_prediction(options.report)) {
+    out["what_if"] = prediction->what_if;
+    out["predicted_runtime"] = prediction->predicted_runtime;
+  }
   out["callpaths"] = header.callpaths.size();
   out["regions"] = header.regions.size();
   out["locations"] = nlohmann::json::array();
@@ -168,6 +177,13 @@ void print_table(const InfoOptions& options, const CubeHeader& header,
             << " per rank, " << nodes.size() << (nodes.size() == 1 ? " node)\n" : " nodes)\n")
             << "Metrics     " << header.metrics.size() << "\n";
   if (const auto clock = read_clock_record(options.report)) std::cout << clock_record_text(*clock);
+  if (const auto prediction = read_prediction(options.report)) {
+    std::cout << "What if     " << prediction->what_if << ": predicted run time "
+              << format_fixed(prediction->predicted_runtime, 6) << " s\n";
+  }
+  if (const auto rows = read_efficiencies(options.report); !rows.empty()) {
+    std::cout << "Efficiency  (POP)\n" << efficiency_text(rows);
+  }
   std::cout << "\n";
   std::vector<TextTable::ColumnSpec> columns = {{"metric", TextTable::Align::kLeft},
                                                 {"display name", TextTable::Align::kLeft},

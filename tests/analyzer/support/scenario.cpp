@@ -59,6 +59,14 @@ Regions define_regions(TestArchive& a) {
 analyzer::AnalysisResult analyze_scenario(
     const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
     bool correct_clocks, uint64_t location_base) {
+  return analyze_scenario_with(name, build, [&](analyzer::AnalysisOptions& options) {
+    options.correct_clock_violations = correct_clocks;
+  }, location_base);
+}
+
+analyzer::AnalysisResult analyze_scenario_with(
+    const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
+    const std::function<void(analyzer::AnalysisOptions&)>& configure, uint64_t location_base) {
   const std::string dir = shared_temp_dir(name);
   if (world_rank() == 0) {
     TestArchive archive(dir, static_cast<uint32_t>(world_size()), location_base);
@@ -70,7 +78,7 @@ analyzer::AnalysisResult analyze_scenario(
   analyzer::AnalysisOptions options;
   options.experiment = dir;
   options.write_report = false;
-  options.correct_clock_violations = correct_clocks;
+  configure(options);
   return analyzer::analyze(options, MPI_COMM_WORLD);
 }
 

@@ -35,6 +35,12 @@ analyzer::AnalysisResult analyze_scenario(
     const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
     bool correct_clocks = true, uint64_t location_base = 0);
 
+/// The same with the analysis options adjusted by `configure` (a what-if model, ...).
+analyzer::AnalysisResult analyze_scenario_with(
+    const std::string& name, const std::function<void(TestArchive&, const Regions&)>& build,
+    const std::function<void(analyzer::AnalysisOptions&)>& configure,
+    uint64_t location_base = 0);
+
 /// Value of a metric at a call path ("main/MPI_Recv") and rank; 0 if the
 /// call path does not exist. Exclusive along both trees, as stored.
 double value(const report::Cube& cube, const std::string& metric, const std::string& path,

@@ -7,15 +7,18 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
 #include "orrery/analyzer/replay_critical_path.h"
 #include "orrery/analyzer/replay_delay.h"
+#include "orrery/analyzer/what_if.h"
 #include "orrery/report/clock_record.h"
 #include "orrery/report/cube.h"
 #include "orrery/report/groups.h"
+#include "orrery/report/efficiency.h"
 
 namespace orrery::analyzer {
 
@@ -36,6 +39,11 @@ struct AnalysisOptions {
   bool critical_path = true;
   /// A grouping file for the function groups (report/groups.h); empty: the built-in grouping.
   std::string groups_file;
+  /// Re-time the trace on this machine model first and analyze the predicted
+  /// run (what_if.h; `--what-if`).
+  std::optional<MachineModel> what_if;
+  /// The ideal-network replay behind the serialisation and transfer efficiencies.
+  bool ideal_replay = true;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -57,6 +65,11 @@ struct AnalysisResult {
   bool incomplete = false;  ///< an incomplete experiment (no MPI_Finalize; incomplete.h)
   /// Incomplete experiments, on rank 0: how each rank ended (rank-<r>.json reason).
   std::vector<std::string> rank_endings;
+  /// The POP efficiencies of the (predicted) run, on rank 0.
+  std::vector<report::Efficiency> efficiencies;
+  /// The ideal-network replay (if done) and the what-if replay (if asked).
+  std::optional<WhatIfTiming> ideal;
+  std::optional<WhatIfTiming> predicted;
 };
 
 /// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without

@@ -63,6 +63,17 @@ class MessageMatching {
   [[nodiscard]] std::vector<int64_t> to_senders(const std::vector<int64_t>& per_recv,
                                                 MPI_Comm world) const;
 
+  /// Where a message travels in a replay that sends one value per message
+  /// (the what-if replay, what_if.h): the partner's world rank and the
+  /// message's number among those from its sender to its receiver, the same
+  /// on both sides. `peer` is kNone for a message without a partner.
+  struct Route {
+    uint32_t peer = kNone;
+    uint32_t number = 0;
+  };
+  [[nodiscard]] Route send_route(std::size_t i) const;
+  [[nodiscard]] Route recv_route(std::size_t j) const;
+
   /// Number of sends / receives the matching was built for.
   [[nodiscard]] std::size_t sends() const { return send_position_.size(); }
   [[nodiscard]] std::size_t recvs() const { return recv_position_.size(); }

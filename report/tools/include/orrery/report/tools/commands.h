@@ -18,6 +18,7 @@ int score_command(int argc, char** argv);
 int runs_command(int argc, char** argv);
 int findings_command(int argc, char** argv);
 int imbalance_command(int argc, char** argv);
+int scaling_command(int argc, char** argv);
 
 /// Every cube tool, in the order `orrery --help` lists them.
 Subcommands report_subcommands();
