@@ -1,0 +1,183 @@
+// The analysis's output steps (analysis_run.h): the merge on rank 0, the
+// report written metric by metric, and the closing summary.
+
+#include <ctime>
+#include <exception>
+#include <functional>
+#include <limits>
+
+#include "analysis_run.h"
+#include "orrery/analyzer/clock_report.h"
+#include "orrery/analyzer/merge.h"
+#include "orrery/analyzer/summary_critical_path.h"
+#include "orrery/analyzer/summary_findings.h"
+#include "orrery/analyzer/what_if_phase.h"
+#include "orrery/report/atomic_file.h"
+#include "orrery/report/hdf5_io.h"
+
+namespace orrery::analyzer {
+namespace {
+
+std::string iso8601_now() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buffer;
+}
+
+/// The values of ranks without a trace are not zero but unknown: NaN.
+void mark_absent(report::MetricValues& values, std::size_t locations,
+                 const std::vector<uint32_t>& lost) {
+  if (lost.empty() || locations == 0) return;
+  for (std::size_t c = 0; c < values.size() / locations; ++c) {
+    for (const uint32_t l : lost) {
+      if (l < locations) values[c * locations + l] = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+}
+
+/// Rank 0's report file, written under a temporary name and renamed when
+/// complete: a failed or interrupted write (a full disk) never leaves a half
+/// report under its name. A failure is kept until every metric went by (the
+/// other ranks are in the gathers) and then agreed on (rethrow_failure).
+class ReportOutput {
+ public:
+  ReportOutput(const std::string& path, const report::CubeHeader& header) {
+    attempt([&] {
+      file_.emplace(path);
+      writer_ = std::make_unique<report::CubeWriter>(file_->temporary(), header);
+    });
+  }
+  void write_metric(std::size_t metric, const report::MetricValues& values) {
+    attempt([&] { writer_->write_metric(metric, values); });
+  }
+  void close() {
+    attempt([&] { writer_->close(); });
+  }
+  /// A table beside the cube (`write(temporary path)`), after close().
+  void add(const std::function<void(const std::string&)>& write) {
+    attempt([&] { write(file_->temporary()); });
+  }
+  void commit() {
+    attempt([&] { file_->commit(); });
+    writer_.reset();
+    file_.reset();  // removes the temporary file unless it was committed
+  }
+  [[nodiscard]] std::exception_ptr failure() const { return failure_; }
+
+ private:
+  void attempt(const std::function<void()>& step) {
+    if (failure_) return;
+    try {
+      try {
+        step();
+      } catch (const InputError& failure) {
+        if (file_) file_->fail(failure.what());  // names the report, and a full disk
+        throw;
+      }
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+  }
+
+  std::optional<report::AtomicFile> file_;
+  std::unique_ptr<report::CubeWriter> writer_;
+  std::exception_ptr failure_;
+};
+
+}  // namespace
+
+void AnalysisRun::merge_and_write() {
+  progress_("merging call trees and severities");
+  std::optional<CubeMerge> merge;
+  phases_.run([&] { merge.emplace(tree_, registry_, definitions_, world_); });
+  if (rank_ == 0) {
+    header_ = merge->header();
+    for (const uint32_t l : lost_) {
+      if (l < header_.locations.size()) header_.locations[l].name += " (no trace)";
+    }
+    header_.attributes = report::CubeAttributes{"orrery-analyze " ORRERY_VERSION,
+                                                options_.experiment, iso8601_now()};
+  }
+  if (options_.write_report) progress_("writing " + result_.report_path);
+  // One metric at a time: rank 0 writes each as it arrives, so it never
+  // holds more than one metric of the cube (unless asked to keep it).
+  std::optional<ReportOutput> output;
+  if (rank_ == 0 && options_.write_report) output.emplace(result_.report_path, header_);
+  digest_ = std::make_unique<SummaryDigest>(header_);
+  if (rank_ == 0) balance_.emplace(header_, registry_);
+  if (rank_ == 0 && options_.keep_cube) result_.cube.header = header_;
+  for (std::size_t m = 0; m < severities_->metrics(); ++m) {
+    report::MetricValues values = merge->gather_metric(m, *severities_, &threads_.slots);
+    if (rank_ != 0) continue;
+    mark_absent(values, header_.locations.size(), lost_);
+    balance_->take(m, values);
+    digest_->add(m, values);
+    if (output) output->write_metric(m, values);
+    if (options_.keep_cube) result_.cube.values.push_back(std::move(values));
+  }
+  if (output) output->close();
+  const std::vector<ClockCorrection> corrections = gather_clock_corrections(clock_correction_, world_);
+  if (rank_ == 0) {
+    result_.clock = clock_record(describe_clock(options_.experiment), corrections, seconds_per_tick());
+    result_.groups = balance_->groups(group_rules_);
+    result_.efficiencies = run_efficiencies(header_, digest_->by_location(), result_);
+  }
+  if (output) {
+    output->add([&](const std::string& path) { report::write_clock_record(path, result_.clock); });
+    output->add([&](const std::string& path) { report::write_function_groups(path, result_.groups); });
+    output->add([&](const std::string& path) {
+      report::write_efficiency_record(path, result_.efficiencies, prediction_of(options_, result_));
+    });
+    output->commit();
+  }
+  const std::exception_ptr failure = output ? output->failure() : nullptr;
+  phases_.run([&] {
+    if (failure) std::rethrow_exception(failure);
+  });
+}
+
+void AnalysisRun::print_closing_summary() {
+  if (rank_ != 0 || options_.progress == nullptr) return;
+  std::ostream& out = *options_.progress;
+  if (incomplete_) out << "\n" << describe_endings(result_.rank_endings) << "\n";
+  if (!lost_.empty()) out << describe_lost_ranks(lost_) << "\n";
+  out << "\n";
+  print_clock_summary(out, result_.clock, options_.correct_clock_violations);
+  print_summary(out, header_, *digest_, registry_, result_.statistics,
+                options_.write_report ? result_.report_path : std::string("(not written)"));
+  print_efficiencies(out, options_, result_);
+  print_findings(out, options_.write_report ? result_.report_path : std::string(), result_.delay,
+                 options_.delay_analysis);
+  if (options_.critical_path) {
+    print_critical_path(out, header_, result_.critical_path, seconds_per_tick(),
+                        balance_->path_entries(3));
+  }
+}
+
+AnalysisRun::AnalysisRun(const AnalysisOptions& options, MPI_Comm world)
+    : options_(options), world_(world), progress_(nullptr), phases_(world) {
+  MPI_Comm_rank(world_, &rank_);
+  MPI_Comm_size(world_, &size_);
+  progress_ = Progress(rank_ == 0 && !options_.quiet ? options_.progress : nullptr);
+  result_.report_path =
+      options_.output.empty() ? default_report_path(options_.experiment) : options_.output;
+}
+
+AnalysisResult AnalysisRun::run() {
+  read_grouping_file();
+  read_definitions_of_run();
+  read_trace();
+  complete_definitions();
+  prepare_replay();
+  correct_clocks();
+  replay_wait_states();
+  find_root_causes();
+  follow_critical_path();
+  analyze_threads();
+  merge_and_write();
+  print_closing_summary();
+  return std::move(result_);
+}
+
+}  // namespace orrery::analyzer

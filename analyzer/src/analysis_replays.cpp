@@ -1,0 +1,91 @@
+// The analysis's replay steps (analysis_run.h): the network models, the wait
+// states, their root causes, the critical path and the process's threads.
+
+#include "analysis_run.h"
+#include "orrery/analyzer/replay.h"
+#include "orrery/analyzer/replay_critical_path.h"
+#include "orrery/analyzer/replay_delay.h"
+#include "orrery/analyzer/what_if_phase.h"
+
+namespace orrery::analyzer {
+namespace {
+
+ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
+  uint64_t counts[9] = {local.clock_violations, local.messages,          local.collectives,
+                        local.unclosed_regions, local.unmatched_requests, local.collectives_dropped,
+                        local.sends_unmatched,  local.recvs_unmatched,    local.collectives_interrupted};
+  uint64_t sums[9] = {};
+  MPI_Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
+  int64_t max_violation = 0;
+  MPI_Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
+  ReplayStatistics sum{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
+  sum.collectives_dropped = sums[5];
+  sum.sends_unmatched = sums[6];
+  sum.recvs_unmatched = sums[7];
+  sum.collectives_interrupted = sums[8];
+  return sum;
+}
+
+}  // namespace
+
+void AnalysisRun::replay_wait_states() {
+  run_network_models(options_, {trace_, tree_, definitions_, *comms_, matching_, world_},
+                     incomplete_ || !lost_.empty(), phases_, progress_, result_);
+  ReplayOptions replay_options;
+  replay_options.correct_clock_violations = false;
+  progress_("forward replay (messages)");
+  phases_.run_or_abort("the forward replay", [&] {
+    replay_forward(trace_, matching_, world_, bus_, replay_options, statistics_);
+  });
+  progress_("collective replay");
+  phases_.run_or_abort("the collective replay", [&] {
+    replay_collectives(trace_, definitions_, *comms_, bus_, statistics_, incomplete_);
+  });
+  phases_.run([&] {
+    if (statistics_.collective_mismatches > 0) {
+      throw InputError("the traces disagree: rank " + std::to_string(rank_) +
+                       " saw a different number of collective operations than other members "
+                       "of its communicators (a truncated or inconsistent trace)");
+    }
+  });
+  progress_("backward replay");
+  phases_.run_or_abort("the backward replay", [&] { replay_backward(trace_, matching_, world_, bus_); });
+}
+
+void AnalysisRun::find_root_causes() {
+  if (!options_.delay_analysis) return;
+  progress_("delay analysis (root causes of wait states)");
+  phases_.run_or_abort("the delay analysis", [&] {
+    result_.delay = replay_delay(trace_, tree_, definitions_, *comms_, matching_, world_, bus_);
+  });
+  progress_("delay analysis: " + std::to_string(result_.delay.rounds) + " propagation rounds");
+}
+
+void AnalysisRun::follow_critical_path() {
+  if (!options_.critical_path) return;
+  progress_("critical path");
+  phases_.run_or_abort("the critical-path analysis", [&] {
+    result_.critical_path = replay_critical_path(trace_, tree_, definitions_, *comms_, matching_, world_, bus_);
+  });
+  const CriticalPathStatistics& path = result_.critical_path;
+  if (path.last_rank != kNone) {
+    progress_("critical path: ends on rank " + std::to_string(path.last_rank) + ", " +
+              std::to_string(path.hops) + " moves between processes (" +
+              std::to_string(path.looked_ahead) + " skipped by the look-ahead)" +
+              (path.complete ? "" : " (cut short: inconsistent times)"));
+  }
+}
+
+// The process's other threads (OpenMP), within the process; not for the
+// rank-local archives of an incomplete run.
+void AnalysisRun::analyze_threads() {
+  phases_.run([&] {
+    if (incomplete_ || traceless_) return;
+    threads_ = analyze_openmp(options_.experiment, definitions_, static_cast<uint32_t>(rank_), tree_,
+                              registry_, *severities_, seconds_per_tick());
+  });
+  registry_.finish_all(*context_);
+  result_.statistics = sum_statistics(statistics_, world_);
+}
+
+}  // namespace orrery::analyzer

@@ -1,0 +1,100 @@
+#pragma once
+// One run of the analysis pipeline (analysis.h's analyze()), as named steps
+// over the state they share. Every step is collective over the world
+// communicator and runs on every rank, in the order run() lists them.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "orrery/analyzer/analysis.h"
+#include "orrery/analyzer/balance_metrics.h"
+#include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/clock_condition.h"
+#include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/incomplete.h"
+#include "orrery/analyzer/message_exchange.h"
+#include "orrery/analyzer/openmp_analysis.h"
+#include "orrery/analyzer/phases.h"
+#include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/trace.h"
+#include "orrery/patterns/registry.h"
+#include "orrery/report/groups.h"
+
+namespace orrery::analyzer {
+
+/// Progress lines on rank 0, with the time since the start.
+class Progress {
+ public:
+  explicit Progress(std::ostream* out) : out_(out), start_(std::chrono::steady_clock::now()) {}
+  void operator()(const std::string& line) const;
+
+ private:
+  std::ostream* out_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+class AnalysisRun {
+ public:
+  AnalysisRun(const AnalysisOptions& options, MPI_Comm world);
+  AnalysisResult run();
+
+ private:
+  // Input (analysis_input.cpp).
+  void read_grouping_file();
+  void read_definitions_of_run();
+  void read_unified_definitions();  ///< an incomplete run: each rank's own archive
+  void read_trace();
+  void complete_definitions();      ///< measurement regions, one program root per process
+  void prepare_replay();            ///< call tree, communicators, message matching, patterns
+  void correct_clocks();
+  // Replays (analysis_replays.cpp).
+  void replay_wait_states();
+  void find_root_causes();
+  void follow_critical_path();
+  void analyze_threads();
+  // Output (analysis_output.cpp).
+  void merge_and_write();
+  void print_closing_summary();
+
+  [[nodiscard]] InputError wrong_size(std::size_t ranks) const;
+  [[nodiscard]] double seconds_per_tick() const;
+
+  const AnalysisOptions& options_;
+  MPI_Comm world_;
+  int rank_ = 0;
+  int size_ = 0;
+  Progress progress_;
+  PhaseRunner phases_;
+  AnalysisResult result_;
+
+  std::vector<report::GroupRule> group_rules_;
+  bool incomplete_ = false;
+  std::string source_;               ///< the archive this rank reads
+  Definitions definitions_;
+  IdMapping mapping_;                ///< local -> unified ids (incomplete runs)
+  std::vector<uint32_t> lost_;       ///< ranks that left no trace
+  bool traceless_ = false;           ///< this rank is one of them
+  LocalTrace trace_;
+  CallTree tree_;
+  std::unique_ptr<Communicators> comms_;
+  MessageMatching matching_;
+  patterns::PatternRegistry registry_;
+  std::unique_ptr<patterns::SeverityMap> severities_;
+  EventBus bus_;
+  std::unique_ptr<patterns::PatternContext> context_;
+  ReplayStatistics statistics_;
+  ClockCorrection clock_correction_;
+  ThreadSeverities threads_;
+
+  report::CubeHeader header_;        ///< the merged cube's (rank 0)
+  std::unique_ptr<SummaryDigest> digest_;
+  std::optional<BalanceMetrics> balance_;
+};
+
+}  // namespace orrery::analyzer
