@@ -1,0 +1,203 @@
+// Request tracking (mpi_requests.h).
+
+#include "mpi_requests.h"
+
+#include <unordered_map>
+
+#include "collective_bytes.h"
+#include "comm_registry.h"
+
+#if defined(OPEN_MPI)
+// Open MPI's one completed request object, handed out for operations that
+// complete at once (eager sends, MPI_PROC_NULL peers).
+extern "C" char ompi_request_empty;
+#endif
+
+namespace orrery::measure {
+namespace {
+
+bool is_shared_request(MPI_Request request) noexcept {
+#if defined(OPEN_MPI)
+  return static_cast<const void*>(request) == static_cast<const void*>(&ompi_request_empty);
+#else
+  (void)request;
+  return false;
+#endif
+}
+
+RequestTable g_requests;
+std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
+uint64_t g_next_request_id = 1;
+
+Record p2p(RecordKind kind, uint64_t time, int peer, uint32_t comm, int tag, uint64_t bytes) noexcept {
+  Record r;
+  r.kind = kind;
+  r.time = time;
+  r.peer = static_cast<uint32_t>(peer) + g_comms.peer_offset(comm);
+  r.comm = comm;
+  r.tag = static_cast<uint32_t>(tag);
+  r.bytes = bytes;
+  return r;
+}
+
+Record request_event(RecordKind kind, uint64_t time, uint64_t id) noexcept {
+  Record r;
+  r.kind = kind;
+  r.time = time;
+  r.request = id;
+  return r;
+}
+
+}  // namespace
+
+// Records the post of a (possibly persistent) point-to-point request.
+void post(const Call& call, RequestInfo& info) noexcept {
+  info.active = true;
+  if (info.kind == RequestInfo::Kind::kIgnored) return;
+  info.id = g_next_request_id++;
+  if (!call.recording()) return;
+  if (info.kind == RequestInfo::Kind::kIsend) {
+    Record r = p2p(RecordKind::kMpiIsend, call.stamp(), info.peer, info.comm, info.tag, info.bytes);
+    r.request = info.id;
+    record(r);
+  } else if (info.kind == RequestInfo::Kind::kIrecv) {
+    record(request_event(RecordKind::kMpiIrecvRequest, call.stamp(), info.id));
+  } else {
+    record(request_event(RecordKind::kNbcRequest, call.stamp(), info.id));
+  }
+}
+
+RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept {
+  RequestInfo info;
+  const int peer = send ? a.dest : a.source;
+  info.kind = peer == MPI_PROC_NULL ? RequestInfo::Kind::kIgnored
+              : send                ? RequestInfo::Kind::kIsend
+                                    : RequestInfo::Kind::kIrecv;
+  info.persistent = persistent;
+  info.active = false;
+  info.comm = g_comms.id(a.comm);
+  info.peer = peer;
+  info.tag = a.tag;
+  info.bytes = send ? bytes_of(a.scount, a.stype) : 0;
+  return info;
+}
+
+void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
+  if (request == MPI_REQUEST_NULL) return;
+  try {
+    RequestInfo& stored = g_requests.add(request, info, is_shared_request(request));
+    if (!info.persistent) post(call, stored);
+  } catch (...) {
+    ++g_state.anomalies.unknown_requests;
+  }
+}
+
+// The request `before` completed with `status`.
+void complete(const Call& call, MPI_Request before, const MPI_Status* status) noexcept {
+  if (before == MPI_REQUEST_NULL) return;
+  RequestInfo* found = g_requests.find(before);
+  if (found == nullptr) return;  // file I/O, RMA or generalized requests: not tracked
+  RequestInfo& info = *found;
+  if (info.active && call.recording() && info.kind != RequestInfo::Kind::kIgnored) {
+    int cancelled = 0;
+    if (info.cancelled && status != nullptr) PMPI_Test_cancelled(status, &cancelled);
+    if (cancelled != 0) {
+      record(request_event(RecordKind::kMpiRequestCancelled, call.stamp(), info.id));
+    } else if (info.kind == RequestInfo::Kind::kIsend) {
+      record(request_event(RecordKind::kMpiIsendComplete, call.stamp(), info.id));
+    } else if (info.kind == RequestInfo::Kind::kIrecv) {
+      if (status != nullptr && status->MPI_SOURCE != MPI_PROC_NULL) {
+        Record r = p2p(RecordKind::kMpiIrecv, call.stamp(), status->MPI_SOURCE, info.comm, status->MPI_TAG,
+                       received_bytes(*status));
+        r.request = info.id;
+        record(r);
+      }
+    } else {
+      Record r;
+      r.kind = RecordKind::kNbcComplete;
+      r.time = call.stamp();
+      r.op = info.op;
+      r.comm = info.comm;
+      r.root = info.root;
+      r.bytes = info.bytes;
+      r.bytes_received = info.bytes_received;
+      r.request = info.id;
+      record(r);
+    }
+  }
+  if (info.persistent) {
+    info.active = false;
+    info.cancelled = false;
+  } else {
+    g_requests.remove(before);
+  }
+}
+
+// An unsuccessful test that is traced (ORRERY_TRACE_QUERIES=1).
+void tested(const Call& call, const MPI_Request* requests, int count) noexcept {
+  if (!call.recording()) return;
+  for (int i = 0; i < count; ++i) {
+    const RequestInfo* info = g_requests.find(requests[i]);
+    if (info != nullptr && info->active && info->kind != RequestInfo::Kind::kIgnored) {
+      record(request_event(RecordKind::kMpiRequestTest, call.stamp(), info->id));
+    }
+  }
+}
+
+void start_collective(const Call& call, const MpiArgs& a) noexcept {
+  RequestInfo info;
+  info.kind = RequestInfo::Kind::kCollective;
+  const CollectiveBytes c = collective_bytes(kFunctions[call.function()].op, a);
+  info.op = c.op;
+  info.root = c.root;
+  info.bytes = c.sent;
+  info.bytes_received = c.received;
+  info.comm = g_comms.id(a.comm);
+  track(call, *a.request, info);
+}
+
+void start_persistent(const Call& call, MPI_Request request) noexcept {
+  RequestInfo* info = g_requests.find(request);
+  if (info != nullptr && info->persistent) post(call, *info);
+}
+
+uint32_t message_comm(MPI_Message message) noexcept {
+  auto it = g_messages.find(message);
+  if (it == g_messages.end()) return CommRegistry::kWorld;
+  const uint32_t comm = it->second;
+  g_messages.erase(it);
+  return comm;
+}
+
+void complete_all(const Call& call, const MpiArgs& a) noexcept {
+  for (int i = 0; i < a.nreq; ++i) complete(call, a.requests_before[i], &a.statuses[i]);
+}
+
+void complete_some(const Call& call, const MpiArgs& a) noexcept {
+  for (int i = 0; i < *a.outcount; ++i) {
+    const int index = a.indices[i];
+    if (index >= 0 && index < a.nreq) complete(call, a.requests_before[index], &a.statuses[i]);
+  }
+}
+
+void forget_request(MPI_Request request) noexcept {
+  if (request != MPI_REQUEST_NULL) g_requests.remove(request);
+}
+
+void mark_cancelled(MPI_Request request) noexcept {
+  if (RequestInfo* info = g_requests.find(request)) info->cancelled = true;
+}
+
+void remember_message(MPI_Message message, uint32_t comm) noexcept {
+  try {
+    g_messages[message] = comm;
+  } catch (...) {
+  }
+}
+
+void clear_requests() noexcept {
+  g_requests.clear();
+  g_messages.clear();
+}
+
+}  // namespace orrery::measure
