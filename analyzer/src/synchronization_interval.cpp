@@ -21,6 +21,27 @@ std::vector<uint64_t> callpath_keys(const CallTree& tree) {
   return keys;
 }
 
+CallpathKeys::CallpathKeys(const CallTree& tree) : keys_(callpath_keys(tree)) {
+  std::size_t capacity = 16;
+  while (capacity < 2 * keys_.size()) capacity *= 2;
+  slots_.assign(capacity, kNone);
+  const std::size_t mask = capacity - 1;
+  for (uint32_t c = 0; c < keys_.size(); ++c) {
+    std::size_t slot = static_cast<std::size_t>(keys_[c]) & mask;
+    while (slots_[slot] != kNone) slot = (slot + 1) & mask;
+    slots_[slot] = c;
+  }
+}
+
+uint32_t CallpathKeys::find(uint64_t key) const {
+  // The keys are well-mixed hashes: their low bits index the table.
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = static_cast<std::size_t>(key) & mask;; slot = (slot + 1) & mask) {
+    const uint32_t callpath = slots_[slot];
+    if (callpath == kNone || keys_[callpath] == key) return callpath;
+  }
+}
+
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                                    std::vector<std::pair<uint32_t, uint32_t>> waits,
                                    std::vector<int64_t> waiting)
@@ -33,11 +54,13 @@ void IntervalProfiler::add(uint32_t callpath, int64_t ticks) {
   scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
 }
 
-IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter) {
-  IntervalProfile result;
+void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result) {
+  result.time.clear();
+  result.waits.clear();
+  result.waiting = 0;
   const EventStore& events = trace_.events;
   const auto& nodes = tree_.nodes();
-  if (to_enter == kNone || to_enter >= events.size()) return result;
+  if (to_enter == kNone || to_enter >= events.size()) return;
   const auto parent_of = [&](uint32_t callpath) {
     return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
   };
@@ -83,13 +106,11 @@ IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter
     result.waiting += ticks;
     result.waits.emplace_back(wait->second, ticks);
   }
-  result.time.reserve(touched_.size());
   for (const uint32_t callpath : touched_) {
     if (scratch_[callpath] > 0) result.time.emplace_back(callpath, scratch_[callpath]);
     scratch_[callpath] = 0;
   }
   touched_.clear();
-  return result;
 }
 
 }  // namespace orrery::analyzer
