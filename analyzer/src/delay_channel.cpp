@@ -7,26 +7,19 @@
 
 namespace orrery::analyzer::delay {
 
-std::vector<int64_t> RecordChannel::exchange(const std::vector<uint32_t>& peers,
-                                             const std::vector<std::vector<int64_t>>& records,
-                                             MPI_Comm world) {
+std::vector<int64_t> RecordChannel::exchange(const OutgoingRecords& out, MPI_Comm world) {
   world_ = world;
   BlockLayout to;
   std::vector<uint64_t> sizes;
-  std::size_t total = 0;
-  for (std::size_t k = 0; k < peers.size(); ++k) {
-    to.add(peers[k], records[k].size());
-    sizes.push_back(records[k].size());
-    total += records[k].size();
+  for (std::size_t k = 0; k < out.peers.size(); ++k) {
+    to.add(out.peers[k], out.sizes[k]);
+    sizes.push_back(out.sizes[k]);
   }
-  std::vector<int64_t> out;
-  out.reserve(total);
-  for (const auto& block : records) out.insert(out.end(), block.begin(), block.end());
-  for (const auto& [source, count] : discover_senders(peers, sizes, world)) {
+  for (const auto& [source, count] : discover_senders(out.peers, sizes, world)) {
     values_in_.add(source, static_cast<std::size_t>(count));
   }
   std::vector<int64_t> in(values_in_.total);
-  exchange_blocks(out.data(), to, in.data(), values_in_, MPI_INT64_T, world);
+  exchange_blocks(out.values.data(), to, in.data(), values_in_, MPI_INT64_T, world);
   return in;
 }
 

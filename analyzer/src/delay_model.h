@@ -62,12 +62,13 @@ class SyncPoints {
   /// Orders each peer's points (usually already in order: a check only).
   void finish();
   /// The last point with `peer` before event `before` ({kNone, kNone} if none):
-  /// (event index, own operation index).
-  [[nodiscard]] std::pair<uint32_t, uint32_t> last(uint32_t peer, uint32_t before) const;
+  /// (event index, own operation index). Fastest when asked in increasing order.
+  [[nodiscard]] std::pair<uint32_t, uint32_t> last(uint32_t peer, uint32_t before);
 
  private:
   std::unordered_map<uint32_t, uint32_t> index_;  ///< peer -> its list (few peers)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> points_;
+  std::vector<std::size_t> hints_;  ///< per list, where the last search ended
   uint32_t last_peer_ = kNone;
   uint32_t last_index_ = 0;
 };
@@ -128,21 +129,26 @@ struct DelayPool {
   }
 };
 
+/// The records a waiter sends: blocks per destination (ascending), one
+/// after the other in `values`.
+struct OutgoingRecords {
+  std::vector<uint32_t> peers;
+  std::vector<std::size_t> sizes;    ///< values per destination
+  std::vector<std::size_t> records;  ///< records per destination
+  std::vector<int64_t> values;
+};
+
 /// Values along the wait states' records, only between partners: every
 /// waiter sends one record per point-to-point wait state to its delayer
 /// once (variable length), then one double per record travels either way
 /// per call, in the records' order — O(wait states), not O(messages).
 class RecordChannel {
  public:
-  /// Collective over `world`: sends `records[k]` (`counts[k]` records) to
-  /// `peers[k]` (ascending); returns what came, blocks in ascending source
-  /// order, and remembers both layouts. `count_records` tells the number of
-  /// records in a received block.
+  /// Collective over `world`: sends the records; returns what came, blocks
+  /// in ascending source order (incoming()), and remembers both layouts.
+  /// `count_records(values, size)` tells the number of records in a block.
   template <class CountRecords>
-  std::vector<int64_t> open(const std::vector<uint32_t>& peers,
-                            const std::vector<std::vector<int64_t>>& records,
-                            const std::vector<std::size_t>& counts, MPI_Comm world,
-                            CountRecords count_records);
+  std::vector<int64_t> open(const OutgoingRecords& out, MPI_Comm world, CountRecords count_records);
   /// Received blocks: source and first value per block (BlockLayout of the values).
   [[nodiscard]] const BlockLayout& incoming() const { return values_in_; }
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
@@ -151,20 +157,17 @@ class RecordChannel {
   [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
 
  private:
-  std::vector<int64_t> exchange(const std::vector<uint32_t>& peers,
-                                const std::vector<std::vector<int64_t>>& records, MPI_Comm world);
+  std::vector<int64_t> exchange(const OutgoingRecords& out, MPI_Comm world);
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout values_in_;
   BlockLayout records_out_, records_in_;
 };
 
 template <class CountRecords>
-std::vector<int64_t> RecordChannel::open(const std::vector<uint32_t>& peers,
-                                         const std::vector<std::vector<int64_t>>& records,
-                                         const std::vector<std::size_t>& counts, MPI_Comm world,
+std::vector<int64_t> RecordChannel::open(const OutgoingRecords& out, MPI_Comm world,
                                          CountRecords count_records) {
-  std::vector<int64_t> in = exchange(peers, records, world);
-  for (std::size_t k = 0; k < peers.size(); ++k) records_out_.add(peers[k], counts[k]);
+  std::vector<int64_t> in = exchange(out, world);
+  for (std::size_t k = 0; k < out.peers.size(); ++k) records_out_.add(out.peers[k], out.records[k]);
   for (std::size_t k = 0; k < values_in_.peers.size(); ++k) {
     records_in_.add(values_in_.peers[k],
                     count_records(in.data() + values_in_.displs[k], values_in_.counts[k]));

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "delay_model.h"
+#include "lower_bound_near.h"
 
 namespace orrery::analyzer::delay {
 
@@ -31,18 +32,20 @@ void SyncPoints::add(uint32_t peer, uint32_t event, uint32_t op) {
 }
 
 void SyncPoints::finish() {
+  hints_.assign(points_.size(), 0);
   for (auto& list : points_) {
     if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
   }
 }
 
-std::pair<uint32_t, uint32_t> SyncPoints::last(uint32_t peer, uint32_t before) const {
+std::pair<uint32_t, uint32_t> SyncPoints::last(uint32_t peer, uint32_t before) {
   const auto found = index_.find(peer);
   if (found == index_.end()) return {kNone, kNone};
   const auto& list = points_[found->second];
-  auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(before, uint32_t{0}));
-  if (it == list.begin()) return {kNone, kNone};
-  return *--it;
+  const std::size_t at =
+      lower_bound_near(list, list.size(), before, hints_[found->second],
+                       [](const std::pair<uint32_t, uint32_t>& p, uint32_t e) { return p.first < e; });
+  return at == 0 ? std::make_pair(kNone, kNone) : list[at - 1];
 }
 
 namespace {

@@ -74,24 +74,19 @@ void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints&
 }
 
 /// The waiters' side: one record per point-to-point wait state (the first
-/// `point_to_point` of `waits`) to its delayer. Returns the records per
-/// destination; `record_wait` gets the wait state of each outgoing record
-/// in the channel's order.
-struct Outgoing {
-  std::vector<uint32_t> peers;
-  std::vector<std::vector<int64_t>> records;
-  std::vector<std::size_t> counts;
-};
-
-Outgoing build_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
-                       const std::vector<int64_t>& send_index_of_recv,
-                       const std::vector<int64_t>& recv_index_of_send, Synchronizations& sync,
-                       const CollectiveDelays& collectives, IntervalProfiler& profiler,
-                       const CallpathKeys& keys, std::vector<uint32_t>& record_wait) {
+/// `point_to_point` of `waits`) to its delayer, grouped by destination
+/// (ascending), in wait order within each; `record_wait` gets the wait
+/// state of each outgoing record in that order.
+OutgoingRecords build_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
+                              const std::vector<int64_t>& send_index_of_recv,
+                              const std::vector<int64_t>& recv_index_of_send, Synchronizations& sync,
+                              const CollectiveDelays& collectives, IntervalProfiler& profiler,
+                              const CallpathKeys& keys, std::vector<uint32_t>& record_wait) {
   const auto partner_op_of = [&](const WaitState& wait, uint32_t op) {
     return wait.kind == WaitKind::kLateSender ? send_index_of_recv[op] : recv_index_of_send[op];
   };
-  // The destinations, ascending (few: the partners of this rank).
+  // The destinations, ascending (few: the partners of this rank), and the
+  // wait states in destination order (a counting sort: stable).
   std::unordered_map<uint32_t, uint32_t> block_of;
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
@@ -99,19 +94,35 @@ Outgoing build_records(const std::vector<WaitState>& waits, std::size_t point_to
       block_of.emplace(wait.delayer, 0);
     }
   }
-  Outgoing out;
+  OutgoingRecords out;
   for (const auto& entry : block_of) out.peers.push_back(entry.first);
   std::sort(out.peers.begin(), out.peers.end());
   for (uint32_t b = 0; b < out.peers.size(); ++b) block_of[out.peers[b]] = b;
-  out.records.resize(out.peers.size());
-  out.counts.assign(out.peers.size(), 0);
-  std::vector<std::vector<uint32_t>> waits_of_block(out.peers.size());
-
-  IntervalProfile profile;
+  out.records.assign(out.peers.size(), 0);
+  out.sizes.assign(out.peers.size(), 0);
+  std::vector<uint32_t> block_of_wait(point_to_point, kNone);
+  uint32_t last_peer = kNone, last_block = 0;
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
-    const int64_t partner_op = wait.delayer == kNone ? kNoValue : partner_op_of(wait, wait.op);
-    if (partner_op == kNoValue) continue;
+    if (wait.delayer == kNone || partner_op_of(wait, wait.op) == kNoValue) continue;
+    if (wait.delayer != last_peer) {
+      last_peer = wait.delayer;
+      last_block = block_of[last_peer];
+    }
+    block_of_wait[k] = last_block;
+    ++out.records[last_block];
+  }
+  std::vector<std::size_t> next_slot(out.peers.size() + 1, 0);
+  for (std::size_t b = 0; b < out.peers.size(); ++b) next_slot[b + 1] = next_slot[b] + out.records[b];
+  record_wait.assign(next_slot.back(), 0);
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    if (block_of_wait[k] != kNone) record_wait[next_slot[block_of_wait[k]]++] = static_cast<uint32_t>(k);
+  }
+  std::vector<uint32_t>().swap(block_of_wait);
+
+  IntervalProfile profile;
+  const auto append_record = [&](const WaitState& wait) {
+    const int64_t partner_op = partner_op_of(wait, wait.op);
     // The previous synchronization with the delayer: a message of the same
     // direction, or a collective with it, whichever this rank saw last.
     const bool late_sender = wait.kind == WaitKind::kLateSender;
@@ -136,20 +147,20 @@ Outgoing build_records(const std::vector<WaitState>& waits, std::size_t point_to
       sync_b = collective.ordinal;
     }
     profiler.profile(from, wait.call, profile);
-    const uint32_t block = block_of[wait.delayer];
-    std::vector<int64_t>& record = out.records[block];
     const auto n = static_cast<int64_t>(profile.time.size());
-    record.insert(record.end(), {static_cast<int64_t>(wait.kind) |
-                                     (static_cast<int64_t>(kind) << 8) | (n << 16),
-                                 partner_op, sync_a, sync_b, wait.waiting, profile.waiting});
+    out.values.insert(out.values.end(), {static_cast<int64_t>(wait.kind) |
+                                             (static_cast<int64_t>(kind) << 8) | (n << 16),
+                                         partner_op, sync_a, sync_b, wait.waiting, profile.waiting});
     for (const auto& [callpath, ticks] : profile.time) {
-      record.push_back(static_cast<int64_t>(keys.key(callpath)));
-      record.push_back(ticks);
+      out.values.push_back(static_cast<int64_t>(keys.key(callpath)));
+      out.values.push_back(ticks);
     }
-    ++out.counts[block];
-    waits_of_block[block].push_back(static_cast<uint32_t>(k));
+  };
+  for (std::size_t b = 0, r = 0; b < out.peers.size(); ++b) {
+    const std::size_t first_value = out.values.size();
+    for (const std::size_t end = r + out.records[b]; r < end; ++r) append_record(waits[record_wait[r]]);
+    out.sizes[b] = out.values.size() - first_value;
   }
-  for (const auto& list : waits_of_block) record_wait.insert(record_wait.end(), list.begin(), list.end());
   return out;
 }
 
@@ -308,11 +319,11 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<uint32_t> delay_of_record;  // per incoming record
   DelayPool pool;
   {
-    const Outgoing out = build_records(waits, point_to_point, send_index_of_recv,
-                                       recv_index_of_send, sync, collectives, profiler, keys,
-                                       record_wait);
+    const OutgoingRecords out = build_records(waits, point_to_point, send_index_of_recv,
+                                              recv_index_of_send, sync, collectives, profiler,
+                                              keys, record_wait);
     const std::vector<int64_t> in =
-        channel.open(out.peers, out.records, out.counts, world,
+        channel.open(out, world,
                      [](const int64_t* values, std::size_t size) {
                        std::size_t records = 0;
                        for (std::size_t at = 0; at + kHeader <= size; ++records) {

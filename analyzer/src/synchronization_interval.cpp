@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "lower_bound_near.h"
+
 namespace orrery::analyzer {
 
 std::vector<uint64_t> callpath_keys(const CallTree& tree) {
@@ -48,12 +50,6 @@ IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree
     : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(std::move(waiting)),
       scratch_(tree.size(), 0) {}
 
-void IntervalProfiler::add(uint32_t callpath, int64_t ticks) {
-  if (callpath == kNone || callpath >= scratch_.size() || ticks == 0) return;
-  if (scratch_[callpath] == 0) touched_.push_back(callpath);
-  scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
-}
-
 void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result) {
   result.time.clear();
   result.waits.clear();
@@ -72,39 +68,40 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
     current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
     first = from_leave + 1;
   }
-  auto span = std::lower_bound(trace_.folded_spans.begin(), trace_.folded_spans.end(), first,
-                               [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
-  for (uint32_t i = first; i <= to_enter; ++i) {
+  const std::vector<FoldedSpan>& spans = trace_.folded_spans;
+  std::size_t span = lower_bound_near(spans, spans.size(), first, span_hint_,
+                                      [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  // The time between two kept events belongs to the region open between
+  // them, minus the folded callees that ran there (no gap before event 0).
+  int64_t previous = first > 0 ? events[first - 1].time : 0;
+  for (uint32_t i = first;; ++i) {
     const Event& event = events[i];
-    if (i > 0 && (i > first || from_leave != kNone)) {
-      int64_t gap = event.time - events[i - 1].time;
-      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
-        add(span->callpath, span->exclusive);
-        gap -= span->exclusive;
-      }
-      add(current, gap);
-    } else {
-      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
-        add(span->callpath, span->exclusive);
-      }
+    int64_t gap = event.time - previous;
+    previous = event.time;
+    for (; span < spans.size() && spans[span].before_event == i; ++span) {
+      add(spans[span].callpath, spans[span].exclusive);
+      gap -= spans[span].exclusive;
     }
+    if (i > 0) add(current, gap);
     if (i == to_enter) break;
-    if (event.kind() == EventKind::kEnter) {
+    const EventKind kind = event.kind();
+    if (kind == EventKind::kEnter) {
       current = event.ref();
-    } else if (event.kind() == EventKind::kLeave) {
+    } else if (kind == EventKind::kLeave) {
       current = parent_of(events[event.link].ref());
     }
   }
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
   const uint32_t low = from_leave == kNone ? 0 : from_leave;
-  auto wait = std::lower_bound(waits_.begin(), waits_.end(), std::make_pair(low, uint32_t{0}));
-  for (; wait != waits_.end() && wait->first < to_enter; ++wait) {
-    const int64_t ticks = waiting_[wait->second];
+  std::size_t wait = lower_bound_near(waits_, waits_.size(), low, wait_hint_,
+                                      [](const auto& w, uint32_t call) { return w.first < call; });
+  for (; wait < waits_.size() && waits_[wait].first < to_enter; ++wait) {
+    const int64_t ticks = waiting_[waits_[wait].second];
     if (ticks <= 0) continue;
-    add(events[wait->first].ref(), -ticks);
+    add(events[waits_[wait].first].ref(), -ticks);
     result.waiting += ticks;
-    result.waits.emplace_back(wait->second, ticks);
+    result.waits.emplace_back(waits_[wait].second, ticks);
   }
   for (const uint32_t callpath : touched_) {
     if (scratch_[callpath] > 0) result.time.emplace_back(callpath, scratch_[callpath]);

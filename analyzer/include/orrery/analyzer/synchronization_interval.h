@@ -60,7 +60,11 @@ class IntervalProfiler {
   void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out);
 
  private:
-  void add(uint32_t callpath, int64_t ticks);
+  void add(uint32_t callpath, int64_t ticks) {
+    if (callpath == kNone || callpath >= scratch_.size() || ticks == 0) return;
+    if (scratch_[callpath] == 0) touched_.push_back(callpath);
+    scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
+  }
 
   const LocalTrace& trace_;
   const CallTree& tree_;
@@ -68,6 +72,8 @@ class IntervalProfiler {
   std::vector<int64_t> waiting_;
   std::vector<int64_t> scratch_;    ///< per call path, zero between calls
   std::vector<uint32_t> touched_;   ///< call paths with a non-zero scratch entry
+  std::size_t span_hint_ = 0;       ///< where the last search of folded_spans ended
+  std::size_t wait_hint_ = 0;       ///< and of waits_
 };
 
 }  // namespace orrery::analyzer
