@@ -35,4 +35,44 @@ std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_inc
   return out;
 }
 
+namespace {
+
+/// The layout of the selected records: per block of `all`, how many of its
+/// records `keep` selects; their indices go to `kept`.
+BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
+                   std::vector<uint32_t>& kept) {
+  BlockLayout selected;
+  for (std::size_t k = 0; k < all.peers.size(); ++k) {
+    std::size_t count = 0;
+    for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
+      if (keep[r] == 0) continue;
+      kept.push_back(static_cast<uint32_t>(r));
+      ++count;
+    }
+    // Blocks without selected records stay, empty: both sides agree on the peers.
+    selected.add(all.peers[k], count);
+  }
+  return selected;
+}
+
+}  // namespace
+
+RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in)
+    : world_(channel.world()) {
+  std::vector<double> flags(keep_in.begin(), keep_in.end());
+  const std::vector<double> at_waiters = channel.to_waiters(flags);
+  std::vector<uint8_t> keep_out(at_waiters.size());
+  for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
+  out_ = select(channel.outgoing_records(), keep_out, kept_out_);
+  in_ = select(channel.incoming_records(), keep_in, kept_in_);
+  send_.resize(kept_out_.size());
+  received_.resize(kept_in_.size());
+}
+
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_outgoing) {
+  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_outgoing[kept_out_[k]];
+  exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
+  return received_;
+}
+
 }  // namespace orrery::analyzer::delay

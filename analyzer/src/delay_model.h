@@ -155,6 +155,9 @@ class RecordChannel {
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[r] for incoming record r → one value per outgoing record.
   [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
+  [[nodiscard]] const BlockLayout& outgoing_records() const { return records_out_; }
+  [[nodiscard]] const BlockLayout& incoming_records() const { return records_in_; }
+  [[nodiscard]] MPI_Comm world() const { return world_; }
 
  private:
   std::vector<int64_t> exchange(const OutgoingRecords& out, MPI_Comm world);
@@ -174,6 +177,26 @@ std::vector<int64_t> RecordChannel::open(const OutgoingRecords& out, MPI_Comm wo
   }
   return in;
 }
+
+/// The part of a RecordChannel that the delayers select (the records whose
+/// values they need in the propagation rounds: their delay passes waiting
+/// on); the waiters learn the selection in one exchange.
+class RecordSubset {
+ public:
+  /// Collective over the channel's ranks; `keep_in` per incoming record.
+  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
+  /// The selected incoming records, in order.
+  [[nodiscard]] const std::vector<uint32_t>& kept_in() const { return kept_in_; }
+  /// per_outgoing[r] for every outgoing record → the values of the selected
+  /// incoming records (kept_in() order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_outgoing);
+
+ private:
+  MPI_Comm world_ = MPI_COMM_NULL;
+  BlockLayout out_, in_;
+  std::vector<uint32_t> kept_out_, kept_in_;
+  std::vector<double> send_, received_;
+};
 
 /// A collective instance as a synchronization point of a point-to-point pair.
 struct CollectiveSync {

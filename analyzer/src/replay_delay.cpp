@@ -339,20 +339,37 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
 
   // Rounds: each wait state's long-term waiting travels to its delayer,
   // which passes the share its own waiting explains on to its wait states.
+  // Only the delays that pass waiting on need it during the rounds (the
+  // others' values matter for their long-term costs: one full carry after
+  // the last round, of the values the last round carried).
+  std::vector<uint8_t> passes(delay_of_record.size(), 0);
+  std::vector<uint32_t> passing;  // delays that pass waiting on, in order
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
+    if (d != kNone && delays[d].total > 0 && delays[d].excess_waiting > 0 && delays[d].waits_total > 0) {
+      passes[r] = 1;
+    }
+  }
+  for (uint32_t d = 0; d < delays.size(); ++d) {
+    if (delays[d].total > 0 && delays[d].excess_waiting > 0 && delays[d].waits_total > 0) {
+      passing.push_back(d);
+    }
+  }
+  RecordSubset passing_records(channel, passes);
+  std::vector<uint8_t>().swap(passes);
   std::vector<double> per_record(record_wait.size());
   const auto carry_to_delayers = [&] {
     for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = waits[record_wait[r]].propagated;
-    const std::vector<double> arrived = channel.to_delayers(per_record);
-    for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
-      if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
-    }
+    const std::vector<double>& arrived = passing_records.to_delayers(per_record);
+    const std::vector<uint32_t>& kept = passing_records.kept_in();
+    for (std::size_t k = 0; k < kept.size(); ++k) delays[delay_of_record[kept[k]]].propagated = arrived[k];
   };
   std::vector<double> next(waits.size());
   for (int round = 0;; ++round) {
     carry_to_delayers();
     std::fill(next.begin(), next.end(), 0.0);
-    for (const Delay& delay : delays) {
-      if (delay.total <= 0) continue;
+    for (const uint32_t d : passing) {
+      const Delay& delay = delays[d];
       const double passed = (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
       pool.share_over_waits(delay, passed, [&](uint32_t wait, double value) { next[wait] += value; });
     }
@@ -374,6 +391,12 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       statistics.converged = false;
       carry_to_delayers();
       break;
+    }
+  }
+  {
+    const std::vector<double> arrived = channel.to_delayers(per_record);
+    for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
+      if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
     }
   }
 
