@@ -26,7 +26,8 @@ struct WaitState {
   WaitKind kind = WaitKind::kLateSender;
   uint32_t call = kNone;     ///< Enter index of the waiting call
   int64_t waiting = 0;       ///< ticks
-  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver); kNone for collectives
+  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver);
+                             ///< kNone for collectives
   uint32_t delayer = kNone;  ///< world rank of the partner that was late
   double propagated = 0;     ///< waiting it caused downstream (long-term), ticks
   double passed_on = 0;      ///< waiting of later waits it caused directly
@@ -44,7 +45,8 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
 /// in runs on the same communicator, so the last one is remembered.
 class WorldRanks {
  public:
-  WorldRanks(const Definitions& definitions, uint32_t self) : definitions_(definitions), self_(self) {}
+  WorldRanks(const Definitions& definitions, uint32_t self)
+      : definitions_(definitions), self_(self) {}
   uint32_t operator()(uint32_t comm, uint32_t rank_in_comm);
 
  private:

@@ -42,9 +42,9 @@ std::pair<uint32_t, uint32_t> SyncPoints::last(uint32_t peer, uint32_t before) {
   const auto found = index_.find(peer);
   if (found == index_.end()) return {kNone, kNone};
   const auto& list = points_[found->second];
-  const std::size_t at =
-      lower_bound_near(list, list.size(), before, hints_[found->second],
-                       [](const std::pair<uint32_t, uint32_t>& p, uint32_t e) { return p.first < e; });
+  const std::size_t at = lower_bound_near(
+      list, list.size(), before, hints_[found->second],
+      [](const std::pair<uint32_t, uint32_t>& p, uint32_t e) { return p.first < e; });
   return at == 0 ? std::make_pair(kNone, kNone) : list[at - 1];
 }
 
@@ -77,15 +77,16 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
     const uint32_t call = by_call[k].first;
     uint32_t latest = by_call[k].second;
     for (; k < by_call.size() && by_call[k].first == call; ++k) {
-      if (trace.send_enters[by_call[k].second] > trace.send_enters[latest]) latest = by_call[k].second;
+      if (trace.send_enters[by_call[k].second] > trace.send_enters[latest])
+        latest = by_call[k].second;
     }
     const int64_t send_enter = trace.send_enters[latest];
     latest_send_of_call.emplace_back(call, send_enter);
     const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
     if (waiting <= 0) continue;
     const MessageOp& op = trace.recvs[latest];
-    waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest,
-                              world_rank(op.comm, op.peer)});
+    waits.push_back(
+        WaitState{WaitKind::kLateSender, call, waiting, latest, world_rank(op.comm, op.peer)});
   }
   by_call.clear();
   // Late Receiver: sends grouped by the call that completed them.
@@ -116,8 +117,8 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
     const int64_t waiting = std::min(recv_enter, exit) - start;
     if (waiting <= 0) continue;
     const MessageOp& op = trace.sends[latest];
-    waits.push_back(WaitState{WaitKind::kLateReceiver, call, waiting, latest,
-                              world_rank(op.comm, op.peer)});
+    waits.push_back(
+        WaitState{WaitKind::kLateReceiver, call, waiting, latest, world_rank(op.comm, op.peer)});
   }
   return waits;
 }

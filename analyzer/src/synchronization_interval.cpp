@@ -69,8 +69,9 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
     first = from_leave + 1;
   }
   const std::vector<FoldedSpan>& spans = trace_.folded_spans;
-  std::size_t span = lower_bound_near(spans, spans.size(), first, span_hint_,
-                                      [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  std::size_t span =
+      lower_bound_near(spans, spans.size(), first, span_hint_,
+                       [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
   // The time between two kept events belongs to the region open between
   // them, minus the folded callees that ran there (no gap before event 0).
   int64_t previous = first > 0 ? events[first - 1].time : 0;
