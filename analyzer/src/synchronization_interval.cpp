@@ -60,6 +60,14 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   const auto parent_of = [&](uint32_t callpath) {
     return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
   };
+  int64_t* const scratch = scratch_.data();
+  const std::size_t callpaths = scratch_.size();
+  // Inlined (a hot path): kNone is beyond callpaths.
+  const auto add = [&](uint32_t callpath, int64_t ticks) __attribute__((always_inline)) {
+    if (callpath >= callpaths || ticks == 0) return;
+    if (scratch[callpath] == 0) touched_.push_back(callpath);
+    scratch[callpath] += ticks;  // back at zero it stays listed: harmless
+  };
   // The region open after the starting event.
   uint32_t current = kNone;
   uint32_t first = 0;

@@ -60,11 +60,6 @@ class IntervalProfiler {
   void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out);
 
  private:
-  void add(uint32_t callpath, int64_t ticks) {
-    if (callpath == kNone || callpath >= scratch_.size() || ticks == 0) return;
-    if (scratch_[callpath] == 0) touched_.push_back(callpath);
-    scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
-  }
 
   const LocalTrace& trace_;
   const CallTree& tree_;
