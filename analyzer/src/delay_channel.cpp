@@ -1,26 +1,56 @@
 // The delay analysis' channel along its wait states (delay_model.h): the
-// records go out once, with the receivers discovered sparsely
-// (partner_exchange.h); afterwards both sides know how many records each
-// partner holds, and one double per record travels without discovery.
+// receivers are discovered once, sparsely (partner_exchange.h), with the
+// number of records each will get; the records follow in batches, and
+// afterwards one double per record travels without discovery.
+
+#include <algorithm>
 
 #include "delay_model.h"
 
 namespace orrery::analyzer::delay {
 
-std::vector<int64_t> RecordChannel::exchange(const OutgoingRecords& out, MPI_Comm world) {
+void RecordChannel::open(const std::vector<uint32_t>& peers,
+                         const std::vector<std::size_t>& records, MPI_Comm world) {
   world_ = world;
-  BlockLayout to;
-  std::vector<uint64_t> sizes;
-  for (std::size_t k = 0; k < out.peers.size(); ++k) {
-    to.add(out.peers[k], out.sizes[k]);
-    sizes.push_back(out.sizes[k]);
+  std::vector<uint64_t> counts(records.begin(), records.end());
+  uint64_t most = 0;
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    records_out_.add(peers[k], records[k]);
+    most = std::max<uint64_t>(most, records[k]);
   }
-  for (const auto& [source, count] : discover_senders(out.peers, sizes, world)) {
-    values_in_.add(source, static_cast<std::size_t>(count));
+  for (const auto& [source, count] : discover_senders(peers, counts, world)) {
+    records_in_.add(source, static_cast<std::size_t>(count));
   }
-  std::vector<int64_t> in(values_in_.total);
-  exchange_blocks(out.values.data(), to, in.data(), values_in_, MPI_INT64_T, world);
-  return in;
+  uint64_t batches = (most + kBatch - 1) / kBatch;
+  MPI_Allreduce(MPI_IN_PLACE, &batches, 1, MPI_UINT64_T, MPI_MAX, world);
+  batches_ = static_cast<std::size_t>(batches);
+}
+
+std::vector<int64_t> RecordChannel::exchange_batch(std::size_t batch,
+                                                   const std::vector<int64_t>& values,
+                                                   const std::vector<std::size_t>& sizes,
+                                                   BlockLayout& in) const {
+  // First the sizes (one per partner with records in the batch), then the values.
+  BlockLayout to_one, from_one, to;
+  for (std::size_t k = 0, with = 0; k < records_out_.peers.size(); ++k) {
+    const auto [first, last] = slice(records_out_.counts[k], batch);
+    if (first == last) continue;
+    to_one.add(records_out_.peers[k], 1);
+    to.add(records_out_.peers[k], sizes[with++]);
+  }
+  for (std::size_t k = 0; k < records_in_.peers.size(); ++k) {
+    const auto [first, last] = slice(records_in_.counts[k], batch);
+    if (first != last) from_one.add(records_in_.peers[k], 1);
+  }
+  std::vector<uint64_t> out_sizes(sizes.begin(), sizes.end()), in_sizes(from_one.total);
+  exchange_blocks(out_sizes.data(), to_one, in_sizes.data(), from_one, MPI_UINT64_T, world_);
+  in = BlockLayout{};
+  for (std::size_t k = 0; k < from_one.peers.size(); ++k) {
+    in.add(from_one.peers[k], static_cast<std::size_t>(in_sizes[k]));
+  }
+  std::vector<int64_t> received(in.total);
+  exchange_blocks(values.data(), to, received.data(), in, MPI_INT64_T, world_);
+  return received;
 }
 
 std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_outgoing) const {

@@ -131,28 +131,34 @@ struct DelayPool {
   }
 };
 
-/// The records a waiter sends: blocks per destination (ascending), one
-/// after the other in `values`.
-struct OutgoingRecords {
-  std::vector<uint32_t> peers;
-  std::vector<std::size_t> sizes;    ///< values per destination
-  std::vector<std::size_t> records;  ///< records per destination
-  std::vector<int64_t> values;
-};
-
 /// Values along the wait states' records, only between partners: every
 /// waiter sends one record per point-to-point wait state to its delayer
-/// once (variable length), then one double per record travels either way
-/// per call, in the records' order — O(wait states), not O(messages).
+/// (variable length, in batches: each partner's records in slices of
+/// kBatch, so that no buffer grows with the trace), then one double per
+/// record travels either way per call, in the records' order — O(wait
+/// states), not O(messages).
 class RecordChannel {
  public:
-  /// Collective over `world`: sends the records; returns what came, blocks
-  /// in ascending source order (incoming()), and remembers both layouts.
-  /// `count_records(values, size)` tells the number of records in a block.
-  template <class CountRecords>
-  std::vector<int64_t> open(const OutgoingRecords& out, MPI_Comm world, CountRecords count_records);
-  /// Received blocks: source and first value per block (BlockLayout of the values).
-  [[nodiscard]] const BlockLayout& incoming() const { return values_in_; }
+  /// Records per partner and batch.
+  static constexpr std::size_t kBatch = std::size_t{1} << 15;
+  /// Collective over `world`: this rank has `records[k]` records for
+  /// `peers[k]` (ascending); learns who has how many for it, and the number
+  /// of batches (the same on every rank).
+  void open(const std::vector<uint32_t>& peers, const std::vector<std::size_t>& records,
+            MPI_Comm world);
+  [[nodiscard]] std::size_t batches() const { return batches_; }
+  /// The records [first, last) of a block of `count` records in `batch`.
+  [[nodiscard]] static std::pair<std::size_t, std::size_t> slice(std::size_t count,
+                                                                std::size_t batch) {
+    return {std::min(count, batch * kBatch), std::min(count, (batch + 1) * kBatch)};
+  }
+  /// Collective: sends `values` — per outgoing block with records in this
+  /// batch (ascending peers) its slice's records, `sizes` values each — and
+  /// returns the incoming values, laid out by `in` (the sources with
+  /// records in this batch, ascending).
+  std::vector<int64_t> exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+                                      const std::vector<std::size_t>& sizes,
+                                      BlockLayout& in) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[r] for incoming record r → one value per outgoing record.
@@ -162,23 +168,10 @@ class RecordChannel {
   [[nodiscard]] MPI_Comm world() const { return world_; }
 
  private:
-  std::vector<int64_t> exchange(const OutgoingRecords& out, MPI_Comm world);
   MPI_Comm world_ = MPI_COMM_NULL;
-  BlockLayout values_in_;
   BlockLayout records_out_, records_in_;
+  std::size_t batches_ = 0;
 };
-
-template <class CountRecords>
-std::vector<int64_t> RecordChannel::open(const OutgoingRecords& out, MPI_Comm world,
-                                         CountRecords count_records) {
-  std::vector<int64_t> in = exchange(out, world);
-  for (std::size_t k = 0; k < out.peers.size(); ++k) records_out_.add(out.peers[k], out.records[k]);
-  for (std::size_t k = 0; k < values_in_.peers.size(); ++k) {
-    records_in_.add(values_in_.peers[k],
-                    count_records(in.data() + values_in_.displs[k], values_in_.counts[k]));
-  }
-  return in;
-}
 
 /// The part of a RecordChannel that the delayers select (the records whose
 /// values they need in the propagation rounds: their delay passes waiting

@@ -33,27 +33,36 @@ class Synchronizations {
   bool posted_built_ = false;
 };
 
-/// The waiters' side: one record per point-to-point wait state (the first
-/// `point_to_point` of `waits`) to its delayer, grouped by destination
-/// (ascending), in wait order within each; `record_wait` gets the wait
-/// state of each outgoing record in that order. `send_index_of_recv` and
-/// `recv_index_of_send`: the partner's operation index per message.
-OutgoingRecords build_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
-                              const std::vector<int64_t>& send_index_of_recv,
-                              const std::vector<int64_t>& recv_index_of_send,
-                              Synchronizations& sync, const CollectiveDelays& collectives,
-                              IntervalProfiler& profiler, const CallpathKeys& keys,
-                              std::vector<uint32_t>& record_wait);
+/// Which wait states get a record (those whose delayer and partner
+/// operation are known; the first `point_to_point` of `waits`), by
+/// destination. `send_index_of_recv` and `recv_index_of_send`: the
+/// partner's operation index per message.
+struct RecordPlan {
+  std::vector<uint32_t> peers;        ///< destinations, ascending
+  std::vector<std::size_t> records;   ///< records per destination
+  std::vector<uint32_t> record_wait;  ///< wait state per record: destination-major, wait order
+};
+RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
+                        const std::vector<int64_t>& send_index_of_recv,
+                        const std::vector<int64_t>& recv_index_of_send);
 
-/// The number of records in a block of `size` values.
-std::size_t count_records(const int64_t* values, std::size_t size);
+/// What writing and reading records needs.
+struct RecordContext {
+  const LocalTrace& trace;
+  const std::vector<int64_t>& send_index_of_recv;
+  const std::vector<int64_t>& recv_index_of_send;
+  Synchronizations& sync;
+  const CollectiveDelays& collectives;
+  IntervalProfiler& profiler;
+  const CallpathKeys& keys;
+};
 
-/// The delayers' side: the delay in each incoming record's interval (`in`,
-/// laid out by `blocks`), found once; `delay_of_record` per incoming record
-/// (kNone: no delay here).
-void find_delays(const LocalTrace& trace, const std::vector<int64_t>& in, const BlockLayout& blocks,
-                 Synchronizations& sync, const CollectiveDelays& collectives,
-                 IntervalProfiler& profiler, const CallpathKeys& keys, std::size_t callpaths,
-                 DelayPool& pool, std::vector<uint32_t>& delay_of_record);
+/// Collective: sends every planned record to its delayer (over `channel`,
+/// opened with the plan, batch by batch) and finds the delays there:
+/// `delay_of_record` per incoming record (kNone: no delay here), the
+/// delays in `pool`.
+void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
+                      const RecordChannel& channel, RecordContext& context, DelayPool& pool,
+                      std::vector<uint32_t>& delay_of_record);
 
 }  // namespace orrery::analyzer::delay

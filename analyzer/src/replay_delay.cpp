@@ -76,24 +76,29 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
   const CallpathKeys keys(tree);
 
-  std::vector<uint32_t> record_wait;  // per outgoing record
   RecordChannel channel;
   std::vector<uint32_t> delay_of_record;  // per incoming record
   DelayPool pool;
-  {
-    // Each buffer is freed once used: the records are the analysis' largest.
-    OutgoingRecords out = build_records(waits, point_to_point, send_index_of_recv,
-                                        recv_index_of_send, sync, collectives, profiler, keys,
-                                        record_wait);
-    std::vector<int64_t>().swap(send_index_of_recv);
-    std::vector<int64_t>().swap(recv_index_of_send);
-    const std::vector<int64_t> in = channel.open(out, world, count_records);
-    out = OutgoingRecords{};
+  const std::vector<uint32_t> record_wait = [&] {  // per outgoing record
+    RecordPlan plan = plan_records(waits, point_to_point, send_index_of_recv, recv_index_of_send);
+    channel.open(plan.peers, plan.records, world);
     collectives.compare_intervals(profiler, keys);
-    find_delays(trace, in, channel.incoming(), sync, collectives, profiler, keys, tree.size(), pool,
-                delay_of_record);
-  }
+    RecordContext context{
+        trace, send_index_of_recv, recv_index_of_send, sync, collectives, profiler, keys};
+    exchange_records(waits, plan, channel, context, pool, delay_of_record);
+    return std::move(plan.record_wait);
+  }();
+  std::vector<int64_t>().swap(send_index_of_recv);
+  std::vector<int64_t>().swap(recv_index_of_send);
   std::vector<Delay>& delays = pool.delays;
+  // The delays in the order of their records (source by source), as every
+  // loop over them below goes: sums come out the same however the batches
+  // interleaved the sources.
+  std::vector<uint32_t> in_order;
+  in_order.reserve(delays.size());
+  for (const uint32_t d : delay_of_record) {
+    if (d != kNone) in_order.push_back(d);
+  }
 
   // Rounds: each wait state's long-term waiting travels to its delayer,
   // which passes the share its own waiting explains on to its wait states.
@@ -108,7 +113,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     passes[r] = delay_of_record[r] != kNone && passes_on(delays[delay_of_record[r]]) ? 1 : 0;
   }
   std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  for (uint32_t d = 0; d < delays.size(); ++d) {
+  for (const uint32_t d : in_order) {
     if (passes_on(delays[d])) passing.push_back(d);
   }
   RecordSubset passing_records(channel, passes);
@@ -160,7 +165,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
 
   // Costs at this rank's delaying call paths; what its waiting passed on.
-  for (const Delay& delay : delays) {
+  for (const uint32_t d : in_order) {
+    const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting;
       continue;
