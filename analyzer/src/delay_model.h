@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "orrery/analyzer/chunked_array.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/delay_events.h"
 #include "orrery/analyzer/event_bus.h"
@@ -108,11 +109,24 @@ struct Delay {
   uint32_t waits_begin = 0, waits_end = 0;    ///< (own wait state, ticks) in DelayPool::waits
 };
 
-/// The delays of one rank, their variable parts in two flat arrays.
+/// One call path's delay in an interval (ticks beyond the waiter's).
+struct CallpathDelay {
+  uint32_t callpath = 0;
+  double ticks = 0;
+};
+
+/// One of the delayer's own wait states in the interval.
+struct OwnWait {
+  uint32_t wait = 0;
+  int64_t ticks = 0;
+};
+
+/// The delays of one rank, their variable parts in two flat arrays (in
+/// chunks: growing never holds two copies).
 struct DelayPool {
   std::vector<Delay> delays;
-  std::vector<std::pair<uint32_t, double>> excess;
-  std::vector<std::pair<uint32_t, int64_t>> waits;
+  ChunkedArray<CallpathDelay, 14> excess;
+  ChunkedArray<OwnWait, 14> waits;
 
   /// Adds the delay of this rank (profile `mine`) against a waiter's
   /// profile (`theirs`: ticks per own call path of the same key, the rest
@@ -125,8 +139,8 @@ struct DelayPool {
   void share_over_waits(const Delay& d, double amount, Apply apply) const {
     if (d.waits_total <= 0 || amount <= 0) return;
     for (uint32_t w = d.waits_begin; w < d.waits_end; ++w) {
-      apply(waits[w].first,
-            amount * static_cast<double>(waits[w].second) / static_cast<double>(d.waits_total));
+      apply(waits[w].wait,
+            amount * static_cast<double>(waits[w].ticks) / static_cast<double>(d.waits_total));
     }
   }
 };

@@ -223,6 +223,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
   delay_of_record.assign(incoming.total, kNone);
+  pool.delays.reserve(incoming.total);  // one per record at most
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   IntervalProfile profile;
   std::vector<int64_t> values;
@@ -259,7 +260,7 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
   for (const auto& [callpath, ticks] : mine.time) {
     const int64_t other = theirs.get(callpath);
     if (ticks > other) {
-      excess.emplace_back(callpath, static_cast<double>(ticks - other));
+      excess.push_back(CallpathDelay{callpath, static_cast<double>(ticks - other)});
       delay.total += static_cast<double>(ticks - other);
     }
   }
@@ -269,7 +270,7 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
     delay.total += delay.excess_waiting;
   }
   delay.waits_begin = static_cast<uint32_t>(waits.size());
-  waits.insert(waits.end(), mine.waits.begin(), mine.waits.end());
+  for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
   for (const auto& wait : mine.waits) delay.waits_total += wait.second;
   delay.waits_end = static_cast<uint32_t>(waits.size());
   delays.push_back(delay);

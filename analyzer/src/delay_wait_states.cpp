@@ -73,6 +73,10 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
   sort_by_call(by_call);
   // Per call that completed receives, the latest send enter (call order).
   std::vector<std::pair<uint32_t, int64_t>> latest_send_of_call;
+  // At most one wait state per completing call: reserved (untouched pages
+  // cost no memory), so that growing never holds two copies at once.
+  waits.reserve(by_call.size() + trace.sends.size());
+  latest_send_of_call.reserve(by_call.size());
   for (std::size_t k = 0; k < by_call.size();) {
     const uint32_t call = by_call[k].first;
     uint32_t latest = by_call[k].second;

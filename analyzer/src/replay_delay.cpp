@@ -54,32 +54,32 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<int64_t> recv_index_of_send = matching.to_senders(indices, world);
   std::vector<int64_t>().swap(indices);
 
-  // Synchronization points of a Late Sender pair (the sender D, the
-  // receiver W) are their previous messages from D to W: at D the send's
-  // posting call (Enter), at W the completing call's Leave, the two events
-  // the message aligns. For Late Receiver (W sends, D receives) likewise the
-  // previous messages from W to D: at W the Leave of the send's completing
-  // call, at D the posting call of the receive.
-  Synchronizations sync(trace, definitions);
-
-  std::vector<std::pair<uint32_t, uint32_t>> wait_calls;
-  std::vector<int64_t> waiting;
-  wait_calls.reserve(waits.size());
-  waiting.reserve(waits.size());
-  for (uint32_t k = 0; k < waits.size(); ++k) {
-    wait_calls.emplace_back(waits[k].call, k);
-    waiting.push_back(waits[k].waiting);
-  }
-  if (!std::is_sorted(wait_calls.begin(), wait_calls.end())) {
-    std::sort(wait_calls.begin(), wait_calls.end());
-  }
-  IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
   const CallpathKeys keys(tree);
-
   RecordChannel channel;
   std::vector<uint32_t> delay_of_record;  // per incoming record
   DelayPool pool;
+  // The records' phase: what it needs (synchronization points, the
+  // profiler) is freed when it ends.
   const std::vector<uint32_t> record_wait = [&] {  // per outgoing record
+    // Synchronization points of a Late Sender pair (the sender D, the
+    // receiver W) are their previous messages from D to W: at D the send's
+    // posting call (Enter), at W the completing call's Leave, the two events
+    // the message aligns. For Late Receiver (W sends, D receives) likewise
+    // the previous messages from W to D: at W the Leave of the send's
+    // completing call, at D the posting call of the receive.
+    Synchronizations sync(trace, definitions);
+    std::vector<std::pair<uint32_t, uint32_t>> wait_calls;
+    std::vector<int64_t> waiting;
+    wait_calls.reserve(waits.size());
+    waiting.reserve(waits.size());
+    for (uint32_t k = 0; k < waits.size(); ++k) {
+      wait_calls.emplace_back(waits[k].call, k);
+      waiting.push_back(waits[k].waiting);
+    }
+    if (!std::is_sorted(wait_calls.begin(), wait_calls.end())) {
+      std::sort(wait_calls.begin(), wait_calls.end());
+    }
+    IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
     RecordPlan plan = plan_records(waits, point_to_point, send_index_of_recv, recv_index_of_send);
     channel.open(plan.peers, plan.records, world);
     collectives.compare_intervals(profiler, keys);
@@ -116,53 +116,57 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (const uint32_t d : in_order) {
     if (passes_on(delays[d])) passing.push_back(d);
   }
-  RecordSubset passing_records(channel, passes);
-  std::vector<uint8_t>().swap(passes);
-  std::vector<double> per_record(record_wait.size());
-  const auto carry_to_delayers = [&] {
-    for (std::size_t r = 0; r < record_wait.size(); ++r)
-      per_record[r] = waits[record_wait[r]].propagated;
-    const std::vector<double>& arrived = passing_records.to_delayers(per_record);
-    const std::vector<uint32_t>& kept = passing_records.kept_in();
-    for (std::size_t k = 0; k < kept.size(); ++k)
-      delays[delay_of_record[kept[k]]].propagated = arrived[k];
-  };
   std::vector<double> next(waits.size());
-  for (int round = 0;; ++round) {
-    carry_to_delayers();
-    std::fill(next.begin(), next.end(), 0.0);
-    for (const uint32_t d : passing) {
-      const Delay& delay = delays[d];
-      const double passed = (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
-      pool.share_over_waits(delay, passed,
-                            [&](uint32_t wait, double value) { next[wait] += value; });
-    }
-    collectives.propagate(waits, next, nullptr);
-    // Converged when the long-term values moved by less than
-    // kDelayTolerance of all waiting (summed over ranks) in this round: a
-    // chain of waits (a ring, iteration after iteration) passes on a share
-    // below one at each hop, so what the next hops add fades.
-    double moved[2] = {0.0, 0.0};
-    for (std::size_t k = 0; k < waits.size(); ++k) {
-      moved[0] += std::abs(next[k] - waits[k].propagated);
-      moved[1] += static_cast<double>(waits[k].waiting);
-      waits[k].propagated = next[k];
-    }
-    MPI_Allreduce(MPI_IN_PLACE, moved, 2, MPI_DOUBLE, MPI_SUM, world);
-    statistics.rounds = static_cast<uint64_t>(round) + 1;
-    if (moved[0] <= kDelayTolerance * moved[1]) break;
-    if (round + 1 >= kMaxDelayRounds) {
-      statistics.converged = false;
+  {  // the rounds' buffers are freed at the end
+    RecordSubset passing_records(channel, passes);
+    std::vector<uint8_t>().swap(passes);
+    std::vector<double> per_record(record_wait.size());
+    const auto carry_to_delayers = [&] {
+      for (std::size_t r = 0; r < record_wait.size(); ++r)
+        per_record[r] = waits[record_wait[r]].propagated;
+      const std::vector<double>& arrived = passing_records.to_delayers(per_record);
+      const std::vector<uint32_t>& kept = passing_records.kept_in();
+      for (std::size_t k = 0; k < kept.size(); ++k)
+        delays[delay_of_record[kept[k]]].propagated = arrived[k];
+    };
+    for (int round = 0;; ++round) {
       carry_to_delayers();
-      break;
+      std::fill(next.begin(), next.end(), 0.0);
+      for (const uint32_t d : passing) {
+        const Delay& delay = delays[d];
+        const double passed =
+            (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
+        pool.share_over_waits(delay, passed,
+                              [&](uint32_t wait, double value) { next[wait] += value; });
+      }
+      collectives.propagate(waits, next, nullptr);
+      // Converged when the long-term values moved by less than
+      // kDelayTolerance of all waiting (summed over ranks) in this round: a
+      // chain of waits (a ring, iteration after iteration) passes on a share
+      // below one at each hop, so what the next hops add fades.
+      double moved[2] = {0.0, 0.0};
+      for (std::size_t k = 0; k < waits.size(); ++k) {
+        moved[0] += std::abs(next[k] - waits[k].propagated);
+        moved[1] += static_cast<double>(waits[k].waiting);
+        waits[k].propagated = next[k];
+      }
+      MPI_Allreduce(MPI_IN_PLACE, moved, 2, MPI_DOUBLE, MPI_SUM, world);
+      statistics.rounds = static_cast<uint64_t>(round) + 1;
+      if (moved[0] <= kDelayTolerance * moved[1]) break;
+      if (round + 1 >= kMaxDelayRounds) {
+        statistics.converged = false;
+        carry_to_delayers();
+        break;
+      }
+    }
+    {
+      const std::vector<double> arrived = channel.to_delayers(per_record);
+      for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
+        if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
+      }
     }
   }
-  {
-    const std::vector<double> arrived = channel.to_delayers(per_record);
-    for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
-      if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
-    }
-  }
+  std::vector<uint32_t>().swap(passing);
 
   // Costs at this rank's delaying call paths; what its waiting passed on.
   for (const uint32_t d : in_order) {
@@ -172,8 +176,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       continue;
     }
     for (uint32_t e = delay.excess_begin; e < delay.excess_end; ++e) {
-      const double share = pool.excess[e].second / delay.total;
-      bus.publish(DelayCostFound{delay.kind, pool.excess[e].first, delay.waiting * share,
+      const double share = pool.excess[e].ticks / delay.total;
+      bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
                                  delay.propagated * share});
     }
     pool.share_over_waits(delay, delay.waiting * delay.excess_waiting / delay.total,
