@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "lower_bound_near.h"
+#include "orrery/analyzer/lower_bound_near.h"
 
 namespace orrery::analyzer {
 

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "orrery/analyzer/lower_bound_near.h"
 #include "support/scenario.h"
 
 namespace orrery::testing {
@@ -264,6 +269,28 @@ TEST(AnalyzerDelay, LongTermCostsThroughABarrier) {
   EXPECT_NEAR(value(cube, "delay_late_sender_long_term", "main/work", 3), us(20), kTol);
   EXPECT_NEAR(value(cube, "wait_propagating", "main/MPI_Recv", 1), us(20), kTol);
   EXPECT_NEAR(value(cube, "wait_direct", "main/MPI_Recv", 1), us(20), kTol);
+}
+
+TEST(AnalyzerDelay, LowerBoundNearAgreesWithLowerBound) {
+  // The interval lookups' exponential search from a hint: whatever the hint
+  // (before, at, after the answer, beyond the end), the answer is
+  // std::lower_bound's, on sorted arrays with repeats, empty ones included.
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<int> items(random() % 40);
+    for (int& item : items) item = static_cast<int>(random() % 30);
+    std::sort(items.begin(), items.end());
+    std::size_t hint = random() % 50;
+    for (int query = 0; query < 40; ++query) {
+      const int value = static_cast<int>(random() % 34) - 2;
+      const auto expected = static_cast<std::size_t>(
+          std::lower_bound(items.begin(), items.end(), value) - items.begin());
+      const std::size_t found = analyzer::lower_bound_near(items, items.size(), value, hint,
+                                                           [](int a, int b) { return a < b; });
+      ASSERT_EQ(found, expected) << "trial " << trial << " value " << value;
+      ASSERT_EQ(hint, found);
+    }
+  }
 }
 
 }  // namespace
