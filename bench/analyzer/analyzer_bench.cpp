@@ -10,7 +10,7 @@
 //   1. reads its location with OTF2 and callbacks that do nothing (plain read),
 //   2. runs the whole analysis (read, correct, call tree, the replays,
 //      patterns, merge, report written by rank 0) without the delay
-//      analysis, then with all analyses on,
+//      analysis, then with all analyses on, twice each (the faster counts),
 // and the benchmark prints events/s per analysis rank for both, their
 // ratio to the plain read (the physical limit), the peak memory growth per
 // event, and the delay analysis' wait states and propagation rounds.
@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -160,14 +161,22 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
-long max_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
+/// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 if absent.
+long status_kib(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") == 0) {
+      return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+    }
+  }
+  return -1;
 }
 
-/// One timed analysis: wall and CPU seconds, its result, and how far it
-/// raised the peak RSS over `rss_baseline` (bytes).
+/// One timed analysis: wall and CPU seconds, its result, and its peak RSS
+/// over `rss_baseline` (KiB, the RSS before any analysis), in bytes: the
+/// peak is reset before the run (clear_refs 5), so an earlier, larger run
+/// does not count (memory an earlier run left to the allocator is reused).
 struct Run {
   orrery::analyzer::AnalysisResult result;
   double wall = 0;
@@ -179,14 +188,26 @@ Run timed_analysis(orrery::analyzer::AnalysisOptions options, bool delay_analysi
                    long rss_baseline) {
   options.delay_analysis = delay_analysis;
   MPI_Barrier(MPI_COMM_WORLD);
+  std::ofstream("/proc/self/clear_refs") << "5";
   Run run;
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
   run.result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
   run.wall = seconds_since(start);
   run.cpu = cpu_seconds() - cpu_start;
-  run.peak_bytes = static_cast<double>(std::max(0L, max_rss_kib() - rss_baseline)) * 1024.0;
+  run.peak_bytes = static_cast<double>(std::max(0L, status_kib("VmHWM") - rss_baseline)) * 1024.0;
   return run;
+}
+
+/// The faster of two runs (the first of them pays the cold start), with the
+/// larger peak of the two.
+Run best_of_two(const orrery::analyzer::AnalysisOptions& options, bool delay_analysis,
+                long rss_baseline) {
+  Run first = timed_analysis(options, delay_analysis, rss_baseline);
+  Run second = timed_analysis(options, delay_analysis, rss_baseline);
+  Run& best = second.wall <= first.wall ? second : first;
+  best.peak_bytes = std::max(first.peak_bytes, second.peak_bytes);
+  return std::move(best);
 }
 
 }  // namespace
@@ -232,13 +253,12 @@ int main(int argc, char** argv) {
   }
 
   // The analysis without, then with the delay analysis (root causes,
-  // wait-state classes). The peak RSS only grows: the run with the smaller
-  // footprint goes first, each run's growth is over the same baseline.
+  // wait-state classes), each the faster of two runs.
   orrery::analyzer::AnalysisOptions options;
   options.experiment = dir;
-  const long rss_baseline = max_rss_kib();
-  const Run off = timed_analysis(options, false, rss_baseline);
-  const Run on = timed_analysis(options, true, rss_baseline);
+  const long rss_baseline = status_kib("VmRSS");
+  const Run off = best_of_two(options, false, rss_baseline);
+  const Run on = best_of_two(options, true, rss_baseline);
   const auto events = static_cast<double>(on.result.events);
 
   constexpr int kFields = 9;
