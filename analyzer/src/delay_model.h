@@ -154,7 +154,7 @@ struct DelayPool {
 class RecordChannel {
  public:
   /// Records per partner and batch.
-  static constexpr std::size_t kBatch = std::size_t{1} << 15;
+  static constexpr std::size_t kBatch = std::size_t{1} << 16;
   /// Collective over `world`: this rank has `records[k]` records for
   /// `peers[k]` (ascending); learns who has how many for it, and the number
   /// of batches (the same on every rank).

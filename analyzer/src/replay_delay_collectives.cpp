@@ -25,7 +25,10 @@
 namespace orrery::analyzer::delay {
 namespace {
 
-constexpr std::size_t kChunk = 4096;
+/// Instances per reduction: each chunk is a synchronization point of all
+/// members (on a loaded node a scheduling delay each), so chunks are large;
+/// their buffers are O(chunk), not O(P).
+constexpr std::size_t kChunk = std::size_t{1} << 16;
 /// How far back a point-to-point interval looks for a collective with its partner.
 constexpr std::size_t kSyncLookBack = 64;
 
