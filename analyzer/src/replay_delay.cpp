@@ -7,14 +7,13 @@
 // and every later exchange — one per propagation round, one at the end —
 // carries one double per record between the two partners only. The
 // comparison of two profiles is a table lookup per call path (no sorting),
-// and the delays' variable parts live in two flat arrays (DelayPool).
+// and the delays' variable parts live in two chunked arrays (DelayPool).
 
 #include "orrery/analyzer/replay_delay.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
