@@ -1,66 +1,211 @@
 #pragma once
-// Internal to the delay analysis (replay_delay.cpp and
-// replay_delay_collectives.cpp): wait states on the waiting side, delays on
-// the delaying side, and the comparison of two interval profiles.
+// Internal to the delay analysis (replay_delay.cpp, delay_wait_states.cpp,
+// delay_channel.cpp and replay_delay_collectives.cpp): wait states on the
+// waiting side, delays on the delaying side, and the comparison of two
+// interval profiles.
 
-#include <bit>
+#include <mpi.h>
+
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "orrery/analyzer/chunked_array.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/delay_events.h"
 #include "orrery/analyzer/event_bus.h"
+#include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/synchronization_interval.h"
 #include "orrery/analyzer/trace.h"
 
 namespace orrery::analyzer::delay {
 
-// Doubles travel through the int64 message exchange as their bits. kNoValue
-// (INT64_MIN) is the bit pattern of -0.0, which no value here ever takes
-// (all are >= +0.0).
-inline int64_t to_bits(double value) { return std::bit_cast<int64_t>(value); }
-inline double from_bits(int64_t bits) { return std::bit_cast<double>(bits); }
-
 /// One wait state of this rank (the waiting side).
 struct WaitState {
   WaitKind kind = WaitKind::kLateSender;
   uint32_t call = kNone;     ///< Enter index of the waiting call
   int64_t waiting = 0;       ///< ticks
-  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver); kNone for collectives
+  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver);
+                             ///< kNone for collectives
   uint32_t delayer = kNone;  ///< world rank of the partner that was late
   double propagated = 0;     ///< waiting it caused downstream (long-term), ticks
   double passed_on = 0;      ///< waiting of later waits it caused directly
   double indirect_fraction = 0;
 };
 
-/// A wait state another rank suffered because this one was late (the
-/// delaying side), with the delay found in the interval.
-struct Delay {
-  WaitKind kind = WaitKind::kLateSender;
-  double waiting = 0;                              ///< of the waiter, ticks
-  std::vector<std::pair<uint32_t, double>> excess; ///< (own call path, delay)
-  double excess_waiting = 0;                       ///< delay that was own waiting
-  double total = 0;                                ///< sum of all delay
-  std::vector<std::pair<uint32_t, int64_t>> waits; ///< own wait states in the interval
-  int64_t waits_total = 0;
-  double propagated = 0;                           ///< the waiter's long-term waiting
+/// Finds this rank's Late Sender and Late Receiver instances as the
+/// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the
+/// latest partner counts. `recv_enters`: per send, the receiver's posting
+/// time (kNoValue if none).
+std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitions& definitions,
+                                        const std::vector<int64_t>& recv_enters);
+
+/// Definitions::world_rank without a map lookup per message: messages come
+/// in runs on the same communicator, so the last one is remembered.
+class WorldRanks {
+ public:
+  WorldRanks(const Definitions& definitions, uint32_t self)
+      : definitions_(definitions), self_(self) {}
+  uint32_t operator()(uint32_t comm, uint32_t rank_in_comm);
+
+ private:
+  const Definitions& definitions_;
+  uint32_t self_;
+  uint32_t cached_id_ = kNone;
+  const CommDef* cached_ = nullptr;
 };
 
-/// The delay of this rank (profile `mine`) against a waiter's profile
-/// (`theirs`: call path key, ticks, sorted by key; `their_waiting`).
-Delay compare(const IntervalProfile& mine, const std::vector<uint64_t>& keys,
-              const std::vector<std::pair<uint64_t, int64_t>>& theirs, int64_t their_waiting);
+/// One side's synchronization events with each peer, for interval starts:
+/// per peer, (event index, own operation index) in increasing order.
+class SyncPoints {
+ public:
+  void add(uint32_t peer, uint32_t event, uint32_t op);
+  /// Orders each peer's points (usually already in order: a check only).
+  void finish();
+  /// The last point with `peer` before event `before` ({kNone, kNone} if none):
+  /// (event index, own operation index). Fastest when asked in increasing order.
+  [[nodiscard]] std::pair<uint32_t, uint32_t> last(uint32_t peer, uint32_t before);
 
-/// Shares `amount` out over the delay's own wait states by their waiting.
-template <class Apply>
-void share_over_waits(const Delay& delay, double amount, Apply apply) {
-  if (delay.waits_total <= 0 || amount <= 0) return;
-  for (const auto& [wait, ticks] : delay.waits) {
-    apply(wait, amount * static_cast<double>(ticks) / static_cast<double>(delay.waits_total));
+ private:
+  std::unordered_map<uint32_t, uint32_t> index_;  ///< peer -> its list (few peers)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> points_;
+  std::vector<std::size_t> hints_;  ///< per list, where the last search ended
+  uint32_t last_peer_ = kNone;
+  uint32_t last_index_ = 0;
+};
+
+/// Per call path: ticks, with the list of the ones set (cleared in O(set)).
+class TicksByCallpath {
+ public:
+  explicit TicksByCallpath(std::size_t callpaths) : ticks_(callpaths, 0) {}
+  void set(uint32_t callpath, int64_t ticks) {
+    if (ticks_[callpath] == 0) set_.push_back(callpath);
+    ticks_[callpath] = ticks;
   }
-}
+  [[nodiscard]] int64_t get(uint32_t callpath) const { return ticks_[callpath]; }
+  void clear() {
+    for (const uint32_t callpath : set_) ticks_[callpath] = 0;
+    set_.clear();
+  }
+
+ private:
+  std::vector<int64_t> ticks_;
+  std::vector<uint32_t> set_;
+};
+
+/// A wait state another rank suffered because this one was late (the
+/// delaying side), with the delay found in the interval. Its call paths'
+/// delays and its own wait states are ranges of the DelayPool.
+struct Delay {
+  WaitKind kind = WaitKind::kLateSender;
+  double waiting = 0;         ///< of the waiter, ticks
+  double excess_waiting = 0;  ///< delay that was own waiting
+  double total = 0;           ///< sum of all delay
+  double propagated = 0;      ///< the waiter's long-term waiting
+  int64_t waits_total = 0;
+  uint32_t excess_begin = 0, excess_end = 0;  ///< (own call path, delay) in DelayPool::excess
+  uint32_t waits_begin = 0, waits_end = 0;    ///< (own wait state, ticks) in DelayPool::waits
+};
+
+/// One call path's delay in an interval (ticks beyond the waiter's).
+struct CallpathDelay {
+  uint32_t callpath = 0;
+  double ticks = 0;
+};
+
+/// One of the delayer's own wait states in the interval.
+struct OwnWait {
+  uint32_t wait = 0;
+  int64_t ticks = 0;
+};
+
+/// The delays of one rank, their variable parts in two flat arrays (in
+/// chunks: growing never holds two copies).
+struct DelayPool {
+  std::vector<Delay> delays;
+  ChunkedArray<CallpathDelay, 14> excess;
+  ChunkedArray<OwnWait, 14> waits;
+
+  /// Adds the delay of this rank (profile `mine`) against a waiter's
+  /// profile (`theirs`: ticks per own call path of the same key, the rest
+  /// unknown here; `their_waiting`); returns its index.
+  uint32_t compare(WaitKind kind, double waiting, const IntervalProfile& mine,
+                   const TicksByCallpath& theirs, int64_t their_waiting);
+
+  /// Shares `amount` out over delay `d`'s own wait states by their waiting.
+  template <class Apply>
+  void share_over_waits(const Delay& d, double amount, Apply apply) const {
+    if (d.waits_total <= 0 || amount <= 0) return;
+    for (uint32_t w = d.waits_begin; w < d.waits_end; ++w) {
+      apply(waits[w].wait,
+            amount * static_cast<double>(waits[w].ticks) / static_cast<double>(d.waits_total));
+    }
+  }
+};
+
+/// Values along the wait states' records, only between partners: every
+/// waiter sends one record per point-to-point wait state to its delayer
+/// (variable length, in batches: each partner's records in slices of
+/// kBatch, so that no buffer grows with the trace), then one double per
+/// record travels either way per call, in the records' order — O(wait
+/// states), not O(messages).
+class RecordChannel {
+ public:
+  /// Records per partner and batch.
+  static constexpr std::size_t kBatch = std::size_t{1} << 16;
+  /// Collective over `world`: this rank has `records[k]` records for
+  /// `peers[k]` (ascending); learns who has how many for it, and the number
+  /// of batches (the same on every rank).
+  void open(const std::vector<uint32_t>& peers, const std::vector<std::size_t>& records,
+            MPI_Comm world);
+  [[nodiscard]] std::size_t batches() const { return batches_; }
+  /// The records [first, last) of a block of `count` records in `batch`.
+  [[nodiscard]] static std::pair<std::size_t, std::size_t> slice(std::size_t count,
+                                                                std::size_t batch) {
+    return {std::min(count, batch * kBatch), std::min(count, (batch + 1) * kBatch)};
+  }
+  /// Collective: sends `values` — per outgoing block with records in this
+  /// batch (ascending peers) its slice's records, `sizes` values each — and
+  /// returns the incoming values, laid out by `in` (the sources with
+  /// records in this batch, ascending).
+  std::vector<int64_t> exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+                                      const std::vector<std::size_t>& sizes,
+                                      BlockLayout& in) const;
+  /// per_outgoing[r] for this rank's record r → one value per incoming record.
+  [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
+  /// per_incoming[r] for incoming record r → one value per outgoing record.
+  [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
+  [[nodiscard]] const BlockLayout& outgoing_records() const { return records_out_; }
+  [[nodiscard]] const BlockLayout& incoming_records() const { return records_in_; }
+  [[nodiscard]] MPI_Comm world() const { return world_; }
+
+ private:
+  MPI_Comm world_ = MPI_COMM_NULL;
+  BlockLayout records_out_, records_in_;
+  std::size_t batches_ = 0;
+};
+
+/// The part of a RecordChannel that the delayers select (the records whose
+/// values they need in the propagation rounds: their delay passes waiting
+/// on); the waiters learn the selection in one exchange.
+class RecordSubset {
+ public:
+  /// Collective over the channel's ranks; `keep_in` per incoming record.
+  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
+  /// The selected incoming records, in order.
+  [[nodiscard]] const std::vector<uint32_t>& kept_in() const { return kept_in_; }
+  /// per_outgoing[r] for every outgoing record → the values of the selected
+  /// incoming records (kept_in() order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_outgoing);
+
+ private:
+  MPI_Comm world_ = MPI_COMM_NULL;
+  BlockLayout out_, in_;
+  std::vector<uint32_t> kept_out_, kept_in_;
+  std::vector<double> send_, received_;
+};
 
 /// A collective instance as a synchronization point of a point-to-point pair.
 struct CollectiveSync {
@@ -85,7 +230,7 @@ class CollectiveDelays {
   void find_waits(std::vector<WaitState>& waits);
   /// The delayer's interval profile goes to the waiters, who find their
   /// delay against it.
-  void compare_intervals(IntervalProfiler& profiler, const std::vector<uint64_t>& keys);
+  void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
   /// One propagation round: the delayers' shares of (waiting + propagated)
   /// that their own waiting explains, added to `next` per wait state (and,
   /// if `passed_on`, the share of the waiting alone to it).

@@ -103,8 +103,8 @@ class Walker {
   /// back to the latest wait before it (returned), or to the trace's start.
   const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = critical_path::latest_before(points_, to);
-    const IntervalProfile profile = profiler_.profile(wait == nullptr ? kNone : wait->call, to);
-    for (const auto& [callpath, ticks] : profile.time) {
+    profiler_.profile(wait == nullptr ? kNone : wait->call, to, profile_);
+    for (const auto& [callpath, ticks] : profile_.time) {
       bus_.publish(CriticalPathFound{callpath, ticks});
       length_ += ticks;
     }
@@ -143,6 +143,7 @@ class Walker {
   std::vector<WaitPoint> points_;
   const EventBus& bus_;
   IntervalProfiler profiler_;
+  IntervalProfile profile_;  ///< reused by every stretch
   uint32_t self_;
   int64_t max_hops_;
   int64_t length_ = 0;

@@ -25,7 +25,10 @@
 namespace orrery::analyzer::delay {
 namespace {
 
-constexpr std::size_t kChunk = 4096;
+/// Instances per reduction: each chunk is a synchronization point of all
+/// members (on a loaded node a scheduling delay each), so chunks are large;
+/// their buffers are O(chunk), not O(P).
+constexpr std::size_t kChunk = std::size_t{1} << 16;
 /// How far back a point-to-point interval looks for a collective with its partner.
 constexpr std::size_t kSyncLookBack = 64;
 
@@ -195,10 +198,10 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
   }
 }
 
-void CollectiveDelays::compare_intervals(IntervalProfiler& profiler,
-                                         const std::vector<uint64_t>& keys) {
+void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys) {
   std::vector<int64_t> lengths, data, own_waiting;
-  std::vector<std::pair<uint64_t, int64_t>> mine;
+  IntervalProfile profile;
+  TicksByCallpath mine(keys.size());
   for (auto& [id, instances] : by_comm_) {
     const MPI_Comm comm = comms_.get(id);
     for (std::size_t first = 0; first < instances.size(); first += kChunk) {
@@ -210,9 +213,9 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler,
         Instance& in = instances[first + j];
         any = any || in.anyone_waited;
         if (!in.delayer || !in.anyone_waited) continue;
-        IntervalProfile profile = profiler.profile(in.from, in.start);
-        in.profile = std::move(profile.time);
-        in.own_waits = std::move(profile.waits);
+        profiler.profile(in.from, in.start, profile);
+        in.profile = profile.time;
+        in.own_waits = profile.waits;
         for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
         lengths[j] = static_cast<int64_t>(in.profile.size());
         own_waiting[j] = profile.waiting;
@@ -231,7 +234,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler,
         std::size_t at = offsets[j];
         data[at++] = own_waiting[j];
         for (const auto& [callpath, ticks] : in.profile) {
-          data[at++] = static_cast<int64_t>(keys[callpath]);
+          data[at++] = static_cast<int64_t>(keys.key(callpath));
           data[at++] = ticks;
         }
       }
@@ -240,23 +243,21 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler,
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        const IntervalProfile own = profiler.profile(in.from, in.start);
-        mine.clear();
-        for (const auto& [callpath, ticks] : own.time) mine.emplace_back(keys[callpath], ticks);
-        std::sort(mine.begin(), mine.end());
+        profiler.profile(in.from, in.start, profile);
+        for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];
         for (uint32_t e = 0; e < in.entries; ++e, at += 2) {
-          const auto key = static_cast<uint64_t>(data[at]);
-          auto it = std::lower_bound(mine.begin(), mine.end(), std::make_pair(key, INT64_MIN));
-          const int64_t other = it != mine.end() && it->first == key ? it->second : 0;
+          const uint32_t callpath = keys.find(static_cast<uint64_t>(data[at]));
+          const int64_t other = callpath == kNone ? 0 : mine.get(callpath);
           if (data[at + 1] > other) {
             in.excess.emplace_back(e, static_cast<double>(data[at + 1] - other));
             in.total += static_cast<double>(data[at + 1] - other);
           }
         }
-        if (their_waiting > own.waiting) {
-          in.excess_waiting = static_cast<double>(their_waiting - own.waiting);
+        mine.clear();
+        if (their_waiting > profile.waiting) {
+          in.excess_waiting = static_cast<double>(their_waiting - profile.waiting);
           in.total += in.excess_waiting;
         }
       }

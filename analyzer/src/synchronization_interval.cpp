@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "orrery/analyzer/lower_bound_near.h"
+
 namespace orrery::analyzer {
 
 std::vector<uint64_t> callpath_keys(const CallTree& tree) {
@@ -21,25 +23,50 @@ std::vector<uint64_t> callpath_keys(const CallTree& tree) {
   return keys;
 }
 
+CallpathKeys::CallpathKeys(const CallTree& tree) : keys_(callpath_keys(tree)) {
+  std::size_t capacity = 16;
+  while (capacity < 2 * keys_.size()) capacity *= 2;
+  slots_.assign(capacity, kNone);
+  const std::size_t mask = capacity - 1;
+  for (uint32_t c = 0; c < keys_.size(); ++c) {
+    std::size_t slot = static_cast<std::size_t>(keys_[c]) & mask;
+    while (slots_[slot] != kNone) slot = (slot + 1) & mask;
+    slots_[slot] = c;
+  }
+}
+
+uint32_t CallpathKeys::find(uint64_t key) const {
+  // The keys are well-mixed hashes: their low bits index the table.
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = static_cast<std::size_t>(key) & mask;; slot = (slot + 1) & mask) {
+    const uint32_t callpath = slots_[slot];
+    if (callpath == kNone || keys_[callpath] == key) return callpath;
+  }
+}
+
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                                    std::vector<std::pair<uint32_t, uint32_t>> waits,
                                    std::vector<int64_t> waiting)
     : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(std::move(waiting)),
       scratch_(tree.size(), 0) {}
 
-void IntervalProfiler::add(uint32_t callpath, int64_t ticks) {
-  if (callpath == kNone || callpath >= scratch_.size() || ticks == 0) return;
-  if (scratch_[callpath] == 0) touched_.push_back(callpath);
-  scratch_[callpath] += ticks;  // back at zero it stays listed: harmless
-}
-
-IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter) {
-  IntervalProfile result;
+void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result) {
+  result.time.clear();
+  result.waits.clear();
+  result.waiting = 0;
   const EventStore& events = trace_.events;
   const auto& nodes = tree_.nodes();
-  if (to_enter == kNone || to_enter >= events.size()) return result;
+  if (to_enter == kNone || to_enter >= events.size()) return;
   const auto parent_of = [&](uint32_t callpath) {
     return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
+  };
+  int64_t* const scratch = scratch_.data();
+  const std::size_t callpaths = scratch_.size();
+  // Inlined (a hot path): kNone is beyond callpaths.
+  const auto add = [&](uint32_t callpath, int64_t ticks) __attribute__((always_inline)) {
+    if (callpath >= callpaths || ticks == 0) return;
+    if (scratch[callpath] == 0) touched_.push_back(callpath);
+    scratch[callpath] += ticks;  // back at zero it stays listed: harmless
   };
   // The region open after the starting event.
   uint32_t current = kNone;
@@ -49,47 +76,47 @@ IntervalProfile IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter
     current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
     first = from_leave + 1;
   }
-  auto span = std::lower_bound(trace_.folded_spans.begin(), trace_.folded_spans.end(), first,
-                               [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
-  for (uint32_t i = first; i <= to_enter; ++i) {
+  const std::vector<FoldedSpan>& spans = trace_.folded_spans;
+  std::size_t span =
+      lower_bound_near(spans, spans.size(), first, span_hint_,
+                       [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  // The time between two kept events belongs to the region open between
+  // them, minus the folded callees that ran there (no gap before event 0).
+  int64_t previous = first > 0 ? events[first - 1].time : 0;
+  for (uint32_t i = first;; ++i) {
     const Event& event = events[i];
-    if (i > 0 && (i > first || from_leave != kNone)) {
-      int64_t gap = event.time - events[i - 1].time;
-      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
-        add(span->callpath, span->exclusive);
-        gap -= span->exclusive;
-      }
-      add(current, gap);
-    } else {
-      for (; span != trace_.folded_spans.end() && span->before_event == i; ++span) {
-        add(span->callpath, span->exclusive);
-      }
+    int64_t gap = event.time - previous;
+    previous = event.time;
+    for (; span < spans.size() && spans[span].before_event == i; ++span) {
+      add(spans[span].callpath, spans[span].exclusive);
+      gap -= spans[span].exclusive;
     }
+    if (i > 0) add(current, gap);
     if (i == to_enter) break;
-    if (event.kind() == EventKind::kEnter) {
+    const EventKind kind = event.kind();
+    if (kind == EventKind::kEnter) {
       current = event.ref();
-    } else if (event.kind() == EventKind::kLeave) {
+    } else if (kind == EventKind::kLeave) {
       current = parent_of(events[event.link].ref());
     }
   }
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
   const uint32_t low = from_leave == kNone ? 0 : from_leave;
-  auto wait = std::lower_bound(waits_.begin(), waits_.end(), std::make_pair(low, uint32_t{0}));
-  for (; wait != waits_.end() && wait->first < to_enter; ++wait) {
-    const int64_t ticks = waiting_[wait->second];
+  std::size_t wait = lower_bound_near(waits_, waits_.size(), low, wait_hint_,
+                                      [](const auto& w, uint32_t call) { return w.first < call; });
+  for (; wait < waits_.size() && waits_[wait].first < to_enter; ++wait) {
+    const int64_t ticks = waiting_[waits_[wait].second];
     if (ticks <= 0) continue;
-    add(events[wait->first].ref(), -ticks);
+    add(events[waits_[wait].first].ref(), -ticks);
     result.waiting += ticks;
-    result.waits.emplace_back(wait->second, ticks);
+    result.waits.emplace_back(waits_[wait].second, ticks);
   }
-  result.time.reserve(touched_.size());
   for (const uint32_t callpath : touched_) {
     if (scratch_[callpath] > 0) result.time.emplace_back(callpath, scratch_[callpath]);
     scratch_[callpath] = 0;
   }
   touched_.clear();
-  return result;
 }
 
 }  // namespace orrery::analyzer

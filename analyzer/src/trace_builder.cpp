@@ -162,6 +162,13 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
     ++totals.visits;
     totals.exclusive += duration - frame.folded_child_time;
     events.truncate(frame.enter);
+    // Its folded callees were recorded before their own Enter indices; the
+    // next kept event now takes this instance's index, so their time lies
+    // in the gap before it (the spans stay in event order).
+    auto& spans = trace_.folded_spans;
+    for (auto span = spans.rbegin(); span != spans.rend() && span->before_event > frame.enter; ++span) {
+      span->before_event = frame.enter;
+    }
     record_folded_span(frame.enter, frame.callpath, duration - frame.folded_child_time);
     (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
     return;

@@ -8,10 +8,12 @@
 // be folded while reading). Use another DIR per shape.
 // Then every rank
 //   1. reads its location with OTF2 and callbacks that do nothing (plain read),
-//   2. runs the whole analysis (read, correct, call tree, three replays,
-//      patterns, merge, report written by rank 0),
-// and the benchmark prints events/s per analysis rank, the ratio to the
-// plain read, and the analysis' peak memory growth per event.
+//   2. runs the whole analysis (read, correct, call tree, the replays,
+//      patterns, merge, report written by rank 0) without the delay
+//      analysis, then with all analyses on, twice each (the faster counts),
+// and the benchmark prints events/s per analysis rank for both, their
+// ratio to the plain read (the physical limit), the peak memory growth per
+// event, and the delay analysis' wait states and propagation rounds.
 
 #include <mpi.h>
 #include <otf2/otf2.h>
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -158,10 +161,53 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
-long max_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
+/// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 if absent.
+long status_kib(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") == 0) {
+      return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+    }
+  }
+  return -1;
+}
+
+/// One timed analysis: wall and CPU seconds, its result, and its peak RSS
+/// over `rss_baseline` (KiB, the RSS before any analysis), in bytes: the
+/// peak is reset before the run (clear_refs 5), so an earlier, larger run
+/// does not count (memory an earlier run left to the allocator is reused).
+struct Run {
+  orrery::analyzer::AnalysisResult result;
+  double wall = 0;
+  double cpu = 0;
+  double peak_bytes = 0;
+};
+
+Run timed_analysis(orrery::analyzer::AnalysisOptions options, bool delay_analysis,
+                   long rss_baseline) {
+  options.delay_analysis = delay_analysis;
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::ofstream("/proc/self/clear_refs") << "5";
+  Run run;
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = cpu_seconds();
+  run.result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+  run.wall = seconds_since(start);
+  run.cpu = cpu_seconds() - cpu_start;
+  run.peak_bytes = static_cast<double>(std::max(0L, status_kib("VmHWM") - rss_baseline)) * 1024.0;
+  return run;
+}
+
+/// The faster of two runs (the first of them pays the cold start), with the
+/// larger peak of the two.
+Run best_of_two(const orrery::analyzer::AnalysisOptions& options, bool delay_analysis,
+                long rss_baseline) {
+  Run first = timed_analysis(options, delay_analysis, rss_baseline);
+  Run second = timed_analysis(options, delay_analysis, rss_baseline);
+  Run& best = second.wall <= first.wall ? second : first;
+  best.peak_bytes = std::max(first.peak_bytes, second.peak_bytes);
+  return std::move(best);
 }
 
 }  // namespace
@@ -206,74 +252,55 @@ int main(int argc, char** argv) {
     plain_cpu = std::min(plain_cpu, cpu_seconds() - cpu_start);
   }
 
-  MPI_Barrier(MPI_COMM_WORLD);
-  const long rss_before = max_rss_kib();
+  // The analysis without, then with the delay analysis (root causes,
+  // wait-state classes), each the faster of two runs.
   orrery::analyzer::AnalysisOptions options;
   options.experiment = dir;
-  const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = cpu_seconds();
-  const auto result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
-  const double analysis = seconds_since(start);
-  const double analysis_cpu = cpu_seconds() - cpu_start;
-  const long rss_after = max_rss_kib();
-  const double bytes_per_event =
-      static_cast<double>(rss_after - rss_before) * 1024.0 / static_cast<double>(result.events);
+  const long rss_baseline = status_kib("VmRSS");
+  const Run off = best_of_two(options, false, rss_baseline);
+  const Run on = best_of_two(options, true, rss_baseline);
+  const auto events = static_cast<double>(on.result.events);
 
-  constexpr int kFields = 6;
-  double mine[kFields] = {static_cast<double>(result.events) / analysis, analysis / plain,
-                          bytes_per_event, static_cast<double>(plain_events) / plain,
-                          static_cast<double>(result.events) / analysis_cpu,
-                          analysis_cpu / plain_cpu};
-  // The same analysis without the delay analysis (root causes, wait-state
-  // classes), for what it costs: the slowest rank of each, wall and CPU.
-  options.delay_analysis = false;
-  MPI_Barrier(MPI_COMM_WORLD);
-  const auto off_start = std::chrono::steady_clock::now();
-  const double off_cpu_start = cpu_seconds();
-  (void)orrery::analyzer::analyze(options, MPI_COMM_WORLD);
-  const double events = static_cast<double>(result.events);
-  double rates[4] = {events / analysis, events / seconds_since(off_start), events / analysis_cpu,
-                     events / (cpu_seconds() - off_cpu_start)};
-  MPI_Allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  // And without the critical path (delay analysis on again).
-  options.delay_analysis = true;
-  options.critical_path = false;
-  MPI_Barrier(MPI_COMM_WORLD);
-  const auto no_path_start = std::chrono::steady_clock::now();
-  const double no_path_cpu_start = cpu_seconds();
-  (void)orrery::analyzer::analyze(options, MPI_COMM_WORLD);
-  double path_rates[2] = {events / seconds_since(no_path_start),
-                          events / (cpu_seconds() - no_path_cpu_start)};
-  MPI_Allreduce(MPI_IN_PLACE, path_rates, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  double all[kFields * 64] = {};
-  MPI_Gather(mine, kFields, MPI_DOUBLE, all, kFields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  uint64_t total = 0, kept = 0;
-  MPI_Reduce(&result.events, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(&result.events_kept, &kept, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  constexpr int kFields = 9;
+  double mine[kFields] = {events / on.wall,         events / off.wall,
+                          static_cast<double>(plain_events) / plain,
+                          on.wall / plain,          off.wall / plain,
+                          events / on.cpu,          on.cpu / plain_cpu,
+                          on.peak_bytes / events,   off.peak_bytes / events};
+  double slowest[4] = {mine[0], mine[1], events / on.cpu, events / off.cpu};
+  MPI_Allreduce(MPI_IN_PLACE, slowest, 4, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  std::vector<double> all(static_cast<std::size_t>(kFields) * static_cast<std::size_t>(size));
+  MPI_Gather(mine, kFields, MPI_DOUBLE, all.data(), kFields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  uint64_t total = 0, kept = 0, wait_states = 0;
+  MPI_Reduce(&on.result.events, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&on.result.events_kept, &kept, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&on.result.delay.wait_states, &wait_states, 1, MPI_UINT64_T, MPI_SUM, 0,
+             MPI_COMM_WORLD);
   if (rank == 0) {
     std::printf("\nanalyzer benchmark (%s trace): %llu events on %d ranks, %llu (%.0f %%) kept "
                 "for the replays, the rest folded while reading\n",
                 shape.c_str(), static_cast<unsigned long long>(total), size,
                 static_cast<unsigned long long>(kept),
                 100.0 * static_cast<double>(kept) / static_cast<double>(total));
-    std::printf("%-5s %14s %14s %8s %14s %10s %13s\n", "rank", "analysis ev/s",
-                "plain ev/s", "ratio", "CPU ev/s", "CPU ratio", "peak B/event");
-    for (int r = 0; r < std::min(size, 64); ++r) {
-      const double* v = all + kFields * r;
-      std::printf("%-5d %14.3e %14.3e %8.2f %14.3e %10.2f %13.1f\n", r, v[0], v[3], v[1], v[4],
-                  v[5], v[2]);
+    std::printf("%-5s %13s %13s %13s %9s %9s %12s %9s %10s %10s\n", "rank", "all on ev/s",
+                "delay off", "plain ev/s", "ratio on", "ratio off", "CPU on ev/s", "CPU ratio",
+                "B/event on", "B/ev off");
+    for (int r = 0; r < size; ++r) {
+      const double* v = all.data() + static_cast<std::ptrdiff_t>(kFields) * r;
+      std::printf("%-5d %13.3e %13.3e %13.3e %9.2f %9.2f %12.3e %9.2f %10.1f %10.1f\n", r, v[0],
+                  v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
-    std::printf("(wall clock; CPU columns use the process CPU time, which the load of a\n"
-                " shared machine does not inflate)\n");
-    std::printf("targets: >= 5e6 events/s per rank, ratio <= 2.5, <= 64 B/event\n");
-    std::printf("delay analysis (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
-                "%.3e): on/off %.2f\n",
-                rates[0], rates[2], rates[1], rates[3], rates[1] / rates[0]);
-    std::printf("critical path (slowest rank): on %.3e ev/s (CPU %.3e), off %.3e ev/s (CPU "
-                "%.3e): on/off %.2f; %llu moves between processes, %llu skipped by the look-ahead\n",
-                rates[0], rates[2], path_rates[0], path_rates[1], path_rates[0] / rates[0],
-                static_cast<unsigned long long>(result.critical_path.hops),
-                static_cast<unsigned long long>(result.critical_path.looked_ahead));
+    std::printf("(wall clock per rank; \"ratio\": analysis time / plain OTF2 read of the same\n"
+                " events, the physical limit; CPU columns use the process CPU time, which the\n"
+                " load of a shared machine inflates less; B/event: peak RSS growth per event)\n");
+    std::printf("targets: >= 10e6 events/s per rank with all analyses on, <= 64 B/event\n");
+    std::printf("slowest rank: all on %.3e ev/s (CPU %.3e), delay off %.3e ev/s (CPU %.3e): "
+                "on/off %.2f\n",
+                slowest[0], slowest[2], slowest[1], slowest[3], slowest[1] / slowest[0]);
+    std::printf("delay analysis: %llu wait states, %llu propagation rounds%s\n",
+                static_cast<unsigned long long>(wait_states),
+                static_cast<unsigned long long>(on.result.delay.rounds),
+                on.result.delay.converged ? "" : " (round limit reached)");
   }
   MPI_Finalize();
   return 0;

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "orrery/analyzer/lower_bound_near.h"
 #include "support/scenario.h"
 
 namespace orrery::testing {
@@ -129,6 +134,39 @@ TEST(AnalyzerDelay, LateReceiverCostsAtTheReceiversWork) {
   EXPECT_EQ(rank_total(cube, "delay_late_sender_short_term", 1), 0.0);
 }
 
+TEST(AnalyzerDelay, NestedFoldedComputeKeepsItsCallPaths) {
+  // Rank 1 computes solve [0, 40] > kernel [5, 35] > flux [10, 30] (nothing
+  // kept inside: all three are folded while reading) and sends at 40; rank
+  // 0 works 10 us and waits 30 us. Rank 1's excess over rank 0 in the
+  // interval is solve 10, kernel 10, flux 20 exclusive: the 30 us split
+  // 7.5 / 7.5 / 15, none of it on main (the folded callees' time belongs to
+  // the gap before the send, whatever their nesting).
+  auto result = analyze_scenario("delay_nested_folded", [](TestArchive& a, const Regions& r) {
+    const uint32_t solve = a.region("solve");
+    const uint32_t kernel = a.region("kernel");
+    const uint32_t flux = a.region("flux");
+    with_main(a, r, [&](TestArchive& a2, const Regions& r2) {
+      auto& r1 = a2.rank(1);
+      r1.enter(at(0), solve);
+      r1.enter(at(5), kernel);
+      region_instance(r1, flux, at(10), at(30));
+      r1.leave(at(35), kernel);
+      r1.leave(at(40), solve);
+      send(r1, r2.send, at(40), 0);
+      region_instance(a2.rank(0), r2.work, at(0), at(10));
+      recv(a2.rank(0), r2, at(10), at(40), 1);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(value(cube, "late_sender", "main/MPI_Recv", 0), us(30), kTol);
+  EXPECT_NEAR(value(cube, "delay_late_sender_short_term", "main/solve", 1), us(7.5), kTol);
+  EXPECT_NEAR(value(cube, "delay_late_sender_short_term", "main/solve/kernel", 1), us(7.5), kTol);
+  EXPECT_NEAR(value(cube, "delay_late_sender_short_term", "main/solve/kernel/flux", 1), us(15),
+              kTol);
+  EXPECT_EQ(value(cube, "delay_late_sender_short_term", "main", 1), 0.0);
+}
+
 /// Rank k works [0, work(k)], then enters a blocking collective at work(k)
 /// that everyone leaves at `exit`.
 void collective_after_work(TestArchive& a, const Regions& r, uint32_t region, Collective op,
@@ -231,6 +269,28 @@ TEST(AnalyzerDelay, LongTermCostsThroughABarrier) {
   EXPECT_NEAR(value(cube, "delay_late_sender_long_term", "main/work", 3), us(20), kTol);
   EXPECT_NEAR(value(cube, "wait_propagating", "main/MPI_Recv", 1), us(20), kTol);
   EXPECT_NEAR(value(cube, "wait_direct", "main/MPI_Recv", 1), us(20), kTol);
+}
+
+TEST(AnalyzerDelay, LowerBoundNearAgreesWithLowerBound) {
+  // The interval lookups' exponential search from a hint: whatever the hint
+  // (before, at, after the answer, beyond the end), the answer is
+  // std::lower_bound's, on sorted arrays with repeats, empty ones included.
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<int> items(random() % 40);
+    for (int& item : items) item = static_cast<int>(random() % 30);
+    std::sort(items.begin(), items.end());
+    std::size_t hint = random() % 50;
+    for (int query = 0; query < 40; ++query) {
+      const int value = static_cast<int>(random() % 34) - 2;
+      const auto expected = static_cast<std::size_t>(
+          std::lower_bound(items.begin(), items.end(), value) - items.begin());
+      const std::size_t found = analyzer::lower_bound_near(items, items.size(), value, hint,
+                                                           [](int a, int b) { return a < b; });
+      ASSERT_EQ(found, expected) << "trial " << trial << " value " << value;
+      ASSERT_EQ(hint, found);
+    }
+  }
 }
 
 }  // namespace

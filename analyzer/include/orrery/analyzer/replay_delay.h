@@ -24,13 +24,15 @@
 // instance on the communicator, by reductions over the communicator
 // (replay_delay_collectives.cpp); their wait states pass costs on like the
 // point-to-point ones.
-// Data per message stays between the two partners: the waiting process
+// Data per wait state stays between the two partners: the waiting process
 // sends its interval profile (call path keys and times, bounded by its own
-// events in the interval) to the delayer once; then the propagated waiting
-// travels back one value per message per round (MessageMatching), round
-// after round until the values settle (each round settles one more hop of
-// the longest chain; rounds stop when a round moves less than
-// kDelayTolerance of all waiting, or after kMaxDelayRounds).
+// events in the interval) to the delayer once, in a record (in batches:
+// delay_records.cpp, delay_channel.cpp); then the propagated waiting
+// travels to the delayers one value per record per round, for the records
+// whose delay passes waiting on, round after round until the values settle
+// (each round settles one more hop of the longest chain; rounds stop when a
+// round moves less than kDelayTolerance of all waiting, or after
+// kMaxDelayRounds).
 
 #include <mpi.h>
 

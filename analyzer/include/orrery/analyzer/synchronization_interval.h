@@ -20,6 +20,22 @@ namespace orrery::analyzer {
 /// (region ids are global), per local call path.
 [[nodiscard]] std::vector<uint64_t> callpath_keys(const CallTree& tree);
 
+/// The call path keys of one rank and the way back from a key (another
+/// rank's call path) to this rank's call path with the same chain of
+/// regions: an open-addressing table, no sorting per comparison.
+class CallpathKeys {
+ public:
+  explicit CallpathKeys(const CallTree& tree);
+  [[nodiscard]] uint64_t key(uint32_t callpath) const { return keys_[callpath]; }
+  [[nodiscard]] std::size_t size() const { return keys_.size(); }
+  /// This rank's call path with `key`; kNone if it has none.
+  [[nodiscard]] uint32_t find(uint64_t key) const;
+
+ private:
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> slots_;  ///< call path per slot, kNone if empty; a power of two
+};
+
 /// Where one rank's time went in an interval: non-waiting exclusive time per
 /// call path, its waiting (in the wait states it holds), and those waits.
 struct IntervalProfile {
@@ -39,11 +55,11 @@ class IntervalProfiler {
 
   /// The profile from the event `from_leave` (a Leave, or the Enter of a
   /// call whose own time then counts; kNone: the trace's start) to the Enter
-  /// event `to_enter` (exclusive).
-  [[nodiscard]] IntervalProfile profile(uint32_t from_leave, uint32_t to_enter);
+  /// event `to_enter` (exclusive), into `out` (its vectors are reused: no
+  /// allocation once they are large enough).
+  void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out);
 
  private:
-  void add(uint32_t callpath, int64_t ticks);
 
   const LocalTrace& trace_;
   const CallTree& tree_;
@@ -51,6 +67,8 @@ class IntervalProfiler {
   std::vector<int64_t> waiting_;
   std::vector<int64_t> scratch_;    ///< per call path, zero between calls
   std::vector<uint32_t> touched_;   ///< call paths with a non-zero scratch entry
+  std::size_t span_hint_ = 0;       ///< where the last search of folded_spans ended
+  std::size_t wait_hint_ = 0;       ///< and of waits_
 };
 
 }  // namespace orrery::analyzer

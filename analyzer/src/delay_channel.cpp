@@ -1,0 +1,108 @@
+// The delay analysis' channel along its wait states (delay_model.h): the
+// receivers are discovered once, sparsely (partner_exchange.h), with the
+// number of records each will get; the records follow in batches, and
+// afterwards one double per record travels without discovery.
+
+#include <algorithm>
+
+#include "delay_model.h"
+
+namespace orrery::analyzer::delay {
+
+void RecordChannel::open(const std::vector<uint32_t>& peers,
+                         const std::vector<std::size_t>& records, MPI_Comm world) {
+  world_ = world;
+  std::vector<uint64_t> counts(records.begin(), records.end());
+  uint64_t most = 0;
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    records_out_.add(peers[k], records[k]);
+    most = std::max<uint64_t>(most, records[k]);
+  }
+  for (const auto& [source, count] : discover_senders(peers, counts, world)) {
+    records_in_.add(source, static_cast<std::size_t>(count));
+  }
+  uint64_t batches = (most + kBatch - 1) / kBatch;
+  MPI_Allreduce(MPI_IN_PLACE, &batches, 1, MPI_UINT64_T, MPI_MAX, world);
+  batches_ = static_cast<std::size_t>(batches);
+}
+
+std::vector<int64_t> RecordChannel::exchange_batch(std::size_t batch,
+                                                   const std::vector<int64_t>& values,
+                                                   const std::vector<std::size_t>& sizes,
+                                                   BlockLayout& in) const {
+  // First the sizes (one per partner with records in the batch), then the values.
+  BlockLayout to_one, from_one, to;
+  for (std::size_t k = 0, with = 0; k < records_out_.peers.size(); ++k) {
+    const auto [first, last] = slice(records_out_.counts[k], batch);
+    if (first == last) continue;
+    to_one.add(records_out_.peers[k], 1);
+    to.add(records_out_.peers[k], sizes[with++]);
+  }
+  for (std::size_t k = 0; k < records_in_.peers.size(); ++k) {
+    const auto [first, last] = slice(records_in_.counts[k], batch);
+    if (first != last) from_one.add(records_in_.peers[k], 1);
+  }
+  std::vector<uint64_t> out_sizes(sizes.begin(), sizes.end()), in_sizes(from_one.total);
+  exchange_blocks(out_sizes.data(), to_one, in_sizes.data(), from_one, MPI_UINT64_T, world_);
+  in = BlockLayout{};
+  for (std::size_t k = 0; k < from_one.peers.size(); ++k) {
+    in.add(from_one.peers[k], static_cast<std::size_t>(in_sizes[k]));
+  }
+  std::vector<int64_t> received(in.total);
+  exchange_blocks(values.data(), to, received.data(), in, MPI_INT64_T, world_);
+  return received;
+}
+
+std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_outgoing) const {
+  std::vector<double> in(records_in_.total);
+  exchange_blocks(per_outgoing.data(), records_out_, in.data(), records_in_, MPI_DOUBLE, world_);
+  return in;
+}
+
+std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming) const {
+  std::vector<double> out(records_out_.total);
+  exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
+  return out;
+}
+
+namespace {
+
+/// The layout of the selected records: per block of `all`, how many of its
+/// records `keep` selects; their indices go to `kept`.
+BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
+                   std::vector<uint32_t>& kept) {
+  BlockLayout selected;
+  for (std::size_t k = 0; k < all.peers.size(); ++k) {
+    std::size_t count = 0;
+    for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
+      if (keep[r] == 0) continue;
+      kept.push_back(static_cast<uint32_t>(r));
+      ++count;
+    }
+    // Blocks without selected records stay, empty: both sides agree on the peers.
+    selected.add(all.peers[k], count);
+  }
+  return selected;
+}
+
+}  // namespace
+
+RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in)
+    : world_(channel.world()) {
+  std::vector<double> flags(keep_in.begin(), keep_in.end());
+  const std::vector<double> at_waiters = channel.to_waiters(flags);
+  std::vector<uint8_t> keep_out(at_waiters.size());
+  for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
+  out_ = select(channel.outgoing_records(), keep_out, kept_out_);
+  in_ = select(channel.incoming_records(), keep_in, kept_in_);
+  send_.resize(kept_out_.size());
+  received_.resize(kept_in_.size());
+}
+
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_outgoing) {
+  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_outgoing[kept_out_[k]];
+  exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
+  return received_;
+}
+
+}  // namespace orrery::analyzer::delay

@@ -1,0 +1,280 @@
+// The point-to-point records of the delay analysis (delay_records.h): the
+// waiter's side writes one record per wait state, the delayer's side finds
+// the delay in each record's interval.
+
+#include "delay_records.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace orrery::analyzer::delay {
+namespace {
+
+/// How the waiter's interval started, so that the delayer starts its own at
+/// the same synchronization: a message (by the delayer's operation index),
+/// a collective instance (communicator, ordinal), or none.
+enum class SyncKind : int64_t { kNone = 0, kMessage = 1, kCollective = 2 };
+
+/// A record: header, then n x (call path key, ticks).
+///   [0] kind | sync kind << 8 | n << 16   [1] the delayer's operation
+///   [2] sync a (operation or communicator)  [3] sync b (ordinal)
+///   [4] the waiting   [5] the waiter's own waiting in the interval
+constexpr std::size_t kHeader = 6;
+
+std::size_t entries_of(int64_t head) { return static_cast<std::size_t>(head >> 16); }
+
+void add_completions(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank,
+                     SyncPoints& points) {
+  for (uint32_t j = 0; j < table.size(); ++j) {
+    const MessageOp& op = table[j];
+    if (op.cancelled || op.complete_call == kNone) continue;
+    const uint32_t peer = world_rank(op.comm, op.peer);
+    if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
+  }
+  points.finish();
+}
+
+void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints& points) {
+  for (uint32_t j = 0; j < table.size(); ++j) {
+    const MessageOp& op = table[j];
+    if (op.cancelled || op.complete_call == kNone) continue;
+    const uint32_t peer = world_rank(op.comm, op.peer);
+    if (peer != kNone) points.add(peer, posting_call(op), j);
+  }
+  points.finish();
+}
+
+}  // namespace
+
+uint32_t posting_call(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
+
+Synchronizations::Synchronizations(const LocalTrace& trace, const Definitions& definitions)
+    : trace_(trace), definitions_(definitions) {
+  WorldRanks world_rank(definitions, trace.rank);
+  add_completions(trace, trace.recvs, world_rank, received_from);
+  add_completions(trace, trace.sends, world_rank, sent_to);
+}
+
+SyncPoints& Synchronizations::posted(bool sends) {
+  if (!posted_built_) {
+    WorldRanks world_rank(definitions_, trace_.rank);
+    add_postings(trace_.sends, world_rank, posted_sends_);
+    add_postings(trace_.recvs, world_rank, posted_recvs_);
+    posted_built_ = true;
+  }
+  return sends ? posted_sends_ : posted_recvs_;
+}
+
+RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
+                        const std::vector<int64_t>& send_index_of_recv,
+                        const std::vector<int64_t>& recv_index_of_send) {
+  const auto has_record = [&](const WaitState& wait) {
+    if (wait.delayer == kNone) return false;
+    const auto& partner =
+        wait.kind == WaitKind::kLateSender ? send_index_of_recv : recv_index_of_send;
+    return partner[wait.op] != kNoValue;
+  };
+  // The destinations, ascending (few: the partners of this rank), and the
+  // wait states in destination order (a counting sort: stable).
+  std::unordered_map<uint32_t, uint32_t> block_of;
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    if (has_record(waits[k])) block_of.emplace(waits[k].delayer, 0);
+  }
+  RecordPlan plan;
+  for (const auto& entry : block_of) plan.peers.push_back(entry.first);
+  std::sort(plan.peers.begin(), plan.peers.end());
+  for (uint32_t b = 0; b < plan.peers.size(); ++b) block_of[plan.peers[b]] = b;
+  plan.records.assign(plan.peers.size(), 0);
+  std::vector<uint32_t> block_of_wait(point_to_point, kNone);
+  uint32_t last_peer = kNone, last_block = 0;
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    if (!has_record(waits[k])) continue;
+    if (waits[k].delayer != last_peer) {
+      last_peer = waits[k].delayer;
+      last_block = block_of[last_peer];
+    }
+    block_of_wait[k] = last_block;
+    ++plan.records[last_block];
+  }
+  std::vector<std::size_t> next_slot(plan.peers.size() + 1, 0);
+  for (std::size_t b = 0; b < plan.peers.size(); ++b) {
+    next_slot[b + 1] = next_slot[b] + plan.records[b];
+  }
+  plan.record_wait.assign(next_slot.back(), 0);
+  for (std::size_t k = 0; k < point_to_point; ++k) {
+    if (block_of_wait[k] != kNone) {
+      plan.record_wait[next_slot[block_of_wait[k]]++] = static_cast<uint32_t>(k);
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+/// The waiter's side: appends the record of `wait` to `values`.
+void write_record(const WaitState& wait, RecordContext& context, IntervalProfile& profile,
+                  std::vector<int64_t>& values) {
+  const auto partner_op_of = [&](uint32_t op) {
+    return wait.kind == WaitKind::kLateSender ? context.send_index_of_recv[op]
+                                              : context.recv_index_of_send[op];
+  };
+  // The previous synchronization with the delayer: a message of the same
+  // direction, or a collective with it, whichever this rank saw last.
+  const bool late_sender = wait.kind == WaitKind::kLateSender;
+  const auto [message_event, own_op] =
+      (late_sender ? context.sync.received_from : context.sync.sent_to)
+          .last(wait.delayer, wait.call);
+  const CollectiveSync collective = context.collectives.last_sync_with(wait.delayer, wait.call);
+  SyncKind kind = SyncKind::kNone;
+  uint32_t from = kNone;
+  int64_t sync_a = 0, sync_b = 0;
+  if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
+    const int64_t their_op = partner_op_of(own_op);
+    if (their_op != kNoValue) {
+      kind = SyncKind::kMessage;
+      from = message_event;
+      sync_a = their_op;
+    }
+  }
+  if (kind == SyncKind::kNone && collective.leave != kNone) {
+    kind = SyncKind::kCollective;
+    from = collective.leave;
+    sync_a = collective.comm;
+    sync_b = collective.ordinal;
+  }
+  context.profiler.profile(from, wait.call, profile);
+  const auto n = static_cast<int64_t>(profile.time.size());
+  values.insert(values.end(),
+                {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8) | (n << 16),
+                 partner_op_of(wait.op), sync_a, sync_b, wait.waiting, profile.waiting});
+  for (const auto& [callpath, ticks] : profile.time) {
+    values.push_back(static_cast<int64_t>(context.keys.key(callpath)));
+    values.push_back(ticks);
+  }
+}
+
+/// The delayer's side: the delays in a block of records from `source`, the
+/// first of them incoming record `first_record`.
+class DelayFinder {
+ public:
+  DelayFinder(RecordContext& context, std::size_t callpaths, DelayPool& pool,
+              std::vector<uint32_t>& delay_of_record)
+      : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
+
+  void read_block(uint32_t source, const int64_t* values, std::size_t size,
+                  std::size_t first_record) {
+    const LocalTrace& trace = context_.trace;
+    for (std::size_t at = 0, record = first_record; at + kHeader <= size; ++record) {
+      const int64_t head = values[at];
+      const auto kind = static_cast<WaitKind>(head & 0xff);
+      const auto sync_kind = static_cast<SyncKind>((head >> 8) & 0xff);
+      const std::size_t n = entries_of(head);
+      const auto op = static_cast<uint32_t>(values[at + 1]);
+      const int64_t sync_a = values[at + 2];
+      const int64_t sync_b = values[at + 3];
+      const int64_t waited = values[at + 4];
+      const int64_t their_waiting = values[at + 5];
+      at += kHeader;
+      for (std::size_t e = 0; e < n && at + 1 < size; ++e, at += 2) {
+        const uint32_t callpath = context_.keys.find(static_cast<uint64_t>(values[at]));
+        if (callpath != kNone) theirs_.set(callpath, values[at + 1]);
+      }
+      const bool late_sender = kind == WaitKind::kLateSender;
+      const MessageTable& table = late_sender ? trace.sends : trace.recvs;
+      if (op < table.size()) {
+        const uint32_t to = posting_call(table[op]);
+        // Start where the waiter started: the same message or collective.
+        uint32_t from = kNone;
+        if (sync_kind == SyncKind::kMessage) {
+          const auto index = static_cast<std::size_t>(sync_a);
+          if (index < table.size()) from = posting_call(table[index]);
+        } else if (sync_kind == SyncKind::kCollective) {
+          from = context_.collectives.leave_of(static_cast<uint32_t>(sync_a),
+                                               static_cast<std::size_t>(sync_b));
+        }
+        if (from != kNone && from >= to) {
+          // Not before this side's end (messages overtaking on other tags):
+          // this side's own last synchronization of that direction.
+          from = context_.sync.posted(late_sender).last(source, to).first;
+        }
+        context_.profiler.profile(from, to, mine_);
+        delay_of_record_[record] =
+            pool_.compare(kind, static_cast<double>(waited), mine_, theirs_, their_waiting);
+      }
+      theirs_.clear();
+    }
+  }
+
+ private:
+  RecordContext& context_;
+  TicksByCallpath theirs_;
+  IntervalProfile mine_;
+  DelayPool& pool_;
+  std::vector<uint32_t>& delay_of_record_;
+};
+
+}  // namespace
+
+void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
+                      const RecordChannel& channel, RecordContext& context, DelayPool& pool,
+                      std::vector<uint32_t>& delay_of_record) {
+  const BlockLayout& out = channel.outgoing_records();
+  const BlockLayout& incoming = channel.incoming_records();
+  delay_of_record.assign(incoming.total, kNone);
+  pool.delays.reserve(incoming.total);  // one per record at most
+  DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
+  IntervalProfile profile;
+  std::vector<int64_t> values;
+  std::vector<std::size_t> sizes;
+  BlockLayout in;
+  for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
+    values.clear();
+    sizes.clear();
+    for (std::size_t k = 0; k < out.peers.size(); ++k) {
+      const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
+      if (first == last) continue;
+      const std::size_t start = values.size();
+      for (std::size_t r = first; r < last; ++r) {
+        write_record(waits[plan.record_wait[out.displs[k] + r]], context, profile, values);
+      }
+      sizes.push_back(values.size() - start);
+    }
+    const std::vector<int64_t> received = channel.exchange_batch(batch, values, sizes, in);
+    // The batch's blocks come from the sources with records in it, ascending.
+    for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
+      while (incoming.peers[k] != in.peers[b]) ++k;
+      finder.read_block(in.peers[b], received.data() + in.displs[b], in.counts[b],
+                        incoming.displs[k] + RecordChannel::slice(incoming.counts[k], batch).first);
+    }
+  }
+}
+
+uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile& mine,
+                            const TicksByCallpath& theirs, int64_t their_waiting) {
+  Delay delay;
+  delay.kind = kind;
+  delay.waiting = waiting;
+  delay.excess_begin = static_cast<uint32_t>(excess.size());
+  for (const auto& [callpath, ticks] : mine.time) {
+    const int64_t other = theirs.get(callpath);
+    if (ticks > other) {
+      excess.push_back(CallpathDelay{callpath, static_cast<double>(ticks - other)});
+      delay.total += static_cast<double>(ticks - other);
+    }
+  }
+  delay.excess_end = static_cast<uint32_t>(excess.size());
+  if (mine.waiting > their_waiting) {
+    delay.excess_waiting = static_cast<double>(mine.waiting - their_waiting);
+    delay.total += delay.excess_waiting;
+  }
+  delay.waits_begin = static_cast<uint32_t>(waits.size());
+  for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
+  for (const auto& wait : mine.waits) delay.waits_total += wait.second;
+  delay.waits_end = static_cast<uint32_t>(waits.size());
+  delays.push_back(delay);
+  return static_cast<uint32_t>(delays.size() - 1);
+}
+
+}  // namespace orrery::analyzer::delay

@@ -1,0 +1,68 @@
+#pragma once
+// Internal to the delay analysis: the point-to-point records
+// (delay_records.cpp). Each waiter writes one record per wait state for its
+// delayer (kind, the delayer's operation, where the interval started, the
+// waiting, and the waiter's interval profile by call path key); the
+// delayer compares its own interval with it.
+
+#include <cstdint>
+#include <vector>
+
+#include "delay_model.h"
+#include "orrery/analyzer/message_exchange.h"
+
+namespace orrery::analyzer::delay {
+
+/// The call that posted a message (its Enter), or the posting event.
+uint32_t posting_call(const MessageOp& op);
+
+/// Where both sides start their intervals: the waiter's previous messages
+/// with each peer (by Leave of the completing call), and the delayer's
+/// fallback, by posting call (built on first use: rarely needed).
+class Synchronizations {
+ public:
+  Synchronizations(const LocalTrace& trace, const Definitions& definitions);
+  SyncPoints received_from, sent_to;
+  /// The postings of this rank's sends (`sends`) or receives per peer.
+  SyncPoints& posted(bool sends);
+
+ private:
+  const LocalTrace& trace_;
+  const Definitions& definitions_;
+  SyncPoints posted_sends_, posted_recvs_;
+  bool posted_built_ = false;
+};
+
+/// Which wait states get a record (those whose delayer and partner
+/// operation are known; the first `point_to_point` of `waits`), by
+/// destination. `send_index_of_recv` and `recv_index_of_send`: the
+/// partner's operation index per message.
+struct RecordPlan {
+  std::vector<uint32_t> peers;        ///< destinations, ascending
+  std::vector<std::size_t> records;   ///< records per destination
+  std::vector<uint32_t> record_wait;  ///< wait state per record: destination-major, wait order
+};
+RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
+                        const std::vector<int64_t>& send_index_of_recv,
+                        const std::vector<int64_t>& recv_index_of_send);
+
+/// What writing and reading records needs.
+struct RecordContext {
+  const LocalTrace& trace;
+  const std::vector<int64_t>& send_index_of_recv;
+  const std::vector<int64_t>& recv_index_of_send;
+  Synchronizations& sync;
+  const CollectiveDelays& collectives;
+  IntervalProfiler& profiler;
+  const CallpathKeys& keys;
+};
+
+/// Collective: sends every planned record to its delayer (over `channel`,
+/// opened with the plan, batch by batch) and finds the delays there:
+/// `delay_of_record` per incoming record (kNone: no delay here), the
+/// delays in `pool`.
+void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
+                      const RecordChannel& channel, RecordContext& context, DelayPool& pool,
+                      std::vector<uint32_t>& delay_of_record);
+
+}  // namespace orrery::analyzer::delay
