@@ -130,6 +130,120 @@ std::string advice_for(const RootCauseFinding& finding, const std::string& diagn
   return text;
 }
 
+/// What every finding reads of the report once.
+struct FindingInputs {
+  explicit FindingInputs(const std::string& path)
+      : reader(path), header(reader.header()), labels(callpath_labels(header)),
+        callpaths(header.callpaths.size()), locations(header.locations.size()),
+        corrections(locations, 0.0) {
+    // The run's time: the inclusive total of `time` (all its sub-metrics).
+    if (const auto time = find_metric(header, "time")) {
+      const MetricValues values = load_subtree(reader, *time);
+      run_time = std::accumulate(values.begin(), values.end(), 0.0);
+    }
+    if (const auto row = find_metric(header, "performance_impact")) impact = load_one(reader, *row);
+    if (const auto record = read_clock_record(path)) {
+      for (const ClockCorrectionRow& row : record->corrections) {
+        for (std::size_t l = 0; l < locations; ++l) {
+          if (header.locations[l].rank == row.rank) corrections[l] += row.corrected;
+        }
+      }
+    }
+  }
+  [[nodiscard]] int rank_of(std::size_t location) const { return header.locations[location].rank; }
+
+  const CubeReader reader;
+  const CubeHeader& header;
+  const std::vector<std::string> labels;
+  const std::size_t callpaths;
+  const std::size_t locations;
+  double run_time = 0;
+  std::optional<MetricValues> impact;
+  std::vector<double> corrections;  ///< clock-condition corrections per location
+};
+
+/// Where: the call path with most waiting and the most affected processes;
+/// returns the waiting per location.
+std::vector<double> locate_waiting(const FindingInputs& in, const MetricValues& waiting,
+                                   RootCauseFinding& finding) {
+  const auto hottest = largest(sum_over_locations(in.header, waiting), 1);
+  if (!hottest.empty()) {
+    finding.callpath = hottest.front().first;
+    finding.path = in.labels[finding.callpath];
+  }
+  std::vector<double> by_location(in.locations, 0.0);
+  for (std::size_t c = 0; c < in.callpaths; ++c) {
+    for (std::size_t l = 0; l < in.locations; ++l) by_location[l] += waiting[c * in.locations + l];
+  }
+  for (const auto& [l, value] : largest(by_location, 3)) finding.affected.push_back({in.rank_of(l), value});
+  return by_location;
+}
+
+/// Why: the three call paths with the largest delay costs of the pattern and
+/// the processes that carry them (added to `involved`); returns the
+/// short-term costs in total (0 without delay metrics).
+double attach_causes(const FindingInputs& in, const PatternCosts& entry, RootCauseFinding& finding,
+                     std::vector<std::size_t>& involved) {
+  if (entry.delay.empty()) return 0;
+  const auto short_row = find_metric(in.header, std::string(entry.delay) + "_short_term");
+  const auto long_row = find_metric(in.header, std::string(entry.delay) + "_long_term");
+  if (!short_row || !long_row) return 0;
+  const MetricValues short_term = load_one(in.reader, *short_row);
+  const MetricValues long_term = load_one(in.reader, *long_row);
+  const double short_total = std::accumulate(short_term.begin(), short_term.end(), 0.0);
+  finding.delay_metric = std::string(entry.delay);
+  finding.delay_costs = short_total + std::accumulate(long_term.begin(), long_term.end(), 0.0);
+  const std::size_t width = in.locations;
+  std::vector<double> costs(in.callpaths, 0.0);
+  for (std::size_t c = 0; c < in.callpaths; ++c) {
+    for (std::size_t l = 0; l < width; ++l) costs[c] += short_term[c * width + l] + long_term[c * width + l];
+  }
+  for (const auto& [c, total] : largest(costs, 3)) {
+    RootCause cause;
+    cause.callpath = c;
+    cause.path = in.labels[c];
+    std::vector<double> per_location(width, 0.0);
+    for (std::size_t l = 0; l < width; ++l) {
+      cause.short_term += short_term[c * width + l];
+      cause.long_term += long_term[c * width + l];
+      per_location[l] = short_term[c * width + l] + long_term[c * width + l];
+    }
+    // The processes that carry most of it (at least 10% of the largest).
+    const auto carriers = largest(per_location, 4);
+    for (const auto& [l, value] : carriers) {
+      if (value < 0.1 * carriers.front().second) break;
+      cause.ranks.push_back({in.rank_of(l), value});
+      involved.push_back(l);
+    }
+    finding.causes.push_back(std::move(cause));
+  }
+  return short_total;
+}
+
+/// Gain: the explained part of the most any process waited, or, where the
+/// critical path was followed, the causes' performance impact.
+void estimate_gain(const FindingInputs& in, const PatternCosts& entry, double most_waited,
+                   RootCauseFinding& finding) {
+  finding.gain = most_waited * finding.explained;
+  finding.gain_basis = entry.delay.empty() ? "no delay analysis for this pattern" : "delay costs";
+  if (!in.impact || finding.causes.empty()) return;
+  // performance_impact of a call path is spread over the processes that
+  // waited for its imbalance; its sum over them is the gain.
+  double gain = 0;
+  for (const RootCause& cause : finding.causes) {
+    double sum = 0;
+    for (std::size_t l = 0; l < in.locations; ++l) {
+      const double value = (*in.impact)[cause.callpath * in.locations + l];
+      if (!std::isnan(value)) sum += value;
+    }
+    gain = std::max(gain, sum);
+  }
+  if (gain > 0) {
+    finding.gain = std::min(gain, finding.waiting);
+    finding.gain_basis = "performance_impact";
+  }
+}
+
 }  // namespace
 
 std::string findings_text(const std::vector<RootCauseFinding>& findings) {
@@ -175,121 +289,30 @@ std::string findings_text(const std::vector<RootCauseFinding>& findings) {
 }
 
 std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::size_t top) {
-  const CubeReader reader(path);
-  const CubeHeader& header = reader.header();
-  const std::size_t callpaths = header.callpaths.size();
-  const std::size_t locations = header.locations.size();
-  const std::vector<std::string> labels = callpath_labels(header);
-  const auto rank_of = [&](std::size_t l) { return header.locations[l].rank; };
-
-  // The run's time: the inclusive total of `time` (all its sub-metrics).
-  double run_time = 0;
-  if (const auto time = find_metric(header, "time")) {
-    const MetricValues values = load_subtree(reader, *time);
-    run_time = std::accumulate(values.begin(), values.end(), 0.0);
-  }
-  std::optional<MetricValues> impact;
-  if (const auto row = find_metric(header, "performance_impact")) impact = load_one(reader, *row);
-  std::vector<double> corrections(locations, 0.0);
-  if (const auto record = read_clock_record(path)) {
-    for (const ClockCorrectionRow& row : record->corrections) {
-      for (std::size_t l = 0; l < locations; ++l) {
-        if (header.locations[l].rank == row.rank) corrections[l] += row.corrected;
-      }
-    }
-  }
-
+  const FindingInputs in(path);
   std::vector<RootCauseFinding> findings;
   for (const PatternCosts& entry : kPatterns) {
-    const auto row = find_metric(header, entry.pattern);
+    const auto row = find_metric(in.header, entry.pattern);
     if (!row) continue;
-    const MetricValues waiting = load_subtree(reader, *row);
+    const MetricValues waiting = load_subtree(in.reader, *row);
     RootCauseFinding finding;
     finding.waiting = std::accumulate(waiting.begin(), waiting.end(), 0.0);
     if (finding.waiting <= 0) continue;
-    const Metric& metric = header.metrics[*row];
+    const Metric& metric = in.header.metrics[*row];
     finding.pattern = metric.name;
     finding.title = metric.display_name.empty() ? metric.name : metric.display_name;
-    finding.share = run_time > 0 ? finding.waiting / run_time : 0;
-    const std::vector<double> by_callpath = sum_over_locations(header, waiting);
-    const auto hottest = largest(by_callpath, 1);
-    if (!hottest.empty()) {
-      finding.callpath = hottest.front().first;
-      finding.path = labels[finding.callpath];
-    }
-    std::vector<double> by_location(locations, 0.0);
-    for (std::size_t c = 0; c < callpaths; ++c) {
-      for (std::size_t l = 0; l < locations; ++l) by_location[l] += waiting[c * locations + l];
-    }
-    for (const auto& [l, value] : largest(by_location, 3)) finding.affected.push_back({rank_of(l), value});
-    double most_waited = 0;
-    for (const double v : by_location) most_waited = std::max(most_waited, v);
-
+    finding.share = in.run_time > 0 ? finding.waiting / in.run_time : 0;
+    const std::vector<double> by_location = locate_waiting(in, waiting, finding);
     std::vector<std::size_t> involved;  // locations of the affected and the causes
-    for (const auto& [l, value] : largest(by_location, locations)) involved.push_back(l);
-    const auto short_row = entry.delay.empty()
-                               ? std::nullopt
-                               : find_metric(header, std::string(entry.delay) + "_short_term");
-    const auto long_row = entry.delay.empty()
-                              ? std::nullopt
-                              : find_metric(header, std::string(entry.delay) + "_long_term");
-    double short_total = 0;
-    if (short_row && long_row) {
-      const MetricValues short_term = load_one(reader, *short_row);
-      const MetricValues long_term = load_one(reader, *long_row);
-      short_total = std::accumulate(short_term.begin(), short_term.end(), 0.0);
-      finding.delay_metric = std::string(entry.delay);
-      finding.delay_costs =
-          short_total + std::accumulate(long_term.begin(), long_term.end(), 0.0);
-      std::vector<double> costs(callpaths, 0.0);
-      for (std::size_t c = 0; c < callpaths; ++c) {
-        for (std::size_t l = 0; l < locations; ++l) {
-          costs[c] += short_term[c * locations + l] + long_term[c * locations + l];
-        }
-      }
-      for (const auto& [c, total] : largest(costs, 3)) {
-        RootCause cause;
-        cause.callpath = c;
-        cause.path = labels[c];
-        std::vector<double> per_location(locations, 0.0);
-        for (std::size_t l = 0; l < locations; ++l) {
-          cause.short_term += short_term[c * locations + l];
-          cause.long_term += long_term[c * locations + l];
-          per_location[l] = short_term[c * locations + l] + long_term[c * locations + l];
-        }
-        // The processes that carry most of it (at least 10% of the largest).
-        const auto carriers = largest(per_location, 4);
-        for (const auto& [l, value] : carriers) {
-          if (value < 0.1 * carriers.front().second) break;
-          cause.ranks.push_back({rank_of(l), value});
-          involved.push_back(l);
-        }
-        finding.causes.push_back(std::move(cause));
-      }
-    }
+    for (const auto& [l, value] : largest(by_location, in.locations)) involved.push_back(l);
+    const double short_total = attach_causes(in, entry, finding, involved);
     finding.explained = std::clamp(short_total / finding.waiting, 0.0, 1.0);
     std::sort(involved.begin(), involved.end());
     involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
-    for (const std::size_t l : involved) finding.clock_corrections += corrections[l];
-    finding.gain = most_waited * finding.explained;
-    finding.gain_basis = entry.delay.empty() ? "no delay analysis for this pattern" : "delay costs";
-    if (impact && !finding.causes.empty()) {
-      // performance_impact of a call path is spread over the processes that
-      // waited for its imbalance; its sum over them is the gain.
-      double gain = 0;
-      for (const RootCause& cause : finding.causes) {
-        double sum = 0;
-        for (std::size_t l = 0; l < locations; ++l) {
-          const double value = (*impact)[cause.callpath * locations + l];
-          if (!std::isnan(value)) sum += value;
-        }
-        gain = std::max(gain, sum);
-      }
-      if (gain > 0) {
-        finding.gain = std::min(gain, finding.waiting);
-        finding.gain_basis = "performance_impact";
-      }
-    }
+    for (const std::size_t l : involved) finding.clock_corrections += in.corrections[l];
+    double most_waited = 0;
+    for (const double v : by_location) most_waited = std::max(most_waited, v);
+    estimate_gain(in, entry, most_waited, finding);
     finding.advice = advice_for(finding, metric.diagnosis);
     findings.push_back(std::move(finding));
   }
