@@ -131,6 +131,31 @@ CubeUnion unite(const std::vector<const CubeHeader*>& headers) {
   return united;
 }
 
+namespace {
+
+/// a's row -> united row -> b's row.
+std::vector<std::size_t> through_union(const std::vector<std::size_t>& a_to_union,
+                                       const std::vector<std::size_t>& b_to_union,
+                                       std::size_t union_rows) {
+  std::vector<std::size_t> union_to_b(union_rows, RowMatch::kNoMatch);
+  for (std::size_t row = b_to_union.size(); row-- > 0;) union_to_b[b_to_union[row]] = row;  // first wins
+  std::vector<std::size_t> a_to_b;
+  a_to_b.reserve(a_to_union.size());
+  for (const std::size_t united : a_to_union) a_to_b.push_back(union_to_b[united]);
+  return a_to_b;
+}
+
+}  // namespace
+
+RowMatch match_rows(const CubeHeader& a, const CubeHeader& b) {
+  const CubeUnion united = unite({&a, &b});
+  const RowMap& in_a = united.inputs[0];
+  const RowMap& in_b = united.inputs[1];
+  return {through_union(in_a.metrics, in_b.metrics, united.header.metrics.size()),
+          through_union(in_a.callpaths, in_b.callpaths, united.header.callpaths.size()),
+          through_union(in_a.locations, in_b.locations, united.header.locations.size())};
+}
+
 MetricValues remap(const CubeUnion& united, std::size_t input, const MetricValues& values) {
   const RowMap& map = united.inputs.at(input);
   const std::size_t old_width = map.locations.size();

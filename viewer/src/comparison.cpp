@@ -1,66 +1,10 @@
 #include "comparison.h"
 
-#include <map>
-#include <string>
+#include "orrery/report/algebra.h"
+
 #include <utility>
 
 namespace orrery::viewer {
-namespace {
-
-std::vector<std::size_t> match_metrics(const report::CubeHeader& a, const report::CubeHeader& b) {
-  std::map<std::string, std::size_t> by_name;
-  for (std::size_t m = 0; m < b.metrics.size(); ++m) by_name.emplace(b.metrics[m].name, m);
-  std::vector<std::size_t> result(a.metrics.size(), Comparison::kNoMatch);
-  for (std::size_t m = 0; m < a.metrics.size(); ++m) {
-    if (auto it = by_name.find(a.metrics[m].name); it != by_name.end()) result[m] = it->second;
-  }
-  return result;
-}
-
-const std::string& region_name(const report::CubeHeader& h, std::size_t callpath) {
-  static const std::string unknown = "?";
-  const auto region = static_cast<std::size_t>(h.callpaths[callpath].region);
-  return region < h.regions.size() ? h.regions[region].name : unknown;
-}
-
-// Call paths are in pre-order, so a parent's match is known before its children's.
-std::vector<std::size_t> match_callpaths(const report::CubeHeader& a, const report::CubeHeader& b) {
-  constexpr long long kRoot = -1;
-  std::map<std::pair<long long, std::string>, std::size_t> b_by_parent_and_name;
-  for (std::size_t c = 0; c < b.callpaths.size(); ++c) {
-    b_by_parent_and_name.emplace(std::make_pair(static_cast<long long>(b.callpaths[c].parent),
-                                                region_name(b, c)),
-                                 c);
-  }
-  std::vector<std::size_t> result(a.callpaths.size(), Comparison::kNoMatch);
-  for (std::size_t c = 0; c < a.callpaths.size(); ++c) {
-    const int32_t parent = a.callpaths[c].parent;
-    long long b_parent = kRoot;
-    if (parent >= 0) {
-      const auto p = static_cast<std::size_t>(parent);
-      if (p >= c || result[p] == Comparison::kNoMatch) continue;
-      b_parent = static_cast<long long>(result[p]);
-    }
-    auto it = b_by_parent_and_name.find({b_parent, region_name(a, c)});
-    if (it != b_by_parent_and_name.end()) result[c] = it->second;
-  }
-  return result;
-}
-
-std::vector<std::size_t> match_locations(const report::CubeHeader& a, const report::CubeHeader& b) {
-  std::map<std::pair<int32_t, int32_t>, std::size_t> by_id;
-  for (std::size_t l = 0; l < b.locations.size(); ++l) {
-    by_id.emplace(std::make_pair(b.locations[l].rank, b.locations[l].thread), l);
-  }
-  std::vector<std::size_t> result(a.locations.size(), Comparison::kNoMatch);
-  for (std::size_t l = 0; l < a.locations.size(); ++l) {
-    auto it = by_id.find({a.locations[l].rank, a.locations[l].thread});
-    if (it != by_id.end()) result[l] = it->second;
-  }
-  return result;
-}
-
-}  // namespace
 
 // b's call paths that no call path of a matched go after a's, as in `orrery diff`.
 void add_b_only_callpaths(const report::CubeHeader& b, Comparison& comparison) {
@@ -120,9 +64,11 @@ void add_b_only_locations(const report::CubeHeader& b, Comparison& comparison) {
 
 Comparison match_reports(const report::CubeHeader& a, const report::CubeHeader& b) {
   Comparison comparison;
-  comparison.metrics = match_metrics(a, b);
-  comparison.callpaths = match_callpaths(a, b);
-  comparison.locations = match_locations(a, b);
+  static_assert(Comparison::kNoMatch == report::RowMatch::kNoMatch);
+  report::RowMatch rows = report::match_rows(a, b);
+  comparison.metrics = std::move(rows.metrics);
+  comparison.callpaths = std::move(rows.callpaths);
+  comparison.locations = std::move(rows.locations);
   add_b_only_callpaths(b, comparison);
   add_b_only_metrics(b, comparison);
   add_b_only_locations(b, comparison);

@@ -34,6 +34,18 @@ struct CubeUnion {
 
 [[nodiscard]] CubeUnion unite(const std::vector<const CubeHeader*>& headers);
 
+/// For each row of report `a`, the row of report `b` that the union matches
+/// with it (same metric name; same chain of region names from the root; same
+/// rank and thread), or kNoMatch: the one definition of "the same row" in
+/// two reports, for `diff`, `compare` and the viewer's comparisons.
+struct RowMatch {
+  static constexpr std::size_t kNoMatch = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> metrics;
+  std::vector<std::size_t> callpaths;
+  std::vector<std::size_t> locations;
+};
+[[nodiscard]] RowMatch match_rows(const CubeHeader& a, const CubeHeader& b);
+
 /// One input's values of a metric, re-indexed into the union (absent rows and locations are 0).
 [[nodiscard]] MetricValues remap(const CubeUnion& united, std::size_t input,
                                  const MetricValues& values);
