@@ -6,6 +6,7 @@ import { api, getTraceRun, ServerError, setTraceRun } from './api.js';
 import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
+import { FunctionGroupsPage } from './function_groups.js';
 import { GroupsPage } from './groups.js';
 import { SourcePage } from './source.js';
 import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
@@ -22,7 +23,7 @@ import { topologyView } from './topology_view.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
 const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack', 'topo']);
-const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
+const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source', 'fgroups']);
 /** Views drawn from a trace (comparing: the chosen run's). */
 const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack', 'topo']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
@@ -42,6 +43,7 @@ let timeline;
 let findingsPage;
 let profilePage;
 let groupsPage;
+let functionGroupsPage;
 let sourcePage;
 const panels = {};
 
@@ -381,6 +383,10 @@ async function renderCharts(calls, locations, heat, selection) {
     await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
     return;
   }
+  if (view === 'fgroups') {
+    await functionGroupsPage.render(model);
+    return;
+  }
   if (view === 'util' || view === 'comm' || view === 'res' || view === 'stack') {
     await renderTraceView(view);
     return;
@@ -600,6 +606,7 @@ function wireControls() {
     $(button).addEventListener('click', () => exportView(type, {
       view: state.chart, charts, timeline,
       csv: () => (state.chart === 'findings' ? findingsPage.csv(model) : state.chart === 'groups' ? groupsPage.csv()
+        : state.chart === 'fgroups' ? functionGroupsPage.csv(model)
         : state.chart === 'profile' ? profilePage.csv() : state.chart === 'source' ? sourcePage.csv()
           : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
     }));
@@ -709,6 +716,9 @@ async function start() {
   sourcePage = new SourcePage($('#page'));
   groupsPage = new GroupsPage($('#page'), { onSelect: (m, c) => selectFromGroups(m, c) });
   $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
+  functionGroupsPage = new FunctionGroupsPage($('#page'));
+  // The function groups' tab only for reports that have them.
+  api.functionGroups({}).then((a) => { $('#chart-tabs button[data-chart="fgroups"]').hidden = !a.available; }, () => {});
   window.__orreryTimeline = timeline;  // for the browser tests
   window.__orreryCharts = charts;
   wireControls();

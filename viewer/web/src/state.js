@@ -26,7 +26,7 @@ export function defaultState() {
 }
 
 /** Every view below the trees (the tabs). */
-export const VIEWS = ['findings', 'groups', 'bars', 'heat', 'radar', 'box', 'profile', 'source', 'timeline', 'stack', 'util', 'comm', 'res', 'topo'];
+export const VIEWS = ['findings', 'groups', 'fgroups', 'bars', 'heat', 'radar', 'box', 'profile', 'source', 'timeline', 'stack', 'util', 'comm', 'res', 'topo'];
 
 const ids = (set) => [...set].sort((a, b) => a - b).join(',');
 const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
