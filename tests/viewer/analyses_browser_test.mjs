@@ -1,8 +1,9 @@
 // The report's own analyses in a real browser (Debian chromium via
 // playwright-core), on the pipeline's reports: the POP efficiencies and a
-// what-if report's prediction on the findings page, and the Function groups
-// view. Every number on the page is checked against the terminal tools
-// (`orrery info`, `orrery imbalance`), which read the report independently.
+// what-if report's prediction on the findings page, the Function groups view
+// and the critical path outlined in the timeline. Every number on the page is
+// checked against the terminal tools (`orrery info`, `orrery imbalance`) or the
+// report's own per-process values.
 // node analyses_browser_test.mjs --orrery BIN --report SLOW.h5 --what-if WHATIF.h5 --node-modules DIR --out DIR
 
 import path from 'node:path';
@@ -96,6 +97,53 @@ async function prediction(page, url) {
   await shot(page, 'what-if');
 }
 
+/** GET /api/<endpoint> with the page's token. */
+async function apiGet(url, endpoint, params = {}) {
+  const token = new URL(url).searchParams.get('token');
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
+  return response.json();
+}
+
+/**
+ * The timeline outlines the calls of the call paths (below the roots) on the
+ * critical path: on every rank with critical-path time there, and at least that
+ * much time (whole calls are outlined; the report counts the part of them on the path).
+ */
+async function criticalOverlay(page, url) {
+  await page.goto(`${url}#chart=timeline&crit=1`);
+  await page.waitForFunction(() => window.__orreryTimeline?.answer?.critical_path !== undefined
+    && !document.querySelector('#timeline').dataset.busy, null, { timeout: 30000 });
+  check(await page.$eval('#critical-path', (e) => e.checked), 'the Critical path box is ticked from the link');
+  const answer = await page.evaluate(() => window.__orreryTimeline.answer);
+  check(answer.critical_path === true, 'the report has a critical path');
+  const h = await apiGet(url, 'header');
+  const metric = h.metrics.findIndex((m) => m.name === 'critical_path');
+  // Roots (the whole program) are not outlined: their own time is left out.
+  const perLocation = (await apiGet(url, 'locations', { metric, metric_incl: 1, callpath: 'all' })).values;
+  for (const [c, parent] of h.callpaths.parent.entries()) {
+    if (parent >= 0) continue;
+    const own = (await apiGet(url, 'locations', { metric, metric_incl: 1, callpath: c, callpath_incl: 0 })).values;
+    own.forEach((v, l) => { perLocation[l] -= v; });
+  }
+  for (const row of answer.rows) {
+    const expected = perLocation[h.locations.findIndex((l) => l.rank === row.rank && l.thread === 0)];
+    const outlined = (row.critical ?? []).reduce((a, [, , t]) => a + t, 0);
+    if (expected > 0) {
+      check(outlined >= expected * (1 - 1e-6) - 1e-6, `rank ${row.rank}: outlined ${outlined} s >= its critical-path time ${expected} s`);
+    } else {
+      check(outlined === 0, `rank ${row.rank}: nothing outlined without critical-path time (${outlined} s)`);
+    }
+  }
+  check(await page.$eval('.timeline-legend [data-kind="critical"]', (e) => /critical path/.test(e.textContent)), 'the legend names the outline');
+  await shot(page, 'critical-path');
+  // Unticked: no outlines asked for.
+  await page.click('#critical-path');
+  await page.waitForFunction(() => window.__orreryTimeline.answer?.critical_path === undefined
+    && !document.querySelector('#timeline').dataset.busy, null, { timeout: 30000 });
+  check(!/crit=1/.test(await page.evaluate(() => window.location.hash)), 'the link forgets the outline');
+}
+
 /** A report without the analyses (an older producer's): no bars, no tab. */
 async function without(page, url) {
   await page.goto(url);
@@ -115,7 +163,7 @@ execFileSync('/usr/bin/python3', ['-c', 'import h5py, shutil, sys; shutil.copy(s
 
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [efficiencies, functionGroups]],
+  [[args.report], [efficiencies, functionGroups, criticalOverlay]],
   [[whatIf], [prediction]],
   [[plain, '--no-trace'], [without]],
 ];

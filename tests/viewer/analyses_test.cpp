@@ -1,7 +1,8 @@
 // The efficiencies, what-if prediction and function groups of a report in the
 // viewer's API: a fixture cube written to HDF5 with literal `/efficiency`,
 // what-if attributes and `/groups`, read back by read_run_analyses (through
-// orrery::report's readers) and answered by /api/facts and /api/function_groups.
+// orrery::report's readers) and answered by /api/facts and /api/function_groups;
+// and the call paths the timeline outlines as on the critical path.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "api.h"
+#include "critical_overlay.h"
 #include "fixture_cube.h"
 #include "orrery/error.h"
 #include "orrery/report/efficiency.h"
@@ -119,6 +121,34 @@ TEST_F(AnalysesTest, FunctionGroupsHaveTotalsImbalanceAndSimilarity) {
   EXPECT_EQ(selected.at("values"), json({1.0, 3.0, 3.0, 3.0}));
   EXPECT_THROW((void)api->handle("function_groups", {{"group", "4"}}), UsageError);
   EXPECT_THROW((void)api->handle("function_groups", {{"run", "1"}}), UsageError);  // no other report
+}
+
+// Two ranks (rank 1 with an OpenMP thread): main > solve, main > MPI_Recv;
+// critical_path with its sub-metric critical_path_imbalance.
+TEST(CriticalOverlay, ChainsPerRankFromTheMetricAndItsSubMetrics) {
+  report::CubeHeader h;
+  h.metrics = {{"time", "Time", -1, "sec", "", ""},
+               {"critical_path", "Critical path", -1, "sec", "", ""},
+               {"critical_path_imbalance", "Imbalance", 1, "sec", "", ""}};
+  h.regions = {{"main", "a.c", 1, "compiler"}, {"solve", "a.c", 5, "compiler"}, {"MPI_Recv", "", 0, "mpi"}};
+  h.callpaths = {{-1, 0}, {0, 1}, {0, 2}};
+  h.locations = {{0, 0, "n", "rank 0"}, {1, 0, "n", "rank 1"}, {1, 1, "n", "rank 1 thread 1"}};
+  // [callpath][location]
+  const std::vector<std::vector<double>> values = {
+      {1, 1, 1, 2, 2, 2, 3, 3, 3},
+      {0, 0.7, 0, 1.0, 0, 0, 0.2, 0, 0},  // critical_path: rank 0 solve 1.0, MPI_Recv 0.2; main (a root) is left out
+      {0, 0, 0, 0, 0, 9.0, 0, 0.5, 0}};  // its part above the mean: rank 1 MPI_Recv; thread 1 is no rank's
+  ReportData data("literal", h, [&values](std::size_t m) { return values[m]; });
+  const auto chains = critical_path_chains(data, 8);
+  ASSERT_EQ(chains.size(), 2U);
+  using Chains = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(chains.at(0), (Chains{{"main", "solve"}, {"main", "MPI_Recv"}}));  // largest first
+  EXPECT_EQ(chains.at(1), (Chains{{"main", "MPI_Recv"}}));
+  EXPECT_EQ(critical_path_chains(data, 1).at(0), (Chains{{"main", "solve"}}));
+
+  h.metrics.resize(1);
+  ReportData without("literal", h, [&values](std::size_t m) { return values[m]; });
+  EXPECT_TRUE(critical_path_chains(without, 8).empty());
 }
 
 }  // namespace

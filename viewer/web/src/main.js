@@ -339,6 +339,9 @@ async function renderCharts(calls, locations, heat, selection) {
   $('#curve-choice').hidden = view !== 'timeline';
   $('#timeline-curve').value = state.curve;
   timeline.setCurve(state.curve);
+  $('#critical-choice').hidden = view !== 'timeline';
+  $('#critical-path').checked = state.critical;
+  timeline.setCritical(state.critical);
   if (getTraceRun() !== state.traceRun) {
     setTraceRun(state.traceRun);
     timeline.reset();
@@ -596,6 +599,7 @@ function wireControls() {
     $('#timeline-curve').append(option);
   }
   $('#timeline-curve').addEventListener('change', (event) => { state.curve = event.target.value; render(); });
+  $('#critical-path').addEventListener('change', (event) => { state.critical = event.target.checked; render(); });
   $('#trace-run').addEventListener('change', (event) => {
     state.traceRun = Number(event.target.value);
     state.timeWindow = null;  // the other run's trace has its own length
