@@ -9,40 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "orrery/error.h"
+#include "orrery/report/group_load.h"
 #include "orrery/report/groups.h"
 #include "orrery/report/tools/commands.h"
 #include "tool_support.h"
 
 namespace orrery::report::tools {
-namespace {
-
-/// One group's time over the locations.
-struct GroupLoad {
-  double total = 0, mean = 0, max = 0;
-  std::size_t max_location = 0;
-  /// (max - mean) / max: the share of the slowest location's time the others lack.
-  double imbalance = 0;
-};
-
-GroupLoad load_of(const FunctionGroups& groups, std::size_t g) {
-  GroupLoad load;
-  std::size_t present = 0;
-  for (std::size_t l = 0; l < groups.locations; ++l) {
-    const double value = groups.time[g * groups.locations + l];
-    if (value != value) continue;  // NaN: a location without a trace
-    load.total += value;
-    ++present;
-    if (present == 1 || value > load.max) {
-      load.max = value;
-      load.max_location = l;
-    }
-  }
-  load.mean = present == 0 ? 0 : load.total / static_cast<double>(present);
-  load.imbalance = load.max > 0 ? (load.max - load.mean) / load.max : 0;
-  return load;
-}
-
-}  // namespace
 
 int imbalance_command(int argc, char** argv) {
   CLI::App app{
@@ -71,7 +43,7 @@ int imbalance_command(int argc, char** argv) {
       nlohmann::json list = nlohmann::json::array();
       for (std::size_t g = 0; g < groups->groups.size(); ++g) {
         const FunctionGroup& group = groups->groups[g];
-        const GroupLoad load = load_of(*groups, g);
+        const GroupLoad load = group_load(*groups, g);
         list.push_back({{"name", group.name},
                         {"parent", group.parent},
                         {"similarity", group.similarity},
@@ -88,7 +60,7 @@ int imbalance_command(int argc, char** argv) {
                 "max (s)", "max at", "imbalance", "similarity");
     for (std::size_t g = 0; g < groups->groups.size(); ++g) {
       const FunctionGroup& group = groups->groups[g];
-      const GroupLoad load = load_of(*groups, g);
+      const GroupLoad load = group_load(*groups, g);
       std::string name = (group.parent < 0 ? "" : "  ") + group.name;
       if (name.size() > 40) name = name.substr(0, 37) + "...";
       std::printf("%-40s %12.6f %12.6f %12.6f %-14s %8.1f%% %10.3f\n", name.c_str(), load.total,

@@ -8,12 +8,16 @@
 
 #include "api_params.h"
 #include "callpath_match.h"
+#include "critical_overlay.h"
 #include "orrery/error.h"
 
 namespace orrery::viewer {
 namespace {
 
 using nlohmann::json;
+
+/// The timeline outlines at most this many critical call paths per rank (each is one pass over the rank's instances).
+constexpr std::size_t kCriticalPathsPerRank = 32;
 
 json metric_json(const report::Metric& m) {
   return {{"name", m.name},
@@ -121,6 +125,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "communication") return communication(params);
   if (endpoint == "worst_instance") return worst_instance(params);
   if (endpoint == "groups") return groups(params);
+  if (endpoint == "function_groups") return function_groups(params);
   if (endpoint == "samples") return samples(params);
   if (endpoint == "source") return source(params);
   if (endpoint == "callstack") return callstack(params);
@@ -430,7 +435,17 @@ json ViewerApi::timeline(const Params& params) {
     const std::size_t row = size_param(params, "callpath", callpath_rows());
     request.callpath = trace_chain(defs, callpath_chain(row));
   }
-  return source.window(request);
+  // critical=1: outline the instances of the call paths on the critical path (the run's own report).
+  const bool critical = flag_param(params, "critical", false);
+  if (critical) {
+    ReportData& own = trace_run(params) == 0 ? *report_ : *other_;
+    for (auto& [rank, chains] : critical_path_chains(own, kCriticalPathsPerRank)) {
+      for (auto& chain : chains) request.critical[rank].push_back(trace_chain(defs, std::move(chain)));
+    }
+  }
+  json answer = source.window(request);
+  if (critical) answer["critical_path"] = !request.critical.empty();
+  return answer;
 }
 
 json ViewerApi::timeline_instance(const Params& params) {

@@ -21,6 +21,7 @@
 #include "group_statistics.h"
 #include "orrery/error.h"
 #include "report_data.h"
+#include "run_analyses.h"
 #include "timeline_data.h"
 
 namespace orrery::viewer {
@@ -63,6 +64,9 @@ class ViewerApi {
   /// measurement records (the process topology) are.
   void set_experiment(std::size_t run, std::string directory) { experiments_.at(run) = std::move(directory); }
 
+  /// The efficiencies, prediction and function groups of the first (0) or other (1) report.
+  void set_analyses(std::size_t run, RunAnalyses analyses) { analyses_.at(run) = std::move(analyses); }
+
   /// Loads every metric of both reports (done in the background at start) until `cancel`.
   void preload(const std::atomic<bool>& cancel);
 
@@ -94,6 +98,8 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json topology(const Params& params);
   // api_groups.cpp: groups of repeated runs.
   [[nodiscard]] nlohmann::json groups(const Params& params);
+  /// The function groups of the load-imbalance analysis (run 0 or 1; `group`: its values per location).
+  [[nodiscard]] nlohmann::json function_groups(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.
   [[nodiscard]] std::vector<bool> subtree_rows(std::size_t under) const;
   /// The page's call path `row` (of the union when comparing) as a chain of region names from its root.
@@ -132,6 +138,7 @@ class ViewerApi {
   std::mutex topology_mutex_;
   std::array<std::optional<nlohmann::json>, 2> topologies_{};  ///< read on first request
   std::array<nlohmann::json, 2> run_records_{};
+  std::array<RunAnalyses, 2> analyses_{};
   std::array<std::string, 2> why_no_run_record_{"not looked for", "not looked for"};
 };
 

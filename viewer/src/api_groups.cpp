@@ -1,5 +1,7 @@
-// The API's Groups view: the statistics of groups of repeated runs for the
-// selected metric under the selected call path; see api.h and group_statistics.h.
+// The API's Groups view (the statistics of groups of repeated runs for the
+// selected metric under the selected call path; see api.h and
+// group_statistics.h) and the function groups of one report's load-imbalance
+// analysis (run_analyses.h).
 
 #include <optional>
 
@@ -24,6 +26,16 @@ json ViewerApi::groups(const Params& params) {
   json answer = groups_->rows(metric, keep, count_param(params, "top", 50, 1, 5000));
   answer["summary"] = groups_->summary();
   return answer;
+}
+
+// GET /api/function_groups?run=0|1&group=G
+json ViewerApi::function_groups(const Params& params) {
+  const RunAnalyses& analyses = analyses_[trace_run(params)];
+  std::optional<std::size_t> selected;
+  if (params.count("group") != 0U && analyses.groups) {
+    selected = size_param(params, "group", analyses.groups->groups.size());
+  }
+  return function_groups_json(analyses, selected);
 }
 
 }  // namespace orrery::viewer

@@ -38,6 +38,7 @@ json ViewerApi::findings() {
 json ViewerApi::facts() {
   json runs = json::array({run_facts(*report_, run_records_[0], why_no_run_record_[0])});
   if (other_) runs.push_back(run_facts(*other_, run_records_[1], why_no_run_record_[1]));
+  for (std::size_t run = 0; run < runs.size(); ++run) runs[run].update(efficiency_facts(analyses_[run]));
   // Each run's trace (comparing, the other run's too): its length, or why it cannot be read.
   json traces = json::array();
   for (std::size_t run = 0; run < runs.size(); ++run) {

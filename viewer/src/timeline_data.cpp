@@ -17,6 +17,31 @@ namespace tl = analyzer::timeline;
 /// Seconds rounded to nanoseconds, which keeps the JSON short.
 double ns(double seconds) { return std::round(seconds * 1e9) / 1e9; }
 
+/// The selected instances within [t0, t1], those closer than a pixel merged:
+/// [begin, end, time inside] each.
+nlohmann::json merged_instances(const analyzer::timeline::RankTimeline& trace, const std::vector<uint8_t>& selected,
+                                double t0, double t1, double pixel) {
+  nlohmann::json out = nlohmann::json::array();
+  std::array<double, 3> mark{};
+  bool open = false;
+  for (uint32_t i = 0; i < trace.instances.size(); ++i) {
+    if (selected[i] == 0) continue;
+    const double b = std::max(trace.instances[i].begin, t0);
+    const double e = std::min(trace.instances[i].end, t1);
+    if (e <= b) continue;
+    if (open && b - mark[1] < pixel) {
+      mark[1] = std::max(mark[1], e);
+      mark[2] += e - b;
+      continue;
+    }
+    if (open) out.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
+    mark = {b, e, e - b};
+    open = true;
+  }
+  if (open) out.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
+  return out;
+}
+
 std::shared_ptr<RankData> index_rank(tl::RankTimeline trace) {
   auto data = std::make_shared<RankData>();
   data->trace = std::move(trace);
@@ -324,24 +349,17 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
     // The selected call path's instances, merged to a pixel: [begin, end, time inside].
     nlohmann::json marks = nlohmann::json::array();
     if (!request.callpath.empty()) {
-      const CallpathMatch match = match_callpath(defs, trace, request.callpath);
-      std::array<double, 3> mark{};
-      bool open = false;
-      for (uint32_t i = 0; i < trace.instances.size(); ++i) {
-        if (match.exact[i] == 0) continue;
-        const double b = std::max(trace.instances[i].begin, t0);
-        const double e = std::min(trace.instances[i].end, t1);
-        if (e <= b) continue;
-        if (open && b - mark[1] < pixel) {
-          mark[1] = std::max(mark[1], e);
-          mark[2] += e - b;
-          continue;
-        }
-        if (open) marks.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
-        mark = {b, e, e - b};
-        open = true;
+      marks = merged_instances(trace, match_callpath(defs, trace, request.callpath).exact, t0, t1, pixel);
+    }
+    // The instances of the call paths on the critical path at this rank, likewise.
+    nlohmann::json critical = nlohmann::json::array();
+    if (const auto it = request.critical.find(r); it != request.critical.end()) {
+      std::vector<uint8_t> on_path(trace.instances.size(), 0);
+      for (const auto& chain : it->second) {
+        const auto match = match_callpath(defs, trace, chain);
+        for (std::size_t i = 0; i < on_path.size(); ++i) on_path[i] |= match.exact[i];
       }
-      if (open) marks.push_back({ns(mark[0]), ns(mark[1]), ns(mark[2])});
+      critical = merged_instances(trace, on_path, t0, t1, pixel);
     }
 
     // Sends from this rank to ranks not in the request (their receives are not visited).
@@ -355,6 +373,7 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
     }
     nlohmann::json row = {{"rank", r}, {"spans", std::move(spans)}, {"waits", std::move(waits)}};
     if (!request.callpath.empty()) row["marks"] = std::move(marks);
+    if (!request.critical.empty()) row["critical"] = std::move(critical);
     rows.push_back(std::move(row));
   }
   nlohmann::json messages = nlohmann::json::array();

@@ -45,6 +45,9 @@ struct TimelineWindow {
   /// A call path's chain of region names (trace_chain applied): its instances
   /// are marked per row ("marks"), merged to a pixel with their time.
   std::vector<std::string> callpath;
+  /// Per rank: chains (trace_chain applied) of the call paths with critical-path
+  /// time there; their instances are outlined per row ("critical"), merged likewise.
+  std::map<uint32_t, std::vector<std::vector<std::string>>> critical;
 };
 
 /// One receiving call's late-sender wait: from its enter to the latest

@@ -29,6 +29,7 @@
 #include "server.h"
 #include "orrery/analyzer/timeline.h"
 #include "root_cause_source.h"
+#include "run_analyses.h"
 #include "run_facts.h"
 #include "token.h"
 
@@ -160,6 +161,8 @@ int serve(std::string report_path, std::string other_path, const GroupOptions& g
     std::string why_none;
     auto record = read_run_record(path, data->header().attributes.experiment, why_none);
     api->set_run_record(static_cast<std::size_t>(index), record ? *record : nlohmann::json(nullptr), why_none);
+    // Efficiencies and function groups are one run's; a group's mean report has none.
+    if (!groups.given()) api->set_analyses(static_cast<std::size_t>(index), read_run_analyses(path, data->location_count()));
   }
   // Each run's trace (comparing, the other run's too: the page switches between them);
   // --trace names the first run's. Groups: each group's first run's trace.

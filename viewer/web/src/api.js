@@ -59,6 +59,8 @@ export const api = {
   topology: () => cached('topology', { run: traceRun }),
   /** {metric, under, top}: the group comparison's rows and the runs (groups of runs only). */
   groups: (params) => cached('groups', params),
+  /** {group?}: the first report's function groups (load-imbalance analysis); with group, its values per process. */
+  functionGroups: (params) => cached('function_groups', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */
   utilization: (params) => cached('utilization', traced(params)),
   /** {t0, t1, callpath?}: the sender × receiver matrix and message sizes. */

@@ -27,7 +27,7 @@ export function exportView(type, { view, charts, timeline, csv }) {
     download(name, `data:text/csv;charset=utf-8,${encodeURIComponent(toCsv(csv() ?? []))}`);
   } else if (view === 'timeline') {
     if (type === 'png') download(name, timeline.canvas.toDataURL('image/png'));
-  } else if (!['findings', 'profile', 'groups', 'source'].includes(view)) {
+  } else if (!['findings', 'profile', 'groups', 'source', 'fgroups'].includes(view)) {
     download(name, charts.image(type));
   }
 }

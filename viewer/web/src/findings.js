@@ -4,6 +4,7 @@
 // hand, opens the timeline zoomed to the call path's worst instance there.
 
 import { api } from './api.js';
+import { efficiencyHtml } from './efficiency.js';
 import { formatTime } from './timeline.js';
 import { format, formatPercent } from './values.js';
 
@@ -82,7 +83,8 @@ export class FindingsPage {
     }
     const { findings, facts } = data;
     const list = findings.findings;
-    const parts = ['<div class="findings-page"><section class="findings"><h3>Findings, largest first</h3>'];
+    const parts = [efficiencyHtml(facts.runs, reports),
+      '<div class="findings-page"><section class="findings"><h3>Findings, largest first</h3>'];
     if (list.length === 0) {
       parts.push('<p class="note">No wait states in this report: the processes did not wait for each other'
         + ' measurably. Look at the per-process time of the call paths for load imbalance.</p>');

@@ -6,6 +6,7 @@ import { api, getTraceRun, ServerError, setTraceRun } from './api.js';
 import { Charts } from './charts.js';
 import { exportView } from './exports.js';
 import { FindingsPage } from './findings.js';
+import { FunctionGroupsPage } from './function_groups.js';
 import { GroupsPage } from './groups.js';
 import { SourcePage } from './source.js';
 import { buildModel, distinctPathLabels, filterCallpaths } from './model.js';
@@ -22,7 +23,7 @@ import { topologyView } from './topology_view.js';
 
 /** Views drawn by ECharts in #chart, and views that are HTML in #page. */
 const CHART_VIEWS = new Set(['bars', 'heat', 'radar', 'box', 'util', 'comm', 'res', 'stack', 'topo']);
-const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source']);
+const PAGE_VIEWS = new Set(['findings', 'profile', 'groups', 'source', 'fgroups']);
 /** Views drawn from a trace (comparing: the chosen run's). */
 const TRACE_VIEWS = new Set(['timeline', 'util', 'comm', 'res', 'stack', 'topo']);
 /** Views that need the heat-map rows (the call paths under the selection, per process). */
@@ -42,6 +43,7 @@ let timeline;
 let findingsPage;
 let profilePage;
 let groupsPage;
+let functionGroupsPage;
 let sourcePage;
 const panels = {};
 
@@ -337,6 +339,9 @@ async function renderCharts(calls, locations, heat, selection) {
   $('#curve-choice').hidden = view !== 'timeline';
   $('#timeline-curve').value = state.curve;
   timeline.setCurve(state.curve);
+  $('#critical-choice').hidden = view !== 'timeline';
+  $('#critical-path').checked = state.critical;
+  timeline.setCritical(state.critical);
   if (getTraceRun() !== state.traceRun) {
     setTraceRun(state.traceRun);
     timeline.reset();
@@ -379,6 +384,10 @@ async function renderCharts(calls, locations, heat, selection) {
   }
   if (view === 'groups') {
     await groupsPage.render({ model, metric: state.metric, callpath: state.callpath });
+    return;
+  }
+  if (view === 'fgroups') {
+    await functionGroupsPage.render(model);
     return;
   }
   if (view === 'util' || view === 'comm' || view === 'res' || view === 'stack') {
@@ -590,6 +599,7 @@ function wireControls() {
     $('#timeline-curve').append(option);
   }
   $('#timeline-curve').addEventListener('change', (event) => { state.curve = event.target.value; render(); });
+  $('#critical-path').addEventListener('change', (event) => { state.critical = event.target.checked; render(); });
   $('#trace-run').addEventListener('change', (event) => {
     state.traceRun = Number(event.target.value);
     state.timeWindow = null;  // the other run's trace has its own length
@@ -600,6 +610,7 @@ function wireControls() {
     $(button).addEventListener('click', () => exportView(type, {
       view: state.chart, charts, timeline,
       csv: () => (state.chart === 'findings' ? findingsPage.csv(model) : state.chart === 'groups' ? groupsPage.csv()
+        : state.chart === 'fgroups' ? functionGroupsPage.csv(model)
         : state.chart === 'profile' ? profilePage.csv() : state.chart === 'source' ? sourcePage.csv()
           : state.chart === 'timeline' ? timeline.csv() : charts.csvRows),
     }));
@@ -709,6 +720,9 @@ async function start() {
   sourcePage = new SourcePage($('#page'));
   groupsPage = new GroupsPage($('#page'), { onSelect: (m, c) => selectFromGroups(m, c) });
   $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
+  functionGroupsPage = new FunctionGroupsPage($('#page'));
+  // The function groups' tab only for reports that have them.
+  api.functionGroups({}).then((a) => { $('#chart-tabs button[data-chart="fgroups"]').hidden = !a.available; }, () => {});
   window.__orreryTimeline = timeline;  // for the browser tests
   window.__orreryCharts = charts;
   wireControls();

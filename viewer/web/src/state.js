@@ -22,11 +22,13 @@ export function defaultState() {
     traceRun: 0,
     /** The resource curve drawn under each rank's timeline row ('none' or resources.js RESOURCE_MEASURES id). */
     curve: 'none',
+    /** Whether the timeline outlines the call paths on the critical path. */
+    critical: false,
   };
 }
 
 /** Every view below the trees (the tabs). */
-export const VIEWS = ['findings', 'groups', 'bars', 'heat', 'radar', 'box', 'profile', 'source', 'timeline', 'stack', 'util', 'comm', 'res', 'topo'];
+export const VIEWS = ['findings', 'groups', 'fgroups', 'bars', 'heat', 'radar', 'box', 'profile', 'source', 'timeline', 'stack', 'util', 'comm', 'res', 'topo'];
 
 const ids = (set) => [...set].sort((a, b) => a - b).join(',');
 const parseIds = (text) => new Set((text ?? '').split(',').filter((s) => /^\d+$/.test(s)).map(Number));
@@ -47,6 +49,7 @@ export function toHash(state, metrics) {
   if (state.measure !== 'bytes') p.set('mm', state.measure);
   if (state.traceRun) p.set('tr', String(state.traceRun));
   if (state.curve !== 'none') p.set('rc', state.curve);
+  if (state.critical) p.set('crit', '1');
   if (state.timeWindow) p.set('tw', state.timeWindow.map((t) => t.toPrecision(12)).join(','));
   return `#${p}`;
 }
@@ -73,6 +76,7 @@ export function fromHash(hash, metrics, counts, modes) {
   if (['bytes', 'messages', 'late_sender'].includes(p.get('mm'))) state.measure = p.get('mm');
   if (p.get('tr') === '1') state.traceRun = 1;
   if (['memory', 'cpu', 'faults', 'switches'].includes(p.get('rc'))) state.curve = p.get('rc');
+  state.critical = p.get('crit') === '1';
   const window = (p.get('tw') ?? '').split(',').map(Number);
   if (window.length === 2 && window.every(Number.isFinite) && window[1] > window[0]) state.timeWindow = window;
   return state;

@@ -23,6 +23,8 @@ const LABEL_PX = 12;      // labels at least this far apart
 const BACKGROUND = '#ffffff';
 export const WAIT = '#dc2626';
 const MARK = '#111827';
+/** Outline of the instances of call paths on the critical path. */
+const CRITICAL = '#7c3aed';
 const SELECTED_ROW = '#fef3c7';
 const MESSAGE = 'rgba(15, 23, 42, 0.55)';
 const GREY = '#cbd5e1';
@@ -76,6 +78,7 @@ export class Timeline {
     this.requests = 0;
     this.generation = 0;
     this.callpath = null;      // the call path whose instances are marked
+    this.critical = false;     // whether the critical path's call paths are outlined
     this.selectedRank = null;  // the process selected in the process tree
     this.details = new Map();  // "rank:instance" -> the server's answer (hover)
     this.drawnWait = new Map(); // rank -> seconds of red drawn (area / row height), for tests
@@ -158,6 +161,13 @@ export class Timeline {
   setCallpath(callpath) {
     if (callpath === this.callpath) return;
     this.callpath = callpath;
+    if (this.info?.available) this.request();
+  }
+
+  /** Outlines (or not) the instances of the call paths with critical-path time on their rank. */
+  setCritical(on) {
+    if (on === this.critical) return;
+    this.critical = on;
     if (this.info?.available) this.request();
   }
 
@@ -260,6 +270,7 @@ export class Timeline {
     this.element.dataset.busy = '1';
     const params = { t0, t1, width, first_rank: firstRank, ranks };
     if (this.callpath !== null) params.callpath = this.callpath;
+    if (this.critical) params.critical = true;
     const curves = this.curveMeasure === 'none' ? null
       : api.samples({ t0, t1, first_rank: firstRank, ranks, points: width })
         .catch((error) => ({ sampled: false, reason: error.message }));
@@ -377,6 +388,14 @@ export class Timeline {
         }
         ctx.globalAlpha = 1;
       }
+      if (row.critical) {
+        ctx.strokeStyle = CRITICAL;
+        ctx.lineWidth = 1.5;
+        for (const [b, e] of row.critical) {
+          const x0 = this.xOf(b);
+          ctx.strokeRect(x0 + 0.75, y + gap + 0.75, Math.max(1, this.xOf(e) - x0 - 1.5), Math.max(1, inner - 1.5));
+        }
+      }
     }
     ctx.strokeStyle = MESSAGE;
     ctx.lineWidth = 1;
@@ -461,6 +480,11 @@ export class Timeline {
     const parts = shown.map(([r]) => item(this.regions[r].colour, escape(this.regions[r].name), this.regions[r].kind));
     parts.push(item(WAIT, 'Late Sender wait', 'wait'));
     if (this.callpath !== null) parts.push(item(MARK, 'selected call path', 'mark'));
+    if (this.critical) {
+      parts.push(answer.critical_path
+        ? `<span class="item" data-kind="critical"><span class="key" style="border:2px solid ${CRITICAL};background:none"></span>on the critical path</span>`
+        : '<span class="item muted" data-kind="critical">no critical path in this report</span>');
+    }
     parts.push(item(MESSAGE, 'message', 'message'));
     const html = parts.join('');
     if (this.legend.innerHTML !== html) this.legend.innerHTML = html;

@@ -1,0 +1,194 @@
+// The report's own analyses in a real browser (Debian chromium via
+// playwright-core), on the pipeline's reports: the POP efficiencies and a
+// what-if report's prediction on the findings page, the Function groups view
+// and the critical path outlined in the timeline. Every number on the page is
+// checked against the terminal tools (`orrery info`, `orrery imbalance`) or the
+// report's own per-process values.
+// node analyses_browser_test.mjs --orrery BIN --report SLOW.h5 --what-if WHATIF.h5 --node-modules DIR --out DIR
+
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer } from './browser_harness.mjs';
+
+const args = parseArgs(process.argv.slice(2));
+const out = artifactsDir(path.join(args.out, 'analyses'));
+const whatIf = args['what-if'];
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(out, `${name}.png`) });
+}
+
+async function view(page, chart) {
+  await act(page, () => page.click(`#chart-tabs button[data-chart="${chart}"]`));
+}
+
+/** `orrery info REPORT --format json`, parsed: the report's efficiencies and what-if attributes. */
+function reportInfo(report) {
+  return JSON.parse(execFileSync(args.orrery, ['info', report, '--format', 'json'], { encoding: 'utf8' }));
+}
+
+/** The findings page's efficiency bars are the report's `/efficiency`, each with its description. */
+async function efficiencies(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  const expected = reportInfo(args.report).efficiency ?? {};
+  check(Object.keys(expected).length >= 3, `the report has efficiencies: ${JSON.stringify(expected)}`);
+  const gauges = await page.$$eval('.efficiency-row[data-run="0"] .gauge', (list) => list.map((e) => ({
+    name: e.dataset.efficiency, value: Number(e.dataset.value), text: e.querySelector('.gauge-value').textContent, title: e.title,
+  })));
+  check(gauges.length === Object.keys(expected).length, `one bar per efficiency: ${gauges.length}`);
+  for (const g of gauges) {
+    near(g.value, expected[g.name], `efficiency ${g.name} is the report's`, 1e-12);
+    check(g.text === `${(100 * expected[g.name]).toFixed(1)} %`, `efficiency ${g.name} reads ${g.text}`);
+    check(g.title.length > 10, `efficiency ${g.name} explains itself on hover: ${g.title}`);
+  }
+  check(await page.$('.prediction') === null, 'an ordinary report predicts nothing');
+  await shot(page, 'efficiencies');
+}
+
+/** The function groups view: the table is `orrery imbalance`'s, the bars the selected group's time per process. */
+async function functionGroups(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  await page.waitForSelector('#chart-tabs button[data-chart="fgroups"]:not([hidden])', { timeout: 10000 });
+  await view(page, 'fgroups');
+  await page.waitForSelector('#page[data-fgroups]', { timeout: 20000 });
+  const expected = JSON.parse(execFileSync(args.orrery, ['imbalance', args.report, '--format', 'json'], { encoding: 'utf8' })).groups;
+  const rows = await page.$$eval('tr.fgroup', (list) => list.map((r) => ({
+    row: Number(r.dataset.row), name: r.dataset.name, total: Number(r.dataset.total),
+    imbalance: Number(r.dataset.imbalance), similarity: Number(r.dataset.similarity),
+  })));
+  check(rows.length === expected.length && expected.length > 0, `one row per function group: ${rows.length} of ${expected.length}`);
+  rows.forEach((r, i) => {
+    const e = expected[i] ?? {};
+    check(r.name === e.name, `group ${i}: ${r.name} is ${e.name}`);
+    near(r.total, e.total, `group ${r.name}: total`, 1e-12);
+    near(r.imbalance, e.imbalance, `group ${r.name}: imbalance`, 1e-12);
+    near(r.similarity, e.similarity, `group ${r.name}: similarity`, 1e-12);
+  });
+  // Select the last group: the bars are its time per process (sum = total, largest = max).
+  const last = rows.length - 1;
+  await page.click(`tr.fgroup[data-row="${last}"] td.num`);
+  await page.waitForFunction((g) => window.__orreryFunctionGroups?.selected === g, last, { timeout: 10000 });
+  const bars = await page.evaluate(() => window.__orreryFunctionGroups.values);
+  check(bars.length === 4, `a bar per process: ${bars.length}`);
+  near(bars.reduce((a, b) => a + b, 0), expected[last].total, `the bars of ${expected[last].name} sum to its total`, 1e-9);
+  near(Math.max(...bars), expected[last].max, `the highest bar of ${expected[last].name} is its max`, 1e-12);
+  check(await page.$eval('tr.fgroup.selected', (r) => r.dataset.row) === String(last), 'the selected group is marked');
+  // Folding a top group hides its second-level groups.
+  const top = expected.findIndex((g, i) => g.parent < 0 && expected.some((c) => c.parent === i));
+  const before = await page.$$eval('tr.fgroup', (l) => l.length);
+  await page.click(`tr.fgroup[data-row="${top}"] button.toggle`);
+  await page.waitForFunction((n) => document.querySelectorAll('tr.fgroup').length < n, before, { timeout: 10000 });
+  await shot(page, 'function-groups');
+}
+
+/** A what-if report names its model and predicted run time on the findings page. */
+async function prediction(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  const expected = reportInfo(whatIf);
+  const shown = await page.$eval('.prediction', (e) => ({ model: e.dataset.model, predicted: Number(e.dataset.predicted), text: e.textContent }));
+  check(shown.model === expected.what_if && expected.what_if === 'ideal', `the model: ${shown.model}`);
+  near(shown.predicted, expected.predicted_runtime, 'the predicted run time is the report\'s', 1e-12);
+  check(/Predicted run on ideal: [\d.]+ (s|ms)/.test(shown.text), `the prediction reads: ${shown.text}`);
+  const transfer = await page.$eval('.gauge[data-efficiency="transfer_efficiency"]', (e) => Number(e.dataset.value));
+  near(transfer, expected.efficiency.transfer_efficiency, 'the what-if run\'s transfer efficiency', 1e-12);
+  await shot(page, 'what-if');
+}
+
+/** GET /api/<endpoint> with the page's token. */
+async function apiGet(url, endpoint, params = {}) {
+  const token = new URL(url).searchParams.get('token');
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
+  return response.json();
+}
+
+/**
+ * The timeline outlines the calls of the call paths (below the roots) on the
+ * critical path: on every rank with critical-path time there, and at least that
+ * much time (whole calls are outlined; the report counts the part of them on the path).
+ */
+async function criticalOverlay(page, url) {
+  await page.goto(`${url}#chart=timeline&crit=1`);
+  await page.waitForFunction(() => window.__orreryTimeline?.answer?.critical_path !== undefined
+    && !document.querySelector('#timeline').dataset.busy, null, { timeout: 30000 });
+  check(await page.$eval('#critical-path', (e) => e.checked), 'the Critical path box is ticked from the link');
+  const answer = await page.evaluate(() => window.__orreryTimeline.answer);
+  check(answer.critical_path === true, 'the report has a critical path');
+  const h = await apiGet(url, 'header');
+  const metric = h.metrics.findIndex((m) => m.name === 'critical_path');
+  // Roots (the whole program) are not outlined: their own time is left out.
+  const perLocation = (await apiGet(url, 'locations', { metric, metric_incl: 1, callpath: 'all' })).values;
+  for (const [c, parent] of h.callpaths.parent.entries()) {
+    if (parent >= 0) continue;
+    const own = (await apiGet(url, 'locations', { metric, metric_incl: 1, callpath: c, callpath_incl: 0 })).values;
+    own.forEach((v, l) => { perLocation[l] -= v; });
+  }
+  for (const row of answer.rows) {
+    const expected = perLocation[h.locations.findIndex((l) => l.rank === row.rank && l.thread === 0)];
+    const outlined = (row.critical ?? []).reduce((a, [, , t]) => a + t, 0);
+    if (expected > 0) {
+      check(outlined >= expected * (1 - 1e-6) - 1e-6, `rank ${row.rank}: outlined ${outlined} s >= its critical-path time ${expected} s`);
+    } else {
+      check(outlined === 0, `rank ${row.rank}: nothing outlined without critical-path time (${outlined} s)`);
+    }
+  }
+  check(await page.$eval('.timeline-legend [data-kind="critical"]', (e) => /critical path/.test(e.textContent)), 'the legend names the outline');
+  await shot(page, 'critical-path');
+  // Unticked: no outlines asked for.
+  await page.click('#critical-path');
+  await page.waitForFunction(() => window.__orreryTimeline.answer?.critical_path === undefined
+    && !document.querySelector('#timeline').dataset.busy, null, { timeout: 30000 });
+  check(!/crit=1/.test(await page.evaluate(() => window.location.hash)), 'the link forgets the outline');
+}
+
+/** A report without the analyses (an older producer's): no bars, no tab. */
+async function without(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#page[data-findings]', { timeout: 30000 });
+  check(await page.$('.efficiency') === null, 'no efficiency section without /efficiency');
+  await page.goto(`${url}#chart=fgroups`);
+  await page.waitForSelector('#page[data-fgroups="none"]', { timeout: 20000 });
+  const note = await page.$eval('#page .note', (e) => e.textContent);
+  check(/No function groups/.test(note), `the view says why it is empty: ${note}`);
+  check(await page.$eval('#chart-tabs button[data-chart="fgroups"]', (b) => b.hidden), 'the tab is hidden');
+}
+
+// The report without its optional tables, as older analyzers wrote it.
+const plain = path.join(out, 'plain.h5');
+execFileSync('/usr/bin/python3', ['-c', 'import h5py, shutil, sys; shutil.copy(sys.argv[1], sys.argv[2]); f = h5py.File(sys.argv[2], "r+");'
+  + ' [f.__delitem__(k) for k in ("efficiency", "groups", "group_values") if k in f]; f.close()', args.report, plain]);
+
+const browser = await launchBrowser(args['node-modules']);
+const scenarios = [
+  [[args.report], [efficiencies, functionGroups, criticalOverlay]],
+  [[whatIf], [prediction]],
+  [[plain, '--no-trace'], [without]],
+];
+try {
+  for (const [options, steps] of scenarios) {
+    const viewer = await startViewer(args.orrery, options);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+      for (const step of steps) {
+        try {
+          await step(page, viewer.url);
+        } catch (error) {
+          check(false, `${step.name}: ${error.stack ?? error}`);
+        }
+      }
+      await page.close();
+    } finally {
+      viewer.stop();
+    }
+  }
+} catch (error) {
+  check(false, `${error.stack ?? error}`);
+} finally {
+  await browser.close();
+}
+console.log(`analyses: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
+process.exit(failed() === 0 ? 0 : 1);

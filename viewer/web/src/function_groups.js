@@ -1,0 +1,125 @@
+// The Function groups view: the report's two-level function groups of the
+// load-imbalance analysis (`/groups`, docs/analyzer.md "Function groups") as
+// a table — per group its total, mean, maximum, imbalance (max − mean) / max
+// and load similarity to its parent — and the selected group's time per
+// process as bars (ECharts) with their mean. Top groups fold open and shut.
+
+import * as echarts from 'echarts/core';
+import { api } from './api.js';
+import { format } from './values.js';
+
+function escapeHtml(text) {
+  return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const percent = (v) => `${(100 * v).toFixed(1)} %`;
+
+/** The top group that loses the most time to imbalance (max − mean), else the first group. */
+function defaultGroup(groups) {
+  let best = 0;
+  groups.forEach((g, i) => {
+    if (g.parent < 0 && g.max - g.mean > groups[best].max - groups[best].mean) best = i;
+  });
+  return best;
+}
+
+export class FunctionGroupsPage {
+  constructor(element) {
+    this.element = element;
+    this.selected = null;
+    this.folded = new Set();
+    this.answer = null;
+    this.chart = null;
+    element.addEventListener('click', (event) => {
+      if (document.body.dataset.chart !== 'fgroups') return;
+      const toggle = event.target.closest('button.toggle');
+      const row = event.target.closest('tr.fgroup');
+      if (!row) return;
+      const g = Number(row.dataset.row);
+      if (toggle) {
+        if (this.folded.has(g)) this.folded.delete(g); else this.folded.add(g);
+      } else {
+        this.selected = g;
+      }
+      this.render(this.model);
+    });
+  }
+
+  async render(model) {
+    this.model = model;
+    let answer;
+    try {
+      if (!this.answer) this.answer = await api.functionGroups({});
+      answer = this.answer;
+      if (answer.available && this.selected === null) this.selected = defaultGroup(answer.groups);
+      if (answer.available) answer = { ...answer, ...(await api.functionGroups({ group: this.selected })) };
+    } catch (error) {
+      if (document.body.dataset.chart !== 'fgroups') return;
+      this.element.innerHTML = `<p class="note">The function groups could not be read: ${escapeHtml(error.message)}</p>`;
+      this.element.dataset.fgroups = 'error';
+      return;
+    }
+    if (document.body.dataset.chart !== 'fgroups') return;
+    this.disposeChart();
+    if (!answer.available) {
+      this.element.innerHTML = `<p class="note">No function groups: ${escapeHtml(answer.reason)}. `
+        + 'They are written by orrery-analyze (load-imbalance analysis); analyze the experiment again.</p>';
+      this.element.dataset.fgroups = 'none';
+      return;
+    }
+    this.shown = answer;
+    const parts = ['<div class="fgroups-page"><section><table class="profile-table fgroups-table">',
+      '<tr><th>group</th><th>total</th><th>mean</th><th>max (where)</th><th>imbalance</th><th>similarity</th></tr>'];
+    answer.groups.forEach((g, i) => {
+      if (g.parent >= 0 && this.folded.has(g.parent)) return;
+      const hasChildren = g.parent < 0 && answer.groups.some((c) => c.parent === i);
+      const toggle = hasChildren ? `<button class="toggle" aria-label="fold">${this.folded.has(i) ? '▸' : '▾'}</button>` : '';
+      parts.push(`<tr class="fgroup${g.parent >= 0 ? ' child' : ''}${i === this.selected ? ' selected' : ''}" data-row="${i}"`
+        + ` data-name="${escapeHtml(g.name)}" data-total="${g.total}" data-imbalance="${g.imbalance}" data-similarity="${g.similarity}">`
+        + `<td class="name">${toggle}${escapeHtml(g.name)}</td><td class="num">${escapeHtml(format('abs', g.total, 'sec'))}</td>`
+        + `<td class="num">${escapeHtml(format('abs', g.mean, 'sec'))}</td>`
+        + `<td class="num">${escapeHtml(format('abs', g.max, 'sec'))} (${escapeHtml(model.locationName(g.max_location))})</td>`
+        + `<td class="num">${percent(g.imbalance)}</td><td class="num">${g.similarity.toFixed(3)}</td></tr>`);
+    });
+    parts.push('</table><p class="muted">Imbalance: (max − mean) / max over the processes. Similarity: how alike the '
+      + 'group\'s per-process time is to its parent\'s (top groups: to the whole run), 0–1; a group with high imbalance '
+      + 'and high similarity drives the run\'s imbalance.</p></section><div class="fgroups-chart"></div></div>');
+    this.element.innerHTML = parts.join('');
+    this.drawBars(model, answer);
+    this.element.dataset.fgroups = String(answer.groups.length);
+  }
+
+  drawBars(model, answer) {
+    const group = answer.groups[this.selected];
+    const names = answer.values.map((_, l) => model.locationName(l));
+    this.chart = echarts.init(this.element.querySelector('.fgroups-chart'), null, { renderer: 'canvas' });
+    this.chart.setOption({
+      animation: false,
+      title: { text: `${group.name}: time per process`, left: 8, top: 4, textStyle: { fontSize: 13, color: '#334155' } },
+      grid: { left: 70, right: 16, top: 40, bottom: 50 },
+      tooltip: { trigger: 'axis', valueFormatter: (v) => format('abs', v, 'sec') },
+      xAxis: { type: 'category', data: names, axisLabel: { rotate: names.length > 8 ? 45 : 0 } },
+      yAxis: { type: 'value', axisLabel: { formatter: (v) => format('abs', v, 'sec') } },
+      series: [{ type: 'bar', data: answer.values, itemStyle: { color: '#3b82f6' },
+        markLine: { symbol: 'none', precision: 15, data: [{ yAxis: group.mean, name: 'mean' }],
+          label: { position: 'insideEndTop', formatter: () => `mean ${format('abs', group.mean, 'sec')}` },
+          lineStyle: { color: '#ef4444' } } }],
+    });
+    window.__orreryFunctionGroups = { selected: this.selected, values: answer.values };  // for the browser tests
+  }
+
+  disposeChart() {
+    if (this.chart) this.chart.dispose();
+    this.chart = null;
+  }
+
+  /** CSV: the groups, then the selected group's time per process. */
+  csv(model) {
+    const a = this.shown;
+    if (!a?.available) return [['group']];
+    return [['group', 'parent', 'total', 'mean', 'max', 'max at', 'imbalance', 'similarity'],
+      ...a.groups.map((g) => [g.name, g.parent >= 0 ? a.groups[g.parent].name : '', g.total, g.mean, g.max,
+        model.locationName(g.max_location), g.imbalance, g.similarity]),
+      [], ['process', `${a.groups[a.selected].name} (s)`], ...a.values.map((v, l) => [model.locationName(l), v])];
+  }
+}
