@@ -5,11 +5,12 @@
 
 #include "hdf5_handle.h"
 #include "hdf5_tables.h"
+#include "report_schema.h"
 
 namespace orrery::report {
 namespace {
 
-constexpr const char* kTable = "clock_corrections";
+constexpr const char* kTable = schema::clock_corrections::kTable;
 constexpr const char* kAttribute = "clock";
 
 }  // namespace
@@ -30,8 +31,8 @@ void write_clock_record(const std::string& path, const ClockRecord& record) {
     max_shift.push_back(row.max_shift);
   }
   h5::write_table(file.get(), path, kTable,
-                  {{"rank", ranks}, {"violations", violations}, {"corrected", corrected},
-                   {"moved", moved}, {"max_shift", max_shift}},
+                  {{schema::clock_corrections::kRank, ranks}, {schema::clock_corrections::kViolations, violations}, {schema::clock_corrections::kCorrected, corrected},
+                   {schema::clock_corrections::kMoved, moved}, {schema::clock_corrections::kMaxShift, max_shift}},
                   rows);
   h5::check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), path, "cannot finish writing the clock record");
 }
@@ -63,11 +64,11 @@ std::optional<ClockRecord> read_clock_record(const std::string& path) {
   record.clock = clock.value_or("");
   if (!has_table) return record;
   const h5::TableReader table(file.get(), path, kTable);
-  const auto ranks = table.ints("rank");
-  const auto violations = table.doubles("violations");
-  const auto corrected = table.doubles("corrected");
-  const auto moved = table.doubles("moved");
-  const auto max_shift = table.doubles("max_shift");
+  const auto ranks = table.ints(schema::clock_corrections::kRank);
+  const auto violations = table.doubles(schema::clock_corrections::kViolations);
+  const auto corrected = table.doubles(schema::clock_corrections::kCorrected);
+  const auto moved = table.doubles(schema::clock_corrections::kMoved);
+  const auto max_shift = table.doubles(schema::clock_corrections::kMaxShift);
   for (std::size_t r = 0; r < table.rows(); ++r) {
     record.corrections.push_back({ranks[r], violations[r], corrected[r], moved[r], max_shift[r]});
   }

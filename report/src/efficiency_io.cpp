@@ -3,11 +3,12 @@
 #include "hdf5_handle.h"
 #include "hdf5_tables.h"
 #include "orrery/report/efficiency.h"
+#include "report_schema.h"
 
 namespace orrery::report {
 namespace {
 
-constexpr const char* kTable = "efficiency";
+constexpr const char* kTable = schema::efficiency::kTable;
 constexpr const char* kModel = "what_if";
 constexpr const char* kRuntime = "predicted_runtime";
 
@@ -42,7 +43,7 @@ void write_efficiency_record(const std::string& path, const std::vector<Efficien
       descriptions.push_back(row.description);
     }
     h5::write_table(file.get(), path, kTable,
-                    {{"name", names}, {"value", values}, {"description", descriptions}},
+                    {{schema::efficiency::kName, names}, {schema::efficiency::kValue, values}, {schema::efficiency::kDescription, descriptions}},
                     rows.size());
   }
   if (prediction) {
@@ -56,9 +57,9 @@ std::vector<Efficiency> read_efficiencies(const std::string& path) {
   h5::Handle file = open_report(path, H5F_ACC_RDONLY);
   if (H5Lexists(file.get(), kTable, H5P_DEFAULT) <= 0) return {};
   const h5::TableReader table(file.get(), path, kTable);
-  const auto names = table.strings("name");
-  const auto values = table.doubles("value");
-  const auto descriptions = table.strings("description", false);
+  const auto names = table.strings(schema::efficiency::kName);
+  const auto values = table.doubles(schema::efficiency::kValue);
+  const auto descriptions = table.strings(schema::efficiency::kDescription, false);
   std::vector<Efficiency> rows;
   for (std::size_t r = 0; r < table.rows(); ++r) {
     rows.push_back({(*names)[r], values[r], descriptions ? (*descriptions)[r] : std::string()});

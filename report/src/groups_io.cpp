@@ -5,13 +5,14 @@
 #include "hdf5_handle.h"
 #include "hdf5_tables.h"
 #include "orrery/report/groups.h"
+#include "report_schema.h"
 
 namespace orrery::report {
 namespace {
 
-constexpr const char* kTable = "groups";
-constexpr const char* kValuesGroup = "group_values";
-constexpr const char* kValues = "group_values/time";
+constexpr const char* kTable = schema::groups::kTable;
+constexpr const char* kValuesGroup = schema::groups::kValuesGroup;
+constexpr const char* kValues = schema::groups::kTimeValues;
 
 }  // namespace
 
@@ -28,7 +29,7 @@ void write_function_groups(const std::string& path, const FunctionGroups& groups
     similarity.push_back(group.similarity);
   }
   h5::write_table(file.get(), path, kTable,
-                  {{"name", names}, {"parent", parents}, {"similarity", similarity}},
+                  {{schema::groups::kName, names}, {schema::groups::kParent, parents}, {schema::groups::kSimilarity, similarity}},
                   groups.groups.size());
   h5::Handle folder = h5::checked(H5Gcreate2(file.get(), kValuesGroup, H5P_DEFAULT, H5P_DEFAULT,
                                              H5P_DEFAULT),
@@ -54,9 +55,9 @@ std::optional<FunctionGroups> read_function_groups(const std::string& path, std:
                                 "cannot open file");
   if (H5Lexists(file.get(), kTable, H5P_DEFAULT) <= 0) return std::nullopt;
   const h5::TableReader table(file.get(), path, kTable);
-  const auto names = *table.strings("name");
-  const auto parents = table.ints("parent");
-  const auto similarity = table.doubles("similarity");
+  const auto names = *table.strings(schema::groups::kName);
+  const auto parents = table.ints(schema::groups::kParent);
+  const auto similarity = table.doubles(schema::groups::kSimilarity);
   FunctionGroups groups;
   groups.locations = locations;
   for (std::size_t g = 0; g < table.rows(); ++g) {

@@ -15,13 +15,14 @@
 #include "orrery/allocation_limit.h"
 #include "hdf5_tables.h"
 #include "orrery/report/validate.h"
+#include "report_schema.h"
 
 namespace orrery::report {
 namespace {
 
 constexpr const char* kFormat = "orrery-cube";
 constexpr int64_t kFormatVersion = 1;
-constexpr const char* kValuesGroup = "values";
+constexpr const char* kValuesGroup = schema::kValuesGroup;
 // About 1 MiB per chunk: small enough that reading one call path's row
 // decompresses little, large enough that a whole metric reads fast.
 constexpr std::size_t kChunkElements = 128 * 1024;
@@ -79,13 +80,13 @@ CubeAttributes read_attributes(hid_t root, const std::string& file) {
 }
 
 std::vector<Metric> read_metrics(hid_t root, const std::string& file) {
-  const h5::TableReader table(root, file, "metrics");
-  const auto names = *table.strings("name");
-  const auto display_names = *table.strings("display_name");
-  const auto parents = table.ints("parent");
-  const auto units = *table.strings("unit");
-  const auto descriptions = *table.strings("description");
-  const auto diagnoses = table.strings("diagnosis", false);
+  const h5::TableReader table(root, file, schema::metrics::kTable);
+  const auto names = *table.strings(schema::metrics::kName);
+  const auto display_names = *table.strings(schema::metrics::kDisplayName);
+  const auto parents = table.ints(schema::metrics::kParent);
+  const auto units = *table.strings(schema::metrics::kUnit);
+  const auto descriptions = *table.strings(schema::metrics::kDescription);
+  const auto diagnoses = table.strings(schema::metrics::kDiagnosis, false);
   std::vector<Metric> metrics(table.rows());
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     metrics[i] = Metric{names[i], display_names[i], parents[i], units[i], descriptions[i],
@@ -95,11 +96,11 @@ std::vector<Metric> read_metrics(hid_t root, const std::string& file) {
 }
 
 std::vector<Region> read_regions(hid_t root, const std::string& file) {
-  const h5::TableReader table(root, file, "regions");
-  const auto names = *table.strings("name");
-  const auto files = *table.strings("file");
-  const auto lines = table.ints("line");
-  const auto paradigms = *table.strings("paradigm");
+  const h5::TableReader table(root, file, schema::regions::kTable);
+  const auto names = *table.strings(schema::regions::kName);
+  const auto files = *table.strings(schema::regions::kFile);
+  const auto lines = table.ints(schema::regions::kLine);
+  const auto paradigms = *table.strings(schema::regions::kParadigm);
   std::vector<Region> regions(table.rows());
   for (std::size_t i = 0; i < regions.size(); ++i) {
     regions[i] = Region{names[i], files[i], lines[i], paradigms[i]};
@@ -108,9 +109,9 @@ std::vector<Region> read_regions(hid_t root, const std::string& file) {
 }
 
 std::vector<Callpath> read_callpaths(hid_t root, const std::string& file) {
-  const h5::TableReader table(root, file, "callpaths");
-  const auto parents = table.ints("parent");
-  const auto regions = table.ints("region");
+  const h5::TableReader table(root, file, schema::callpaths::kTable);
+  const auto parents = table.ints(schema::callpaths::kParent);
+  const auto regions = table.ints(schema::callpaths::kRegion);
   std::vector<Callpath> callpaths(table.rows());
   for (std::size_t i = 0; i < callpaths.size(); ++i) {
     callpaths[i] = Callpath{parents[i], regions[i]};
@@ -119,11 +120,11 @@ std::vector<Callpath> read_callpaths(hid_t root, const std::string& file) {
 }
 
 std::vector<Location> read_locations(hid_t root, const std::string& file) {
-  const h5::TableReader table(root, file, "locations");
-  const auto ranks = table.ints("rank");
-  const auto threads = table.ints("thread");
-  const auto nodes = *table.strings("node");
-  const auto names = *table.strings("name");
+  const h5::TableReader table(root, file, schema::locations::kTable);
+  const auto ranks = table.ints(schema::locations::kRank);
+  const auto threads = table.ints(schema::locations::kThread);
+  const auto nodes = *table.strings(schema::locations::kNode);
+  const auto names = *table.strings(schema::locations::kName);
   std::vector<Location> locations(table.rows());
   for (std::size_t i = 0; i < locations.size(); ++i) {
     locations[i] = Location{ranks[i], threads[i], nodes[i], names[i]};
@@ -194,10 +195,10 @@ void write_tables(hid_t root, const std::string& file, const CubeHeader& header)
     descriptions.push_back(m.description);
     diagnoses.push_back(m.diagnosis);
   }
-  h5::write_table(root, file, "metrics",
-                  {Column{"name", names}, Column{"display_name", display_names},
-                   Column{"parent", parents}, Column{"unit", units},
-                   Column{"description", descriptions}, Column{"diagnosis", diagnoses}},
+  h5::write_table(root, file, schema::metrics::kTable,
+                  {Column{schema::metrics::kName, names}, Column{schema::metrics::kDisplayName, display_names},
+                   Column{schema::metrics::kParent, parents}, Column{schema::metrics::kUnit, units},
+                   Column{schema::metrics::kDescription, descriptions}, Column{schema::metrics::kDiagnosis, diagnoses}},
                   header.metrics.size());
 
   std::vector<std::string> region_names, files, paradigms;
@@ -208,9 +209,9 @@ void write_tables(hid_t root, const std::string& file, const CubeHeader& header)
     lines.push_back(r.line);
     paradigms.push_back(r.paradigm);
   }
-  h5::write_table(root, file, "regions",
-                  {Column{"name", region_names}, Column{"file", files}, Column{"line", lines},
-                   Column{"paradigm", paradigms}},
+  h5::write_table(root, file, schema::regions::kTable,
+                  {Column{schema::regions::kName, region_names}, Column{schema::regions::kFile, files}, Column{schema::regions::kLine, lines},
+                   Column{schema::regions::kParadigm, paradigms}},
                   header.regions.size());
 
   std::vector<int32_t> callpath_parents, callpath_regions;
@@ -218,8 +219,8 @@ void write_tables(hid_t root, const std::string& file, const CubeHeader& header)
     callpath_parents.push_back(c.parent);
     callpath_regions.push_back(c.region);
   }
-  h5::write_table(root, file, "callpaths",
-                  {Column{"parent", callpath_parents}, Column{"region", callpath_regions}},
+  h5::write_table(root, file, schema::callpaths::kTable,
+                  {Column{schema::callpaths::kParent, callpath_parents}, Column{schema::callpaths::kRegion, callpath_regions}},
                   header.callpaths.size());
 
   std::vector<int32_t> ranks, threads;
@@ -230,9 +231,9 @@ void write_tables(hid_t root, const std::string& file, const CubeHeader& header)
     nodes.push_back(l.node);
     location_names.push_back(l.name);
   }
-  h5::write_table(root, file, "locations",
-                  {Column{"rank", ranks}, Column{"thread", threads}, Column{"node", nodes},
-                   Column{"name", location_names}},
+  h5::write_table(root, file, schema::locations::kTable,
+                  {Column{schema::locations::kRank, ranks}, Column{schema::locations::kThread, threads}, Column{schema::locations::kNode, nodes},
+                   Column{schema::locations::kName, location_names}},
                   header.locations.size());
 }
 
