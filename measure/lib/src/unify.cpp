@@ -1,5 +1,7 @@
 #include "unify.h"
 
+#include <time.h>
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -120,7 +122,9 @@ std::vector<std::vector<uint8_t>> gather_blobs(MPI_Comm comm, const std::vector<
 }
 
 bool unify(MPI_Comm comm, const LocalDefinitions& local, const std::string& host,
-           GlobalDefinitions& global, IdMapping& mapping) noexcept {
+           GlobalDefinitions& global, IdMapping& mapping, UnificationCost* cost) noexcept {
+  timespec started{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &started);
   int rank = 0;
   int size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -150,6 +154,16 @@ bool unify(MPI_Comm comm, const LocalDefinitions& local, const std::string& host
       }
     }
     const std::vector<uint8_t> mine = scatter_blobs(comm, replies);
+    if (cost != nullptr) {
+      // Gather of sizes and of blobs on rank 0; Scatter(v) of the replies; the Allreduce below.
+      cost->bytes_received = 4 + mine.size() + 4;
+      cost->messages = 3;
+      if (rank == 0) {
+        cost->messages += 2;
+        cost->bytes_received += 4 * static_cast<uint64_t>(size);
+        for (const auto& b : blobs) cost->bytes_received += b.size();
+      }
+    }
     const json reply = json::from_cbor(mine);
     mapping.regions = reply.at("regions").get<std::vector<uint32_t>>();
     mapping.comms = reply.at("comms").get<std::vector<uint32_t>>();
@@ -159,6 +173,12 @@ bool unify(MPI_Comm comm, const LocalDefinitions& local, const std::string& host
   }
   int all_ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (cost != nullptr) {
+    timespec stopped{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &stopped);
+    cost->cpu_seconds = static_cast<double>(stopped.tv_sec - started.tv_sec) +
+                        static_cast<double>(stopped.tv_nsec - started.tv_nsec) * 1e-9;
+  }
   return all_ok == 1;
 }
 
