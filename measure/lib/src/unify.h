@@ -1,7 +1,11 @@
 #pragma once
-// Definition unification at MPI_Finalize: every rank sends its local
-// definitions to rank 0, which assigns global ids and sends each rank its
-// local -> global mapping.
+// Definition unification at MPI_Finalize, by a binomial reduction tree over
+// the ranks (ceil(log2 P) rounds): each rank merges its children's blocks of
+// definitions into its own (deduplicated, unify_set.h) and passes the union to
+// its parent; rank 0's union is the global definitions. Each block's ids ->
+// global ids come back down the same tree, so a rank receives the unions of
+// its children's blocks and the ids of its own block, never all ranks' data
+// (except rank 0, which writes the global definitions).
 
 #include <mpi.h>
 
