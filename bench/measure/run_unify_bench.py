@@ -11,7 +11,9 @@ liborrery-measure preloaded, then reads each rank's `unification` entry of
 measurement.json: the bytes MPI delivered into the rank's buffers during
 unify() (counted at every receive, collectives included), the messages, and
 the rank's CPU seconds (thread CPU time: oversubscribed runs make wall time
-meaningless). Prints rank 0's figures and the largest of the other ranks.
+meaningless). Prints rank 0's figures and the largest of the other ranks, and
+the encoded size of the global definitions: rank 0 writes them, so it must
+receive at least that much (less its own) however unification is done.
 """
 import argparse
 import json
@@ -46,16 +48,20 @@ def main():
     print(f"program: unify_defs {' '.join(args.program_args)} (common regions, own regions per rank, "
           "world dups, splits into groups of 4)")
     print(f"{'ranks':>5} {'rank0 bytes':>12} {'rank0 msgs':>10} {'rank0 cpu s':>11} "
-          f"{'other max bytes':>15} {'other mean bytes':>16} {'other max cpu s':>15} {'sum cpu s':>9}")
+          f"{'other max bytes':>15} {'other mean bytes':>16} {'other max cpu s':>15} {'sum cpu s':>9} "
+          f"{'global bytes':>12} {'rank0/global':>12}")
     with tempfile.TemporaryDirectory() as workdir:
         for ranks in args.ranks:
             costs = run_once(build, ranks, args.program_args, workdir)
             others = costs[1:] or [{"bytes_received": 0, "cpu_seconds": 0.0}]
+            global_bytes = costs[0].get("global_definitions_bytes", 0)
             mean = sum(c["bytes_received"] for c in others) / len(others)
             print(f"{ranks:>5} {costs[0]['bytes_received']:>12} {costs[0]['messages']:>10} "
                   f"{costs[0]['cpu_seconds']:>11.4f} {max(c['bytes_received'] for c in others):>15} "
                   f"{mean:>16.0f} {max(c['cpu_seconds'] for c in others):>15.4f} "
-                  f"{sum(c['cpu_seconds'] for c in costs):>9.4f}", flush=True)
+                  f"{sum(c['cpu_seconds'] for c in costs):>9.4f} {global_bytes:>12} "
+                  f"{costs[0]['bytes_received'] / global_bytes if global_bytes else float('nan'):>12.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -101,7 +101,8 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
           {"unification",
            {{"bytes_received", g_session.unification.bytes_received},
             {"messages", g_session.unification.messages},
-            {"cpu_seconds", g_session.unification.cpu_seconds}}}};
+            {"cpu_seconds", g_session.unification.cpu_seconds},
+            {"global_definitions_bytes", g_session.unification.global_definitions_bytes}}}};
 }
 
 json settings_json(const Settings& s) {

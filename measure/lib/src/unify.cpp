@@ -126,6 +126,11 @@ bool unify_in_tree(MPI_Comm comm, int rank, int size, const DefinitionSet& own, 
   }
   if (!split(compose(own_map, to_global_regions, to_global_comms), mapping.regions, mapping.comms)) ok = false;
   if (node.parent < 0) {
+    try {
+      cost.global_definitions_bytes = block.set().encode().size();
+    } catch (...) {
+      cost.global_definitions_bytes = 0;  // a statistic only
+    }
     DefinitionSet all = block.take();
     global.hosts = all.host_per_rank();
     global.regions = std::move(all.regions);

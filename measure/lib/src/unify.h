@@ -36,6 +36,9 @@ struct UnificationCost {
   uint64_t bytes_received = 0;
   uint64_t messages = 0;
   double cpu_seconds = 0;
+  /// Rank 0: the encoded size of the global definitions, the least it could
+  /// receive (less its own definitions) however the unification were done.
+  uint64_t global_definitions_bytes = 0;
 };
 
 /// Collective over `comm` (all ranks must call it). Returns false on every
