@@ -2,6 +2,10 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "unify_set.h"
 
 namespace orrery::measure {
