@@ -33,6 +33,7 @@ struct Session {
   bool started = false;
   std::string host;       ///< this rank's processor name (the emergency path may not call MPI)
   std::vector<uint32_t> omp_regions;  ///< local id per OpenMP region (define_omp_regions)
+  UnificationCost unification;        ///< this rank's cost of unify() at MPI_Finalize
 };
 
 Session g_session;
@@ -96,7 +97,12 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
             {"spill_write_errors", write_errors},
             {"thread_unmatched_leaves", thread_unmatched},
             {"clamped_timestamps", trace.clamped_timestamps}}},
-          {"clock", g_session.clock.describe(g_session.host)}};
+          {"clock", g_session.clock.describe(g_session.host)},
+          {"unification",
+           {{"bytes_received", g_session.unification.bytes_received},
+            {"messages", g_session.unification.messages},
+            {"cpu_seconds", g_session.unification.cpu_seconds},
+            {"global_definitions_bytes", g_session.unification.global_definitions_bytes}}}};
 }
 
 json settings_json(const Settings& s) {
@@ -401,7 +407,7 @@ void stop_measurement(FunctionId finalize_fn, uint64_t enter_time) noexcept {
     finish_profile(host, profile_ok);
     return;
   }
-  const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping);
+  const bool unified = unify(g_session.comm, g_state.definitions, host, global, mapping, &g_session.unification);
   if (unified) {
     write_topologies(g_state.settings.experiment_dir + "/topology", g_state.world_rank,
                      g_comms.in_neighbors(), &mapping.comms, &g_comms.cartesian());
