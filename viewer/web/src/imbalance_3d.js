@@ -105,7 +105,7 @@ export async function drawImbalance3d(element, model, groups, valuesByGroup) {
     zAxis3D: { type: 'value', name: 'time', axisLabel: { formatter: (v) => format('abs', v, 'sec') } },
     grid3D: {
       boxWidth: Math.max(90, Math.min(200, 24 * processes.length)), boxDepth: Math.max(90, Math.min(200, 24 * rows.length)),
-      boxHeight: 80, viewControl: { alpha: 22, beta: 40, distance: 210 }, light: { main: { intensity: 1.1, shadow: false }, ambient: { intensity: 0.35 } },
+      boxHeight: 80, viewControl: { alpha: 20, beta: 40, distance: 270 }, light: { main: { intensity: 1.1, shadow: false }, ambient: { intensity: 0.35 } },
     },
     series: [{
       type: 'bar3D', shading: 'lambert', bevelSize: 0.1,
