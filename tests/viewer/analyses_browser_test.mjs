@@ -1,6 +1,6 @@
 // The report's own analyses in a real browser (Debian chromium via
 // playwright-core), on the pipeline's reports: the POP efficiencies and a
-// what-if report's prediction on the findings page, the Function groups view
+// what-if report's prediction on the findings page, the Function groups view (and its 3-D bars)
 // and the critical path outlined in the timeline. Every number on the page is
 // checked against the terminal tools (`orrery info`, `orrery imbalance`) or the
 // report's own per-process values.
@@ -83,6 +83,53 @@ async function functionGroups(page, url) {
   await shot(page, 'function-groups');
 }
 
+/**
+ * The 3-D toggle of the Function groups tab: a bar per drawn group and process whose
+ * heights are `orrery imbalance`'s per group (sum = total, highest = max, mean = mean),
+ * each the group's time on that process; the group least similar to its parent is red.
+ */
+async function imbalance3d(page, url) {
+  await page.goto(`${url}#chart=fgroups`);
+  await page.waitForSelector('#page[data-fgroups]', { timeout: 20000 });
+  const expected = JSON.parse(execFileSync(args.orrery, ['imbalance', args.report, '--format', 'json'], { encoding: 'utf8' })).groups;
+  await page.click('button.fgroups-3d');
+  await page.waitForSelector('.fgroups-chart[data-imbalance3d]', { timeout: 30000 });
+  check(await page.$eval('.fgroups-chart', (e) => e.dataset.imbalance3d) !== 'no-webgl', 'the browser drew the 3-D bars (WebGL)');
+  const shown = await page.evaluate(() => window.__orreryImbalance3d);
+  // The drawn rows: every second-level group under its top group, a childless top group itself.
+  const rows = [];
+  expected.forEach((g, i) => {
+    if (g.parent >= 0) return;
+    const children = expected.map((c, k) => (c.parent === i ? k : -1)).filter((k) => k >= 0);
+    rows.push(...(children.length ? children : [i]));
+  });
+  check(JSON.stringify(shown.rows) === JSON.stringify(rows), `the rows are the second-level groups: ${shown.rows} vs ${rows}`);
+  check(shown.processes.length === 4, `a column per process: ${shown.processes.length}`);
+  rows.forEach((g, r) => {
+    const bars = shown.data.filter((d) => d[1] === r);
+    const heights = bars.map((d) => d[2]);
+    check(bars.length === shown.processes.length, `${expected[g].name}: a bar per process (${bars.length})`);
+    check(new Set(bars.map((d) => d[0])).size === bars.length, `${expected[g].name}: one bar per process`);
+    near(heights.reduce((a, b) => a + b, 0), expected[g].total, `${expected[g].name}: the bars sum to its total`, 1e-9);
+    near(Math.max(...heights), expected[g].max, `${expected[g].name}: the highest bar is its max`, 1e-12);
+    near(heights.reduce((a, b) => a + b, 0) / heights.length, expected[g].mean, `${expected[g].name}: the mean bar is its mean`, 1e-9);
+  });
+  // Per process, each bar is the group's time there (the 2-D bars of the same group).
+  const g0 = rows[rows.length - 1];
+  const perProcess = (await apiGet(url, 'function_groups', { group: g0 })).values;
+  shown.data.filter((d) => d[1] === rows.length - 1).forEach((d) => near(d[2], perProcess[d[0]], `${expected[g0].name} on process ${d[0]}`, 1e-12));
+  const lowest = rows.reduce((best, g) => (expected[g].similarity < expected[best].similarity ? g : best), rows[0]);
+  check(shown.highlighted === lowest, `the highlighted group is the least similar to its parent: ${shown.highlighted} vs ${lowest} (${expected[lowest].name})`);
+  check(await page.$eval('.fgroups-chart', (e) => e.dataset.highlighted) === String(lowest), 'the chart names the highlighted group');
+  const title = shown.title;
+  check(title.includes(expected[lowest].name), `the title names it: ${title}`);
+  await page.waitForTimeout(500);
+  await shot(page, 'imbalance-3d');
+  // Off again: the 2-D bars come back.
+  await page.click('button.fgroups-3d');
+  await page.waitForFunction(() => !document.querySelector('.fgroups-chart')?.dataset.imbalance3d, null, { timeout: 10000 });
+}
+
 /** A what-if report names its model and predicted run time on the findings page. */
 async function prediction(page, url) {
   await page.goto(url);
@@ -163,7 +210,7 @@ execFileSync('/usr/bin/python3', ['-c', 'import h5py, shutil, sys; shutil.copy(s
 
 const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
-  [[args.report], [efficiencies, functionGroups, criticalOverlay]],
+  [[args.report], [efficiencies, functionGroups, imbalance3d, criticalOverlay]],
   [[whatIf], [prediction]],
   [[plain, '--no-trace'], [without]],
 ];

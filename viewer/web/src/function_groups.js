@@ -3,10 +3,13 @@
 // a table — per group its total, mean, maximum, imbalance (max − mean) / max
 // and load similarity to its parent — and the selected group's time per
 // process as bars (ECharts) with their mean. Top groups fold open and shut.
+// The "3-D" toggle swaps the bars for process × group × time bars of every
+// group (imbalance_3d.js).
 
 import * as echarts from 'echarts/core';
 import { api } from './api.js';
 import { format } from './values.js';
+import { drawImbalance3d } from './imbalance_3d.js';
 
 function escapeHtml(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -30,8 +33,14 @@ export class FunctionGroupsPage {
     this.folded = new Set();
     this.answer = null;
     this.chart = null;
+    this.threeD = false;
     element.addEventListener('click', (event) => {
       if (document.body.dataset.chart !== 'fgroups') return;
+      if (event.target.closest('button.fgroups-3d')) {
+        this.threeD = !this.threeD;
+        this.render(this.model);
+        return;
+      }
       const toggle = event.target.closest('button.toggle');
       const row = event.target.closest('tr.fgroup');
       if (!row) return;
@@ -83,10 +92,27 @@ export class FunctionGroupsPage {
     });
     parts.push('</table><p class="muted">Imbalance: (max − mean) / max over the processes. Similarity: how alike the '
       + 'group\'s per-process time is to its parent\'s (top groups: to the whole run), 0–1; a group with high imbalance '
-      + 'and high similarity drives the run\'s imbalance.</p></section><div class="fgroups-chart"></div></div>');
+      + 'and high similarity drives the run\'s imbalance.</p></section><div class="fgroups-side">'
+      + `<button class="small fgroups-3d" aria-pressed="${this.threeD}" title="Process × function group × time bars of every group">3-D</button>`
+      + '<div class="fgroups-chart"></div></div></div>');
     this.element.innerHTML = parts.join('');
-    this.drawBars(model, answer);
+    if (this.threeD) await this.draw3d(model, answer);
+    else this.drawBars(model, answer);
     this.element.dataset.fgroups = String(answer.groups.length);
+  }
+
+  /** Every group's time per process (one cached request per group), drawn in 3-D. */
+  async draw3d(model, answer) {
+    const element = this.element.querySelector('.fgroups-chart');
+    let values;
+    try {
+      values = (await Promise.all(answer.groups.map((_, g) => api.functionGroups({ group: g })))).map((a) => a.values);
+    } catch (error) {
+      element.innerHTML = `<p class="note">The groups' values could not be read: ${escapeHtml(error.message)}</p>`;
+      return;
+    }
+    if (document.body.dataset.chart !== 'fgroups' || !this.threeD || !element.isConnected) return;
+    this.chart = await drawImbalance3d(element, model, answer.groups, values);
   }
 
   drawBars(model, answer) {
