@@ -29,6 +29,9 @@ function(orrery_add_script_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  if(ORRERY_SANITIZE)
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 4")  # ASan + UBSan run the tools 2-4x slower
+  endif()
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES
     ENVIRONMENT "${ORRERY_MPI_TEST_ENV};ORRERY_BUILD_DIR=${PROJECT_BINARY_DIR};ORRERY_SOURCE_DIR=${PROJECT_SOURCE_DIR}"

@@ -137,7 +137,18 @@ async function honestOverview(page, url) {
   // The culprit (least waiting) shows least red.
   const least = info.totals.reduce((a, b) => (b[1] < a[1] ? b : a));
   const most = info.totals.reduce((a, b) => (b[1] > a[1] ? b : a));
-  check(await redSeconds(page, least[0]) < await redSeconds(page, most[0]), 'the rank that waits least shows least red');
+  // Ordered only when the real waits differ by more than the drawing's
+  // resolution (on a loaded machine the measured run's waits can come out
+  // nearly equal); otherwise the red must differ by no more than they do.
+  const leastRed = await redSeconds(page, least[0]);
+  const mostRed = await redSeconds(page, most[0]);
+  const gap = most[1] - least[1];
+  if (gap > 4 * info.pixel) {
+    check(leastRed < mostRed, `the rank that waits least shows least red (${leastRed} s vs ${mostRed} s)`);
+  } else {
+    check(Math.abs(mostRed - leastRed) <= gap + 4 * info.pixel,
+      `ranks whose waiting differs by ${gap} s show red within that and four pixels (${leastRed} s vs ${mostRed} s)`);
+  }
 
   // Legend: regions drawn, distinct colours, the wait and the messages.
   const legend = await page.$$eval('#timeline .timeline-legend .item', (items) => items.map((i) => ({
