@@ -94,4 +94,4 @@ if [ "$failed" -ne 0 ]; then
 fi
 # The sanitized unit tests (the MPI and end-to-end suites: scripts/fuzz.sh is
 # not their place; docs/robustness.md has the full sanitizer run).
-ctest --test-dir "$fuzz_build" -R '^(report|measure)\.' -E '\.(e2e|wrappers)\.' -j "$(nproc)" --output-on-failure
+ctest --test-dir "$fuzz_build" -R '^(report|measure)\.' -E '\.(e2e|wrappers|unify)\.' -j "$(nproc)" --output-on-failure
