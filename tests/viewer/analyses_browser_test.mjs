@@ -8,7 +8,9 @@
 
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer } from './browser_harness.mjs';
+import {
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish, openPage,
+} from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const out = artifactsDir(path.join(args.out, 'analyses'));
@@ -218,8 +220,7 @@ try {
   for (const [options, steps] of scenarios) {
     const viewer = await startViewer(args.orrery, options);
     try {
-      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-      page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+      const page = await openPage(browser);
       for (const step of steps) {
         try {
           await step(page, viewer.url);
@@ -237,5 +238,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`analyses: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
-process.exit(failed() === 0 ? 0 : 1);
+finish('analyses', out);

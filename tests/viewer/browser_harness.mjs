@@ -98,3 +98,17 @@ export async function act(page, action) {
   await page.waitForFunction((b) => document.body.dataset.ready !== b && !document.body.dataset.busy, before,
     { timeout: 30000 });
 }
+
+/** A page of the usual size whose uncaught errors are test failures. */
+export async function openPage(browser, viewport = { width: 1440, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+  return page;
+}
+
+/** Prints the test's verdict and exits with it (0: every check passed). */
+export function finish(name, screenshots) {
+  const where = screenshots ? `; screenshots in ${screenshots}` : '';
+  console.log(`${name}: ${failed() === 0 ? 'ok' : `${failed()} failures`}${where}`);
+  process.exit(failed() === 0 ? 0 : 1);
+}

@@ -6,7 +6,7 @@
 
 import path from 'node:path';
 import {
-  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues, writeFixture,
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues, writeFixture, finish, openPage,
 } from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -422,8 +422,7 @@ async function diff(page, url) {
 const viewer = await startViewer(args.orrery, args.scenario === 'diff' ? [reportA, reportB] : [reportA]);
 const browser = await launchBrowser(args['node-modules']);
 try {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+  const page = await openPage(browser);
   await (args.scenario === 'diff' ? diff : single)(page, viewer.url);
 } catch (error) {
   check(false, `${error.stack ?? error}`);
@@ -431,5 +430,4 @@ try {
   await browser.close();
   viewer.stop();
 }
-console.log(`${args.scenario}: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
-process.exit(failed() === 0 ? 0 : 1);
+finish(args.scenario, out);

@@ -6,7 +6,9 @@
 
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer } from './browser_harness.mjs';
+import {
+  artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish,
+} from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const out = artifactsDir(path.join(args.out, 'resources'));
@@ -101,5 +103,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`resources: ${failed() === 0 ? 'ok' : `${failed()} failures`}`);
-process.exit(failed() === 0 ? 0 : 1);
+finish('resources');

@@ -8,7 +8,9 @@
 // started with --no-trace says why it has no timeline.
 
 import path from 'node:path';
-import { artifactsDir, check, failed, launchBrowser, parseArgs, startViewer } from './browser_harness.mjs';
+import {
+  artifactsDir, check, failed, launchBrowser, parseArgs, startViewer, finish, openPage,
+} from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
 const out = artifactsDir(path.join(args.out, 'timeline'));
@@ -176,8 +178,7 @@ try {
   for (const [options, scenario] of [[[], withTrace], [['--no-trace'], withoutTrace]]) {
     const viewer = await startViewer(args.orrery, [args.report, ...options]);
     try {
-      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-      page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+      const page = await openPage(browser);
       await scenario(page, viewer.url, browser);
       await page.close();
     } finally {
@@ -189,5 +190,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`timeline: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
-process.exit(failed() === 0 ? 0 : 1);
+finish('timeline', out);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import {
-  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues,
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues, finish, openPage,
 } from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -517,8 +517,7 @@ try {
   for (const [options, steps] of scenarios) {
     const viewer = await startViewer(args.orrery, options);
     try {
-      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-      page.on('pageerror', (e) => check(false, `page error: ${e.message}`));
+      const page = await openPage(browser);
       let items = null;
       for (const step of steps) {
         try {
@@ -537,5 +536,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`views: ${failed() === 0 ? 'ok' : `${failed()} failures`}; screenshots in ${out}`);
-process.exit(failed() === 0 ? 0 : 1);
+finish('views', out);
