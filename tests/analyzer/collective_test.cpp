@@ -97,8 +97,8 @@ TEST(AnalyzerCollectives, NeighborCollectiveWaitsForInNeighboursOnly) {
 /// MPI_Init [enters[r], 100 + r] at the start and MPI_Finalize
 /// [500 + enters[r], 600 + r] at the end of main. `handle_collectives`: each
 /// also holds a collective over MPI_COMM_WORLD that creates (destroys) its
-/// handle, as Score-P 8 and later record them; without, as Score-P 7 and
-/// Orrery do (docs/trace-conventions.md, Scalasca compatibility).
+/// handle, as later Score-P records them (9.0); without, as earlier Score-P
+/// and Orrery do (docs/trace-conventions.md, Scalasca compatibility).
 analyzer::AnalysisResult run_init_finalize(const std::string& name, bool handle_collectives) {
   return analyze_scenario(name, [&](TestArchive& a, const Regions& r) {
     const uint32_t init = a.region("MPI_Init", "mpi");
@@ -142,13 +142,13 @@ void expect_init_and_finalize_wait_for_the_last_rank(const analyzer::AnalysisRes
 }
 
 TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
-  // No collective events, as Orrery and Score-P 7 write them: both calls
+  // No collective events, as Orrery and earlier Score-P write them: both calls
   // wait for the latest rank to arrive.
   expect_init_and_finalize_wait_for_the_last_rank(run_init_finalize("init_finalize", false));
 }
 
 TEST(AnalyzerCollectives, HandleCollectivesInsideInitAndFinalizeChangeNothing) {
-  // Score-P 8's collectives inside the calls are the calls' own
+  // Later Score-P's collectives inside the calls are the calls' own
   // synchronization, not a second collective (nor a lost one).
   const auto with_handles = run_init_finalize("init_finalize_handles", true);
   expect_init_and_finalize_wait_for_the_last_rank(with_handles);
