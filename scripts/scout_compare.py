@@ -101,7 +101,7 @@ def read_cube(path):
         with tarfile.open(path) as tar:
             archive = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
     except (OSError, tarfile.TarError) as error:
-        raise InputError("%s: not a CUBE4 archive (%s)" % (path, error))
+        raise InputError("%s: not a CUBE4 archive (%s)" % (path, str(error).splitlines()[-1].strip(" -")))
     if "anchor.xml" not in archive:
         raise InputError("%s: no anchor.xml" % path)
     root = ElementTree.fromstring(archive["anchor.xml"])
