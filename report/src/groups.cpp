@@ -62,9 +62,16 @@ std::string trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
+/// Whether `file` names a real source file: MPI, OpenMP and POSIX-threads
+/// regions carry the pseudo file names "MPI", "OMP", "PTHREAD" (Score-P's
+/// convention, docs/trace-conventions.md).
+bool is_source_file(const std::string& file) {
+  return !file.empty() && file != "MPI" && file != "OMP" && file != "PTHREAD";
+}
+
 /// The default second-level group of a function in its top group.
 std::string second_group(const Region& region, Top top) {
-  if (!region.file.empty()) return region.file;
+  if (is_source_file(region.file)) return region.file;
   if (top == kPointToPoint || top == kCollective || top == kIo || region.paradigm == "mpi") {
     return region.name;
   }
