@@ -100,7 +100,9 @@ constexpr std::array<char, 8> kSummaryMagic{'O', 'R', 'R', 'T', 'L', 'S', 'U', '
 constexpr uint32_t kSummaryVersion = 1;
 constexpr uint32_t kLevelFactor = 4;
 constexpr uint32_t kCheckpointEvery = 4096;
-constexpr uint32_t kMaxBaseBins = 1U << 16U;
+constexpr uint32_t kMaxBaseBins = 1U << 18U;
+/// At most this many base bins over all ranks (56 bytes each, 4/3 of that with the levels).
+constexpr uint64_t kMaxTotalBaseBins = uint64_t{1} << 22U;
 
 /// The summary's file name inside the experiment.
 inline constexpr const char* kSummaryFile = "orrery-timeline.summary";

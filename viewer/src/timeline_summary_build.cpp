@@ -226,9 +226,13 @@ void build_summary(const tl::Definitions& defs, const std::string& path) {
     tl::stream_rank(defs, r, collector);
     most_events = std::max(most_events, collector.events);
   }
-  // Base bins: about 16 events each on the busiest rank, a power of two in [64, kMaxBaseBins].
+  // Base bins: at most 16 events each on the busiest rank (a power of two),
+  // in [64, kMaxBaseBins], at most kMaxTotalBaseBins over all ranks.
   uint64_t base_bins = 64;
-  while (base_bins < kMaxBaseBins && base_bins * 2 * 16 <= most_events) base_bins *= 2;
+  while (base_bins < kMaxBaseBins && base_bins * 16 < most_events &&
+         base_bins * 2 * std::max<uint64_t>(ranks, 1) <= kMaxTotalBaseBins) {
+    base_bins *= 2;
+  }
   const auto duration = static_cast<int64_t>(defs.duration * static_cast<double>(defs.resolution) + 0.5);
   const uint64_t base_ticks = std::max<uint64_t>(1, (static_cast<uint64_t>(std::max<int64_t>(duration, 1)) + base_bins - 1) / base_bins);
   uint32_t levels = 1;
