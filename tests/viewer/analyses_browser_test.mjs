@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
-  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish, openPage,
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish, openPage, apiGet,
 } from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -144,14 +144,6 @@ async function prediction(page, url) {
   const transfer = await page.$eval('.gauge[data-efficiency="transfer_efficiency"]', (e) => Number(e.dataset.value));
   near(transfer, expected.efficiency.transfer_efficiency, 'the what-if run\'s transfer efficiency', 1e-12);
   await shot(page, 'what-if');
-}
-
-/** GET /api/<endpoint> with the page's token. */
-async function apiGet(url, endpoint, params = {}) {
-  const token = new URL(url).searchParams.get('token');
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
-  return response.json();
 }
 
 /**

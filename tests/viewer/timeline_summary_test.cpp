@@ -239,7 +239,7 @@ TEST(TimelineSummary, ViewsFromTheSummaryEqualViewsFromTheEventsWithinABin) {
   TimelineSource summarized(trace_dir());
   summarized.set_summary_mode(SummaryMode::kAlways);
   const auto& defs = events.definitions();
-  // (A base bin here holds at most 16 events: 1,024 bins per rank.)
+  // (4,096 base bins per rank here, ~3 events each.)
   const std::vector<std::tuple<double, double, uint32_t>> windows = {
       {0, defs.duration, 97},           {0, defs.duration, 500},
       {defs.duration * 0.1, defs.duration * 0.6, 250}, {defs.duration * 0.3, defs.duration * 0.35, 25}};

@@ -226,11 +226,12 @@ void build_summary(const tl::Definitions& defs, const std::string& path) {
     tl::stream_rank(defs, r, collector);
     most_events = std::max(most_events, collector.events);
   }
-  // Base bins: at most 16 events each on the busiest rank (a power of two),
-  // in [64, kMaxBaseBins], at most kMaxTotalBaseBins over all ranks.
+  // Base bins: a power of two, at least 4,096 (a whole run at up to 4,096 px
+  // is drawn from bins), more until they hold at most 16 events each on the
+  // busiest rank; at most kMaxBaseBins, and kMaxTotalBaseBins over all ranks.
+  const uint64_t total_cap = kMaxTotalBaseBins / std::max<uint64_t>(ranks, 1);
   uint64_t base_bins = 64;
-  while (base_bins < kMaxBaseBins && base_bins * 16 < most_events &&
-         base_bins * 2 * std::max<uint64_t>(ranks, 1) <= kMaxTotalBaseBins) {
+  while (base_bins < kMaxBaseBins && 2 * base_bins <= total_cap && (base_bins < 4096 || base_bins * 16 < most_events)) {
     base_bins *= 2;
   }
   const auto duration = static_cast<int64_t>(defs.duration * static_cast<double>(defs.resolution) + 0.5);
