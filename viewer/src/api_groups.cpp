@@ -29,13 +29,24 @@ json ViewerApi::groups(const Params& params) {
 }
 
 // GET /api/function_groups?run=0|1&group=G
+// Comparing, run=1 is the other report's groups, its processes named by it (location_names).
 json ViewerApi::function_groups(const Params& params) {
-  const RunAnalyses& analyses = analyses_[trace_run(params)];
+  const std::size_t run = trace_run(params);
+  const RunAnalyses& analyses = analyses_[run];
   std::optional<std::size_t> selected;
   if (params.count("group") != 0U && analyses.groups) {
     selected = size_param(params, "group", analyses.groups->groups.size());
   }
-  return function_groups_json(analyses, selected);
+  json answer = function_groups_json(analyses, selected);
+  if (answer["available"].get<bool>()) {
+    json names = json::array();
+    for (const auto& l : (run == 0 ? report_ : other_)->header().locations) {
+      names.push_back(!l.name.empty() ? l.name : "rank " + std::to_string(l.rank));
+    }
+    answer["location_names"] = std::move(names);
+    answer["run"] = run;
+  }
+  return answer;
 }
 
 }  // namespace orrery::viewer

@@ -4,7 +4,8 @@
 // and load similarity to its parent — and the selected group's time per
 // process as bars (ECharts) with their mean. Top groups fold open and shut.
 // The "3-D" toggle swaps the bars for process × group × time bars of every
-// group (imbalance_3d.js).
+// group (imbalance_3d.js). Comparing two runs, a switch shows either run's
+// groups (each run's own report, processes named by it).
 
 import * as echarts from 'echarts/core';
 import { api } from './api.js';
@@ -31,14 +32,23 @@ export class FunctionGroupsPage {
     this.element = element;
     this.selected = null;
     this.folded = new Set();
-    this.answer = null;
+    this.answers = [null, null];  // per run
+    this.run = 0;
     this.chart = null;
     this.threeD = false;
     element.addEventListener('click', (event) => {
       if (document.body.dataset.chart !== 'fgroups') return;
+      const runButton = event.target.closest('button.fgroups-run');
+      if (runButton) {
+        this.run = Number(runButton.dataset.run);
+        this.selected = null;
+        this.folded.clear();
+        this.render(this.model, this.reports);
+        return;
+      }
       if (event.target.closest('button.fgroups-3d')) {
         this.threeD = !this.threeD;
-        this.render(this.model);
+        this.render(this.model, this.reports);
         return;
       }
       const toggle = event.target.closest('button.toggle');
@@ -50,18 +60,32 @@ export class FunctionGroupsPage {
       } else {
         this.selected = g;
       }
-      this.render(this.model);
+      this.render(this.model, this.reports);
     });
   }
 
-  async render(model) {
+  /** A process of the shown run: its own report's name for it. */
+  locationName(model, l) {
+    return this.shown?.location_names?.[l] ?? model.locationName(l);
+  }
+
+  /** Comparing: which run's groups are shown. */
+  runSwitch() {
+    if ((this.reports?.length ?? 0) < 2) return '';
+    return `<div class="fgroups-runs">Groups of ${this.reports.map((label, run) => `<button class="small fgroups-run" data-run="${run}"`
+      + ` aria-pressed="${run === this.run}">${escapeHtml(label)}</button>`).join(' ')}</div>`;
+  }
+
+  async render(model, reports = this.reports) {
     this.model = model;
+    this.reports = reports;
+    const run = this.run;
     let answer;
     try {
-      if (!this.answer) this.answer = await api.functionGroups({});
-      answer = this.answer;
+      if (!this.answers[run]) this.answers[run] = await api.functionGroups({ run });
+      answer = this.answers[run];
       if (answer.available && this.selected === null) this.selected = defaultGroup(answer.groups);
-      if (answer.available) answer = { ...answer, ...(await api.functionGroups({ group: this.selected })) };
+      if (answer.available) answer = { ...answer, ...(await api.functionGroups({ run, group: this.selected })) };
     } catch (error) {
       if (document.body.dataset.chart !== 'fgroups') return;
       this.element.innerHTML = `<p class="note">The function groups could not be read: ${escapeHtml(error.message)}</p>`;
@@ -71,13 +95,13 @@ export class FunctionGroupsPage {
     if (document.body.dataset.chart !== 'fgroups') return;
     this.disposeChart();
     if (!answer.available) {
-      this.element.innerHTML = `<p class="note">No function groups: ${escapeHtml(answer.reason)}. `
+      this.element.innerHTML = `${this.runSwitch()}<p class="note">No function groups: ${escapeHtml(answer.reason)}. `
         + 'They are written by orrery-analyze (load-imbalance analysis); analyze the experiment again.</p>';
       this.element.dataset.fgroups = 'none';
       return;
     }
     this.shown = answer;
-    const parts = ['<div class="fgroups-page"><section><table class="profile-table fgroups-table">',
+    const parts = [this.runSwitch(), '<div class="fgroups-page"><section><table class="profile-table fgroups-table">',
       '<tr><th>group</th><th>total</th><th>mean</th><th>max (where)</th><th>imbalance</th><th>similarity</th></tr>'];
     answer.groups.forEach((g, i) => {
       if (g.parent >= 0 && this.folded.has(g.parent)) return;
@@ -87,7 +111,7 @@ export class FunctionGroupsPage {
         + ` data-name="${escapeHtml(g.name)}" data-total="${g.total}" data-imbalance="${g.imbalance}" data-similarity="${g.similarity}">`
         + `<td class="name">${toggle}${escapeHtml(g.name)}</td><td class="num">${escapeHtml(format('abs', g.total, 'sec'))}</td>`
         + `<td class="num">${escapeHtml(format('abs', g.mean, 'sec'))}</td>`
-        + `<td class="num">${escapeHtml(format('abs', g.max, 'sec'))} (${escapeHtml(model.locationName(g.max_location))})</td>`
+        + `<td class="num">${escapeHtml(format('abs', g.max, 'sec'))} (${escapeHtml(this.locationName(model, g.max_location))})</td>`
         + `<td class="num">${percent(g.imbalance)}</td><td class="num">${g.similarity.toFixed(3)}</td></tr>`);
     });
     parts.push('</table><p class="muted">Imbalance: (max − mean) / max over the processes. Similarity: how alike the '
@@ -99,6 +123,7 @@ export class FunctionGroupsPage {
     if (this.threeD) await this.draw3d(model, answer);
     else this.drawBars(model, answer);
     this.element.dataset.fgroups = String(answer.groups.length);
+    this.element.dataset.fgroupsRun = String(run);
   }
 
   /** Every group's time per process (one cached request per group), drawn in 3-D. */
@@ -106,18 +131,19 @@ export class FunctionGroupsPage {
     const element = this.element.querySelector('.fgroups-chart');
     let values;
     try {
-      values = (await Promise.all(answer.groups.map((_, g) => api.functionGroups({ group: g })))).map((a) => a.values);
+      values = (await Promise.all(answer.groups.map((_, g) => api.functionGroups({ run: this.run, group: g }))))
+        .map((a) => a.values);
     } catch (error) {
       element.innerHTML = `<p class="note">The groups' values could not be read: ${escapeHtml(error.message)}</p>`;
       return;
     }
     if (document.body.dataset.chart !== 'fgroups' || !this.threeD || !element.isConnected) return;
-    this.chart = await drawImbalance3d(element, model, answer.groups, values);
+    this.chart = await drawImbalance3d(element, (l) => this.locationName(model, l), answer.groups, values);
   }
 
   drawBars(model, answer) {
     const group = answer.groups[this.selected];
-    const names = answer.values.map((_, l) => model.locationName(l));
+    const names = answer.values.map((_, l) => this.locationName(model, l));
     this.chart = echarts.init(this.element.querySelector('.fgroups-chart'), null, { renderer: 'canvas' });
     this.chart.setOption({
       animation: false,
@@ -131,7 +157,7 @@ export class FunctionGroupsPage {
           label: { position: 'insideEndTop', formatter: () => `mean ${format('abs', group.mean, 'sec')}` },
           lineStyle: { color: '#ef4444' } } }],
     });
-    window.__orreryFunctionGroups = { selected: this.selected, values: answer.values };  // for the browser tests
+    window.__orreryFunctionGroups = { run: this.run, selected: this.selected, values: answer.values, names };  // for the browser tests
   }
 
   disposeChart() {
@@ -145,7 +171,7 @@ export class FunctionGroupsPage {
     if (!a?.available) return [['group']];
     return [['group', 'parent', 'total', 'mean', 'max', 'max at', 'imbalance', 'similarity'],
       ...a.groups.map((g) => [g.name, g.parent >= 0 ? a.groups[g.parent].name : '', g.total, g.mean, g.max,
-        model.locationName(g.max_location), g.imbalance, g.similarity]),
-      [], ['process', `${a.groups[a.selected].name} (s)`], ...a.values.map((v, l) => [model.locationName(l), v])];
+        this.locationName(model, g.max_location), g.imbalance, g.similarity]),
+      [], ['process', `${a.groups[a.selected].name} (s)`], ...a.values.map((v, l) => [this.locationName(model, l), v])];
   }
 }
