@@ -92,7 +92,7 @@ class RankBinner final : public tl::EventVisitor {
   std::vector<SummaryWait> waits;
   std::vector<SummaryCheckpoint> checkpoints;
   std::vector<SummaryOpen> opens;
-  uint64_t events = 0;
+  uint64_t events = 0;  ///< the last event's position: the rank's events of every kind
 
  private:
   struct Call {
@@ -106,7 +106,8 @@ class RankBinner final : public tl::EventVisitor {
   /// Every event: a checkpoint every kCheckpointEvery events, then the
   /// innermost open region's time up to this event.
   void event(uint64_t position, int64_t ticks) {
-    if (events++ % kCheckpointEvery == 0) {
+    events = std::max(events, position);  // OTF2 numbers every event, those not visited too
+    if (visited_++ % kCheckpointEvery == 0) {
       checkpoints.push_back({ticks, position, instances_, static_cast<uint32_t>(opens.size()),
                              static_cast<uint32_t>(open_.size()), 0});
       opens.insert(opens.end(), open_.begin(), open_.end());
@@ -184,6 +185,7 @@ class RankBinner final : public tl::EventVisitor {
   uint64_t current_ = kNone;
   int64_t cursor_ = INT64_MIN;
   uint32_t instances_ = 0;
+  uint64_t visited_ = 0;
   Call call_;
 };
 
