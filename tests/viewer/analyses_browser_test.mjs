@@ -127,6 +127,27 @@ async function imbalance3d(page, url) {
   check(title.includes(expected[lowest].name), `the title names it: ${title}`);
   await page.waitForTimeout(500);
   await shot(page, 'imbalance-3d');
+  // Time windows from the trace: window 3's bars are the trace's time of each group there,
+  // and over the windows each group's time per process adds up to the report's.
+  const windows = await apiGet(url, 'function_group_windows', { run: 0, windows: 8 });
+  check(windows.windows.length === 8 && windows.values.length === 8, `eight windows of the run: ${windows.windows.length}`);
+  await page.click('button.fgroups-window[data-window="2"]');
+  await page.waitForSelector('.fgroups-chart[data-window="2"][data-imbalance3d]', { timeout: 30000 });
+  const third = await page.evaluate(() => window.__orreryImbalance3d);
+  const differ = third.data.filter(([p, r, v]) => windows.values[2][third.rows[r]][p] !== v);
+  check(third.data.length > 0 && differ.length === 0, `window 3's bars are the trace's (${third.data.length} bars, ${differ.length} differ)`);
+  check(/window 3 of 8/.test(third.title), `the title names the window: ${third.title}`);
+  for (const g of rows) {
+    const reportValues = (await apiGet(url, 'function_groups', { group: g })).values;
+    reportValues.forEach((v, p) => {
+      const fromTrace = windows.values.reduce((a, w) => a + w[g][p], 0);
+      check(Math.abs(fromTrace - v) <= 0.02 * v + 2e-3,
+        `${expected[g].name} on process ${p}: over the windows ${fromTrace} s, the report's ${v} s`);
+    });
+  }
+  await shot(page, 'imbalance-3d-window');
+  await page.click('button.fgroups-window[data-window=""]');
+  await page.waitForSelector('.fgroups-chart[data-window="all"][data-imbalance3d]', { timeout: 30000 });
   // Off again: the 2-D bars come back.
   await page.click('button.fgroups-3d');
   await page.waitForFunction(() => !document.querySelector('.fgroups-chart')?.dataset.imbalance3d, null, { timeout: 10000 });

@@ -7,6 +7,7 @@
 
 #include "api.h"
 #include "api_params.h"
+#include "group_windows.h"
 
 namespace orrery::viewer {
 
@@ -46,6 +47,19 @@ json ViewerApi::function_groups(const Params& params) {
     answer["location_names"] = std::move(names);
     answer["run"] = run;
   }
+  return answer;
+}
+
+// GET /api/function_group_windows?run=0|1&windows=N (1–64, default 8): the
+// groups' time per location in N equal windows of the run, from its trace.
+json ViewerApi::function_group_windows(const Params& params) {
+  const std::size_t run = trace_run(params);
+  const RunAnalyses& analyses = analyses_[run];
+  if (!analyses.groups) throw NotFoundError(analyses.why_no_groups);
+  TimelineSource& source = trace(run);
+  const std::size_t windows = count_param(params, "windows", 8, 1, 64);
+  json answer = group_windows(source, (run == 0 ? report_ : other_)->header(), *analyses.groups, windows);
+  answer["run"] = run;
   return answer;
 }
 

@@ -11,12 +11,15 @@ import * as echarts from 'echarts/core';
 import { api } from './api.js';
 import { format } from './values.js';
 import { drawImbalance3d } from './imbalance_3d.js';
+import { formatTime } from './timeline.js';
 
 function escapeHtml(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const percent = (v) => `${(100 * v).toFixed(1)} %`;
+/** The 3-D view's time windows: equal slices of the run. */
+const WINDOWS = 8;
 
 /** The top group that loses the most time to imbalance (max − mean), else the first group. */
 function defaultGroup(groups) {
@@ -34,6 +37,7 @@ export class FunctionGroupsPage {
     this.folded = new Set();
     this.answers = [null, null];  // per run
     this.run = 0;
+    this.window = null;  // 3-D: a time window of the run (null: the whole run)
     this.chart = null;
     this.threeD = false;
     element.addEventListener('click', (event) => {
@@ -41,8 +45,15 @@ export class FunctionGroupsPage {
       const runButton = event.target.closest('button.fgroups-run');
       if (runButton) {
         this.run = Number(runButton.dataset.run);
+        this.window = null;
         this.selected = null;
         this.folded.clear();
+        this.render(this.model, this.reports);
+        return;
+      }
+      const windowButton = event.target.closest('button.fgroups-window');
+      if (windowButton) {
+        this.window = windowButton.dataset.window === '' ? null : Number(windowButton.dataset.window);
         this.render(this.model, this.reports);
         return;
       }
@@ -137,8 +148,34 @@ export class FunctionGroupsPage {
       element.innerHTML = `<p class="note">The groups' values could not be read: ${escapeHtml(error.message)}</p>`;
       return;
     }
+    // The time axis: the groups' time per process in windows of the run, from the trace.
+    let windows = null;
+    let why = '';
+    try {
+      windows = await api.functionGroupWindows({ run: this.run, windows: WINDOWS });
+    } catch (error) {
+      why = error.message;
+    }
     if (document.body.dataset.chart !== 'fgroups' || !this.threeD || !element.isConnected) return;
-    this.chart = await drawImbalance3d(element, (l) => this.locationName(model, l), answer.groups, values);
+    const picker = document.createElement('div');
+    picker.className = 'fgroups-windows';
+    if (windows) {
+      const button = (w, label, title) => `<button class="small fgroups-window" data-window="${w ?? ''}"`
+        + ` aria-pressed="${w === this.window}" title="${escapeHtml(title)}">${label}</button>`;
+      picker.innerHTML = `Time: ${button(null, 'whole run', 'the whole run (the report\'s values)')}`
+        + windows.windows.map(([t0, t1], w) => button(w, String(w + 1), `${formatTime(t0)} – ${formatTime(t1)}`)).join('');
+    } else {
+      picker.innerHTML = `<span class="muted">Whole run only (no time windows: ${escapeHtml(why)})</span>`;
+    }
+    element.before(picker);
+    let caption = '';
+    if (windows && this.window !== null) {
+      values = windows.values[this.window];
+      const [t0, t1] = windows.windows[this.window];
+      caption = `window ${this.window + 1} of ${windows.windows.length}: ${formatTime(t0)} – ${formatTime(t1)}`;
+    }
+    element.dataset.window = this.window === null ? 'all' : String(this.window);
+    this.chart = await drawImbalance3d(element, (l) => this.locationName(model, l), answer.groups, values, caption);
   }
 
   drawBars(model, answer) {
