@@ -172,7 +172,7 @@ export class FunctionGroupsPage {
     if (windows && this.window !== null) {
       values = windows.values[this.window];
       const [t0, t1] = windows.windows[this.window];
-      caption = `window ${this.window + 1} of ${windows.windows.length}: ${formatTime(t0)} – ${formatTime(t1)}`;
+      caption = `window ${this.window + 1}/${windows.windows.length} (${formatTime(t0)}–${formatTime(t1)})`;
     }
     element.dataset.window = this.window === null ? 'all' : String(this.window);
     this.chart = await drawImbalance3d(element, (l) => this.locationName(model, l), answer.groups, values, caption);
