@@ -213,6 +213,12 @@ nlohmann::json critical_marks(const tl::Definitions& defs, const tl::RankTimelin
   return merged_instances(trace, on_path, view.t0, view.t1, view.pixel);
 }
 
+/// The answer's frame around its rows (messages and the rows' source are added by the caller).
+nlohmann::json window_answer(const TimelineWindow& request, uint32_t rank_count, nlohmann::json rows) {
+  return {{"t0", request.t0},          {"t1", request.t1},           {"width", request.width},
+          {"first_rank", request.first_rank}, {"rank_count", rank_count}, {"rows", std::move(rows)}};
+}
+
 /// A rank's row: its spans and waits, and the marks the request asks for.
 nlohmann::json row_of(const tl::Definitions& defs, const tl::RankTimeline& trace, const std::vector<CallWait>& waits,
                       const TimelineWindow& request, uint32_t r, const Window& view) {
@@ -264,15 +270,11 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
     }
     rows.push_back(row_of(defs, trace, call_waits(r), request, r, view));
   }
-  return {{"t0", view.t0},
-          {"t1", view.t1},
-          {"width", request.width},
-          {"first_rank", request.first_rank},
-          {"rank_count", rank_count},
-          {"rows", std::move(rows)},
-          {"messages", messages.selection()},
-          {"message_count", messages.count()},
-          {"messages_truncated", messages.truncated()}};
+  nlohmann::json answer = window_answer(request, rank_count, std::move(rows));
+  answer["messages"] = messages.selection();
+  answer["message_count"] = messages.count();
+  answer["messages_truncated"] = messages.truncated();
+  return answer;
 }
 
 // From the summary: each rank's row from the coarsest level whose bin is at
@@ -308,16 +310,12 @@ nlohmann::json TimelineSource::summary_window(const TimelineWindow& request, con
   if (level) source["bin"] = summary.bin_seconds(*level);
   if (level) source["level"] = *level;
   else source["events_read"] = events;
-  return {{"t0", view.t0},
-          {"t1", view.t1},
-          {"width", request.width},
-          {"first_rank", request.first_rank},
-          {"rank_count", rank_count},
-          {"rows", std::move(rows)},
-          {"messages", nlohmann::json::array()},
-          {"message_count", 0},
-          {"messages_truncated", false},
-          {"source", std::move(source)}};
+  nlohmann::json answer = window_answer(request, rank_count, std::move(rows));
+  answer["messages"] = nlohmann::json::array();
+  answer["message_count"] = 0;
+  answer["messages_truncated"] = false;
+  answer["source"] = std::move(source);
+  return answer;
 }
 
 }  // namespace orrery::viewer
