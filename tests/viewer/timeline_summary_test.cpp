@@ -81,10 +81,17 @@ std::string write_trace(const std::string& name, uint32_t iterations) {
   return dir;
 }
 
-/// One trace for all tests (written once; each test builds its own summary).
+/// One trace for all tests of the process (written once, removed at exit; each test builds its own summary).
 const std::string& trace_dir() {
-  static const std::string dir = write_trace("shared", 1500);
-  return dir;
+  struct Removed {
+    std::string dir;
+    ~Removed() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  };
+  static const Removed trace{write_trace("shared", 1500)};
+  return trace.dir;
 }
 
 int64_t ticks(const tl::Definitions& defs, double seconds) {
