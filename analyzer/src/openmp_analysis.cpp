@@ -151,7 +151,6 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
   // Teams: each worker's parallel instance joins the master's it started in;
   // the k-th barrier of every member is one barrier instance.
   const std::size_t wait_row = registry.row("omp_barrier_wait");
-  const std::size_t omp_row = registry.row("omp");
   const std::vector<ParallelVisit>& teams = walks[0].parallels;
   std::vector<std::vector<std::pair<std::size_t, const ParallelVisit*>>> members(teams.size());
   for (std::size_t i = 0; i < teams.size(); ++i) members[i].emplace_back(0, &teams[i]);
@@ -176,13 +175,16 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
         const int64_t wait = std::min(latest, b.exit) - b.enter;
         if (wait <= 0) continue;
         const double seconds = static_cast<double>(wait) * seconds_per_tick;
-        if (who == 0) {
-          master.add(wait_row, b.callpath, seconds);  // carved out of omp by the time pattern
-        } else {
-          slots[who - 1].add(wait_row, b.callpath, seconds);
-          slots[who - 1].add(omp_row, b.callpath, -seconds);
-        }
+        // Carved out of omp by the time pattern's finish (every slot's too).
+        (who == 0 ? master : slots[who - 1]).add(wait_row, b.callpath, seconds);
       }
+    }
+  }
+
+  result.teams.resize(threads.size());
+  for (std::size_t w = 1; w < walks.size(); ++w) {
+    for (const ParallelVisit& visit : walks[w].parallels) {
+      result.teams[w - 1].push_back(ThreadSeverities::TeamEntry{visit.enter, visit.parent});
     }
   }
 
