@@ -11,7 +11,9 @@
  *      sends tag 2 at 3 units, received by rank 0's thread 1 (a message from
  *      an MPI thread to another thread); rank 1's thread 1 then posts an
  *      MPI_Ssend of tag 3 that rank 0's thread 1 receives only after one
- *      more unit (Late Receiver on rank 1's thread 1). With a third
+ *      more unit (Late Receiver on rank 1's thread 1), and one unit after
+ *      that an MPI_Isend of tag 4, for which rank 0's thread 1 waits in
+ *      MPI_Wait on an MPI_Irecv (Late Sender in a wait). With a third
  *      argument "no-cross" the tag 2 message is left out (run with
  *      --no-openmp, only MPI threads are traced, and a message between an
  *      MPI thread and another thread would be traced on one side only).
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
   }
 
   /* 4. MPI from two threads of each rank (ranks 0 and 1 only); index = tag */
-  double recv_enter[4] = {0}, recv_exit[4] = {0}, send_enter[4] = {0}, send_exit[4] = {0};
+  double recv_enter[5] = {0}, recv_exit[5] = {0}, send_enter[5] = {0}, send_exit[5] = {0};
   if (size >= 2 && rank < 2) {
     const double start = now_seconds();
 #pragma omp parallel num_threads(2)
@@ -96,6 +98,13 @@ int main(int argc, char** argv) {
           MPI_Recv(&value, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
           recv_exit[tag] = now_seconds();
         }
+        if (t == 1) { /* tag 4: an MPI_Irecv completed by MPI_Wait on this thread */
+          MPI_Request request;
+          MPI_Irecv(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &request);
+          recv_enter[4] = now_seconds();
+          MPI_Wait(&request, MPI_STATUS_IGNORE);
+          recv_exit[4] = now_seconds();
+        }
       } else {
         sleep_seconds((1 + t) * kUnit);
         send_enter[t] = now_seconds();
@@ -111,6 +120,13 @@ int main(int argc, char** argv) {
           MPI_Ssend(&value, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
         }
         send_exit[tag] = now_seconds();
+        if (t == 1) {
+          sleep_seconds(kUnit);
+          MPI_Request request;
+          send_enter[4] = now_seconds();
+          MPI_Isend(&value, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &request);
+          MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
       }
     }
   }
@@ -124,7 +140,7 @@ int main(int argc, char** argv) {
   }
   observe("serial_begin", serial_begin);
   observe("serial_end", serial_end);
-  for (int tag = 0; tag < 4; ++tag) {
+  for (int tag = 0; tag < 5; ++tag) {
     snprintf(key, sizeof key, "recv_enter_%d", tag), observe(key, recv_enter[tag]);
     snprintf(key, sizeof key, "recv_exit_%d", tag), observe(key, recv_exit[tag]);
     snprintf(key, sizeof key, "send_enter_%d", tag), observe(key, send_enter[tag]);

@@ -145,7 +145,9 @@ def check_thread_messages(report, observed, failures):
     # (metric, rank, thread, region, expected): tag 0 between the MPI threads;
     # tags 1 and 2 to rank 0's thread 1, from rank 1's thread 1 and MPI thread.
     checks = [("late_sender", 0, 0, "MPI_Recv", late_sender(0)),
-              ("late_sender", 0, 1, "MPI_Recv", late_sender(1) + late_sender(2))]
+              ("late_sender", 0, 1, "MPI_Recv", late_sender(1) + late_sender(2)),
+              # tag 4: rank 0's thread 1 in MPI_Wait for an MPI_Isend of rank 1's thread 1.
+              ("late_sender", 0, 1, "MPI_Wait", late_sender(4))]
     # Tag 3: rank 1's thread 1 in MPI_Ssend until rank 0's thread 1 posted the receive.
     late_receiver = max(0.0, min(o0["recv_enter_3"], o1["send_exit_3"]) - o1["send_enter_3"])
     checks.append(("late_receiver", 1, 1, "MPI_Ssend", late_receiver))
@@ -157,7 +159,7 @@ def check_thread_messages(report, observed, failures):
         else:
             failures.append(line)
     # Every message counted on the thread that sent or received it.
-    counts = [("receives", 0, 0, 1), ("receives", 0, 1, 3), ("sends", 1, 0, 2), ("sends", 1, 1, 2)]
+    counts = [("receives", 0, 0, 1), ("receives", 0, 1, 4), ("sends", 1, 0, 2), ("sends", 1, 1, 3)]
     for metric, rank, thread, expected in counts:
         actual = report.value(metric, report.location(rank, thread), lambda n: n.startswith("MPI_"))
         if actual != expected:
@@ -234,8 +236,8 @@ def main():
     def tags(kind, rank):
         return sorted((loc >> 32, int(re.search(r"Tag: (\d+)", rest).group(1)))
                       for k, loc, _, rest in events if k == kind and loc & 0xffffffff == rank)
-    recvs, sends = tags("MPI_RECV", 0), tags("MPI_SEND", 1)
-    if recvs != [(0, 0), (1, 1), (1, 2), (1, 3)] or sends != [(0, 0), (0, 2), (1, 1), (1, 3)]:
+    recvs, sends = tags("MPI_RECV", 0) + tags("MPI_IRECV", 0), tags("MPI_SEND", 1) + tags("MPI_ISEND", 1)
+    if recvs != [(0, 0), (1, 1), (1, 2), (1, 3), (1, 4)] or sends != [(0, 0), (0, 2), (1, 1), (1, 3), (1, 4)]:
         fail("thread messages: receives (thread, tag) %s, sends %s" % (recvs, sends))
 
     report = Report(os.path.join(exp, "report.h5"))
