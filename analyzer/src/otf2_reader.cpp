@@ -51,6 +51,7 @@ RegionRole to_role(OTF2_RegionRole role) {
     case OTF2_REGION_ROLE_RMA: return RegionRole::kRma;
     case OTF2_REGION_ROLE_ARTIFICIAL: return RegionRole::kArtificial;
     case OTF2_REGION_ROLE_PARALLEL: return RegionRole::kParallel;
+    case OTF2_REGION_ROLE_TASK: return RegionRole::kTask;
     default: return RegionRole::kOther;
   }
 }

@@ -17,6 +17,8 @@
  *      argument "no-cross" the tag 2 message is left out (run with
  *      --no-openmp, only MPI threads are traced, and a message between an
  *      MPI thread and another thread would be traced on one side only).
+ *   5. a parallel region of NT threads in which one thread creates 2 NT
+ *      explicit tasks of one unit each; whichever thread is free runs them.
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -130,8 +132,31 @@ int main(int argc, char** argv) {
       }
     }
   }
+  /* 5. explicit tasks */
+  const int tasks = 2 * threads < 128 ? 2 * threads : 128;
+  int task_thread[128];
+  double task_begin[128], task_end[128];
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp single
+    for (int k = 0; k < tasks; ++k) {
+#pragma omp task firstprivate(k)
+      {
+        task_thread[k] = omp_get_thread_num();
+        task_begin[k] = now_seconds();
+        sleep_seconds(kUnit);
+        task_end[k] = now_seconds();
+      }
+    }
+  }
+
   char key[64];
   observe("threads", threads);
+  observe("tasks", tasks);
+  for (int k = 0; k < tasks; ++k) {
+    snprintf(key, sizeof key, "task_thread_%d", k), observe(key, task_thread[k]);
+    snprintf(key, sizeof key, "task_time_%d", k), observe(key, task_end[k] - task_begin[k]);
+  }
   for (int t = 0; t < threads; ++t) {
     snprintf(key, sizeof key, "arrive_%d", t), observe(key, arrive[t]);
     snprintf(key, sizeof key, "leave_%d", t), observe(key, leave[t]);

@@ -167,6 +167,39 @@ def check_thread_messages(report, observed, failures):
     print("messages counted on their threads")
 
 
+def check_tasks(report, observed, events, failures):
+    """Explicit tasks (hybrid_openmp.c part 5): each creation a "!$omp create
+    task" instance on the creating thread, each execution a "!$omp task"
+    instance on the thread that ran it, with the time that thread measured;
+    no OpenMP time negative (a task run inside a barrier is not waiting)."""
+    regions = {}
+    for kind, loc, _, rest in events:
+        m = re.search(r'Region: "(!\$omp (?:create )?task) @', rest)
+        if kind == "ENTER" and m:
+            key = (loc & 0xffffffff, loc >> 32, m.group(1))
+            regions[key] = regions.get(key, 0) + 1
+    for r in range(NP):
+        o = observed[r]
+        tasks = int(o["tasks"])
+        ran = [sum(1 for k in range(tasks) if int(o["task_thread_%d" % k]) == t) for t in range(THREADS)]
+        created = sum(regions.get((r, t, "!$omp create task"), 0) for t in range(THREADS))
+        executed = [regions.get((r, t, "!$omp task"), 0) for t in range(THREADS)]
+        if created != tasks or executed != ran:
+            failures.append("rank %d tasks: %d created (of %d), executed per thread %s, observed %s" %
+                            (r, created, tasks, executed, ran))
+            continue
+        for t in range(THREADS):
+            expected = sum(o["task_time_%d" % k] for k in range(tasks) if int(o["task_thread_%d" % k]) == t)
+            actual = report.value("time", report.location(r, t), lambda n: n.startswith("!$omp task @"))
+            if not close(actual, expected):
+                failures.append("rank %d thread %d time in tasks %.4f, observed %.4f" % (r, t, actual, expected))
+        print("rank %d tasks: %d created, run per thread %s" % (r, tasks, ran))
+    for metric in ("omp", "omp_barrier_wait"):
+        lowest = min(float(report.values[metric].min()), 0.0)
+        if lowest < -1e-9:
+            failures.append("%s has a negative value %.6f" % (metric, lowest))
+
+
 def run(build, program, exp, outdir, options):
     mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
     command = [os.path.join(build, "bin", "orrery"), "run", "-o", exp] + options + ["--"] + mpirun + \
@@ -274,6 +307,7 @@ def main():
         if report.value("omp", locations[1], lambda n: n.startswith("!$omp")) <= 0:
             failures.append("rank %d: no omp time on thread 1" % r)
     check_thread_messages(report, observed, failures)
+    check_tasks(report, observed, events, failures)
     if failures:
         fail("; ".join(failures))
     print("ok")
