@@ -99,16 +99,21 @@ uint64_t ThreadMessages::replay(const LocalTrace& master, const Definitions& def
       return CallContext{callpath(enter), trace.events[enter].time, trace.exit_time(enter)};
     };
 
+    // This location's thread messages whose partner is known, by completing call.
+    const auto by_call = [&](const std::vector<Entry>& entries, const std::vector<uint8_t>& thread_message,
+                             MessageTable LocalTrace::* ops, const std::vector<int64_t>& partner) {
+      CallEntries list;
+      for (uint32_t k = 0; k < entries.size(); ++k) {
+        if (entries[k].location != location || thread_message[k] == 0) continue;
+        const MessageOp& op = (trace.*ops)[entries[k].index];
+        if (partner[k] != kNoValue && op.complete_call != kNone) list.emplace_back(op.complete_call, k);
+      }
+      std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      return list;
+    };
+
     // Forward: messages posted and received, receiving calls.
-    CallEntries receives;
-    for (uint32_t k = 0; k < recvs_.size(); ++k) {
-      if (recvs_[k].location != location || recv_is_thread_message_[k] == 0) continue;
-      const MessageOp& op = trace.recvs[recvs_[k].index];
-      if (send_enters[k] == kNoValue || op.complete_call == kNone) continue;
-      receives.emplace_back(op.complete_call, k);
-    }
-    std::stable_sort(receives.begin(), receives.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const CallEntries receives = by_call(recvs_, recv_is_thread_message_, &LocalTrace::recvs, send_enters);
     for (uint32_t k = 0; k < sends_.size(); ++k) {
       if (sends_[k].location != location || send_is_thread_message_[k] == 0) continue;
       const MessageOp& op = trace.sends[sends_[k].index];
@@ -132,14 +137,7 @@ uint64_t ThreadMessages::replay(const LocalTrace& master, const Definitions& def
     }
 
     // Backward: sending calls learn their latest receiver.
-    CallEntries sends;
-    for (uint32_t k = 0; k < sends_.size(); ++k) {
-      if (sends_[k].location != location || send_is_thread_message_[k] == 0) continue;
-      const MessageOp& op = trace.sends[sends_[k].index];
-      if (recv_enters[k] == kNoValue || op.complete_call == kNone) continue;
-      sends.emplace_back(op.complete_call, k);
-    }
-    std::stable_sort(sends.begin(), sends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const CallEntries sends = by_call(sends_, send_is_thread_message_, &LocalTrace::sends, recv_enters);
     std::size_t next_receive = 0;
     for (std::size_t q = 0; q < sends.size();) {
       const uint32_t enter = sends[q].first;
