@@ -167,6 +167,7 @@ void AnalysisRun::prepare_replay() {
   progress_("building call trees");
   tree_ = build_call_tree(trace_);
   comms_ = std::make_unique<Communicators>(definitions_, static_cast<uint32_t>(rank_), world_);
+  match_thread_messages();
   phases_.run([&] {
     std::string error;
     matching_ = MessageMatching::build(trace_, definitions_, *comms_, world_, error, incomplete_);
@@ -188,6 +189,19 @@ void AnalysisRun::prepare_replay() {
       if (!op.nonblocking && op.complete_call == kNone) ++statistics_.collectives_interrupted;
     }
   }
+}
+
+// Messages of the other threads: read and matched per process before the
+// MPI thread's own matching, which they leave out (thread_messages.h).
+void AnalysisRun::match_thread_messages() {
+  phases_.run([&] {
+    if (!incomplete_ && !traceless_) thread_messages_.read(options_.experiment, definitions_, trace_);
+  });
+  phases_.run([&] {
+    std::string error;
+    thread_messages_.match(trace_, definitions_, *comms_, world_, error);
+    if (!error.empty()) throw InputError(error);
+  });
 }
 
 // The clock condition, in its own phase (clock_condition.h); the forward

@@ -21,6 +21,19 @@ ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
   return sum;
 }
 
+/// The patterns of one other thread: instances of their own (patterns keep
+/// per-location state), on a bus of their own, adding to the thread's slot.
+struct ThreadPatterns {
+  ThreadPatterns(patterns::SeverityMap& slot, const Definitions& definitions, const CallTree& tree,
+                 double seconds_per_tick)
+      : context{bus, slot, definitions, tree, registry, seconds_per_tick} {
+    registry.attach_all(context);
+  }
+  patterns::PatternRegistry registry;
+  EventBus bus;
+  patterns::PatternContext context;
+};
+
 }  // namespace
 
 void AnalysisRun::replay_wait_states() {
@@ -72,13 +85,28 @@ void AnalysisRun::follow_critical_path() {
 }
 
 // The process's other threads (OpenMP), within the process; not for the
-// rank-local archives of an incomplete run.
+// rank-local archives of an incomplete run. Then their messages, whose
+// replay events go to each thread's own patterns.
 void AnalysisRun::analyze_threads() {
   phases_.run([&] {
     if (incomplete_ || traceless_) return;
     threads_ = analyze_openmp(options_.experiment, definitions_, static_cast<uint32_t>(rank_), tree_,
                               registry_, *severities_, seconds_per_tick());
   });
+  std::vector<std::unique_ptr<ThreadPatterns>> threads;
+  std::vector<const EventBus*> buses{&bus_};
+  for (patterns::SeverityMap& slot : threads_.slots) {
+    threads.push_back(std::make_unique<ThreadPatterns>(slot, definitions_, tree_, seconds_per_tick()));
+    buses.push_back(&threads.back()->bus);
+  }
+  if (thread_messages_.active()) {
+    progress_("replay of the other threads' messages");
+    phases_.run_or_abort("the replay of the threads' messages", [&] {
+      statistics_.messages +=
+          thread_messages_.replay(trace_, definitions_, tree_, threads_.teams, buses, world_);
+    });
+  }
+  for (const auto& thread : threads) thread->registry.finish_all(thread->context);
   registry_.finish_all(*context_);
   result_.statistics = sum_statistics(statistics_, world_);
 }

@@ -22,6 +22,7 @@
 #include "orrery/analyzer/openmp_analysis.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/thread_messages.h"
 #include "orrery/analyzer/trace.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/groups.h"
@@ -52,6 +53,7 @@ class AnalysisRun {
   void read_trace();
   void complete_definitions();      ///< measurement regions, one program root per process
   void prepare_replay();            ///< call tree, communicators, message matching, patterns
+  void match_thread_messages();     ///< the other threads' messages (thread_messages.h)
   void correct_clocks();
   // Replays (analysis_replays.cpp).
   void replay_wait_states();
@@ -84,6 +86,7 @@ class AnalysisRun {
   CallTree tree_;
   std::unique_ptr<Communicators> comms_;
   MessageMatching matching_;
+  ThreadMessages thread_messages_;
   patterns::PatternRegistry registry_;
   std::unique_ptr<patterns::SeverityMap> severities_;
   EventBus bus_;

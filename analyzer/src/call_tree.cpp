@@ -17,6 +17,14 @@ uint32_t CallTree::child(uint32_t parent, uint32_t region) {
   return id;
 }
 
+uint32_t CallTree::find(uint32_t parent, uint32_t region) const {
+  if (parent != kNone && parent >= children_.size()) return kNone;
+  for (const auto& [child_region, child] : parent == kNone ? roots_ : children_[parent]) {
+    if (child_region == region) return child;
+  }
+  return kNone;
+}
+
 void CallTree::enclose(uint32_t region) {
   std::vector<CallPathNode> nodes;
   nodes.reserve(nodes_.size() + 1);

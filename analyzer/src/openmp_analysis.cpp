@@ -16,6 +16,9 @@ struct BarrierVisit {
   int64_t enter = 0;
   int64_t exit = 0;
   uint32_t callpath = 0;
+  /// Regions the thread ran inside the barrier (explicit tasks it picked
+  /// up while it waited): busy, not waiting.
+  std::vector<std::pair<int64_t, int64_t>> inner;
 };
 
 /// One instance of a parallel region on one thread, with its barriers in order.
@@ -54,6 +57,7 @@ class Walker {
       uint32_t region;
       int64_t enter;
       int64_t children;
+      std::vector<std::pair<int64_t, int64_t>> inner;  ///< of a barrier: its children
     };
     std::vector<Open> stack;
     int parallel_depth = 0;
@@ -70,22 +74,24 @@ class Walker {
         if (parallel && stack.empty() && !master) {
           if (const ParallelVisit* instance = team_of(*team, e.time)) parent = instance->parent;
         }
-        stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0});
+        stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0, {}});
         if (parallel && parallel_depth++ == 0) result.parallels.push_back(ParallelVisit{e.time, e.time, {}, parent});
         continue;
       }
       if (stack.empty() || stack.back().region != e.region) continue;  // unmatched: ignored
-      const Open open = stack.back();
+      Open open = std::move(stack.back());
       stack.pop_back();
       const int64_t duration = e.time - open.enter;
-      if (!stack.empty()) stack.back().children += duration;
+      if (!stack.empty()) {
+        stack.back().children += duration;
+        if (is_barrier(region(stack.back().region))) stack.back().inner.emplace_back(open.enter, e.time);
+      }
       const RegionDef* def = region(e.region);
       if (def != nullptr && def->role == RegionRole::kParallel && parallel_depth > 0 && --parallel_depth == 0) {
         result.parallels.back().exit = e.time;
       }
-      if (def != nullptr && def->paradigm == Paradigm::kOpenmp && def->role == RegionRole::kBarrier &&
-          parallel_depth > 0 && !result.parallels.empty()) {
-        result.parallels.back().barriers.push_back(BarrierVisit{open.enter, e.time, open.callpath});
+      if (is_barrier(def) && parallel_depth > 0 && !result.parallels.empty()) {
+        result.parallels.back().barriers.push_back(BarrierVisit{open.enter, e.time, open.callpath, std::move(open.inner)});
       }
       if (times_ != nullptr) {
         static const RegionDef unknown{};
@@ -98,6 +104,9 @@ class Walker {
   }
 
  private:
+  static bool is_barrier(const RegionDef* def) {
+    return def != nullptr && def->paradigm == Paradigm::kOpenmp && def->role == RegionRole::kBarrier;
+  }
   const RegionDef* region(uint32_t id) const {
     return id < definitions_.regions.size() ? &definitions_.regions[id] : nullptr;
   }
@@ -151,7 +160,6 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
   // Teams: each worker's parallel instance joins the master's it started in;
   // the k-th barrier of every member is one barrier instance.
   const std::size_t wait_row = registry.row("omp_barrier_wait");
-  const std::size_t omp_row = registry.row("omp");
   const std::vector<ParallelVisit>& teams = walks[0].parallels;
   std::vector<std::vector<std::pair<std::size_t, const ParallelVisit*>>> members(teams.size());
   for (std::size_t i = 0; i < teams.size(); ++i) members[i].emplace_back(0, &teams[i]);
@@ -173,16 +181,22 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
       for (const auto& [who, visit] : team) {
         if (k >= visit->barriers.size()) continue;
         const BarrierVisit& b = visit->barriers[k];
-        const int64_t wait = std::min(latest, b.exit) - b.enter;
+        // Waiting until the last arrival, but for the tasks the thread ran meanwhile.
+        const int64_t until = std::min(latest, b.exit);
+        int64_t wait = until - b.enter;
+        for (const auto& [from, to] : b.inner) wait -= std::max<int64_t>(0, std::min(to, until) - std::max(from, b.enter));
         if (wait <= 0) continue;
         const double seconds = static_cast<double>(wait) * seconds_per_tick;
-        if (who == 0) {
-          master.add(wait_row, b.callpath, seconds);  // carved out of omp by the time pattern
-        } else {
-          slots[who - 1].add(wait_row, b.callpath, seconds);
-          slots[who - 1].add(omp_row, b.callpath, -seconds);
-        }
+        // Carved out of omp by the time pattern's finish (every slot's too).
+        (who == 0 ? master : slots[who - 1]).add(wait_row, b.callpath, seconds);
       }
+    }
+  }
+
+  result.teams.resize(threads.size());
+  for (std::size_t w = 1; w < walks.size(); ++w) {
+    for (const ParallelVisit& visit : walks[w].parallels) {
+      result.teams[w - 1].push_back(ThreadSeverities::TeamEntry{visit.enter, visit.parent});
     }
   }
 

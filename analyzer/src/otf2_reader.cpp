@@ -51,6 +51,7 @@ RegionRole to_role(OTF2_RegionRole role) {
     case OTF2_REGION_ROLE_RMA: return RegionRole::kRma;
     case OTF2_REGION_ROLE_ARTIFICIAL: return RegionRole::kArtificial;
     case OTF2_REGION_ROLE_PARALLEL: return RegionRole::kParallel;
+    case OTF2_REGION_ROLE_TASK: return RegionRole::kTask;
     default: return RegionRole::kOther;
   }
 }
@@ -437,16 +438,20 @@ void add_measurement_regions(Definitions& definitions) {
   }
 }
 
-void read_rank_trace(const std::string& experiment, const Definitions& definitions, uint32_t rank,
-                     LocalTrace& trace, const IdMapping* mapping) {
-  trace.rank = rank;
+namespace {
+
+/// Reads the events of OTF2 location `location` into `trace` (`what` names
+/// it in messages). With `own_clock`, the location's clock offsets are read
+/// from its local definitions; otherwise `trace.clock_offsets` are used as given.
+void read_location_trace(const std::string& experiment, const Definitions& definitions,
+                         uint64_t location, const std::string& what, bool own_clock,
+                         LocalTrace& trace, const IdMapping* mapping) {
   trace.measurement_regions = static_cast<uint32_t>(definitions.regions.size());
-  const uint64_t location = definitions.ranks.at(rank).location;
   const fs::path dir = fs::path(anchor_path(experiment)).replace_extension("");
   const fs::path events_file = dir / (std::to_string(location) + ".evt");
   if (!fs::exists(events_file)) {
-    throw InputError("the trace of rank " + std::to_string(rank) + " is missing: " +
-                     events_file.string() + " does not exist");
+    throw InputError("the trace of " + what + " is missing: " + events_file.string() +
+                     " does not exist");
   }
   ReaderHandle reader(experiment);
   // Orrery's measurement writes an ORRERY_FLUSH region around every
@@ -458,7 +463,7 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   std::free(creator);
   reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
 
-  const bool has_local_defs = fs::exists(dir / (std::to_string(location) + ".def"));
+  const bool has_local_defs = own_clock && fs::exists(dir / (std::to_string(location) + ".def"));
   if (has_local_defs) {
     reader.check_call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
     OTF2_DefReader* def_reader = OTF2_Reader_GetDefReader(reader.get(), location);
@@ -481,7 +486,7 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
   OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
   if (evt_reader == nullptr) {
-    throw InputError("cannot read the events of rank " + std::to_string(rank));
+    throw InputError("cannot read the events of " + what);
   }
   // Clock offsets are interpolated by our own correction stage (clock.h);
   // OTF2 would apply them a second time.
@@ -499,12 +504,31 @@ void read_rank_trace(const std::string& experiment, const Definitions& definitio
   const OTF2_ErrorCode read = OTF2_Reader_ReadAllLocalEvents(reader.get(), evt_reader, &count);
   if (sink.failure) std::rethrow_exception(sink.failure);
   if (read != OTF2_SUCCESS) {
-    throw InputError("the trace of rank " + std::to_string(rank) + " in '" + experiment +
+    throw InputError("the trace of " + what + " in '" + experiment +
                      "' is corrupt or truncated (" + OTF2_Error_GetDescription(read) + ")");
   }
   reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
   reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
   sink.builder.finish();
+}
+
+}  // namespace
+
+void read_rank_trace(const std::string& experiment, const Definitions& definitions, uint32_t rank,
+                     LocalTrace& trace, const IdMapping* mapping) {
+  trace.rank = rank;
+  read_location_trace(experiment, definitions, definitions.ranks.at(rank).location,
+                      "rank " + std::to_string(rank), true, trace, mapping);
+}
+
+void read_thread_trace(const std::string& experiment, const Definitions& definitions,
+                       uint32_t rank, const ThreadDef& thread,
+                       const std::vector<ClockOffsetPoint>& clock_offsets, LocalTrace& trace) {
+  trace.rank = rank;
+  trace.clock_offsets = clock_offsets;
+  read_location_trace(experiment, definitions, thread.location,
+                      "rank " + std::to_string(rank) + " thread " + std::to_string(thread.number),
+                      false, trace, nullptr);
 }
 
 }  // namespace orrery::analyzer

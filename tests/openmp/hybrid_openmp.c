@@ -5,8 +5,20 @@
  *   2. a serial phase of 2 units on the master (the other threads idle);
  *   3. a parallel region whose threads each hold a critical section for one
  *      unit (all but the first wait for it);
- *   4. a parallel region of 2 threads in which thread t of rank 0 receives
- *      tag t from rank 1, whose thread t sends it after (1 + t) units.
+ *   4. a parallel region of 2 threads on ranks 0 and 1 (MPI_THREAD_MULTIPLE):
+ *      rank 1's thread t sends tag t after (1 + t) units, received by rank
+ *      0's thread t (Late Sender on both threads); rank 1's MPI thread then
+ *      sends tag 2 at 3 units, received by rank 0's thread 1 (a message from
+ *      an MPI thread to another thread); rank 1's thread 1 then posts an
+ *      MPI_Ssend of tag 3 that rank 0's thread 1 receives only after one
+ *      more unit (Late Receiver on rank 1's thread 1), and one unit after
+ *      that an MPI_Isend of tag 4, for which rank 0's thread 1 waits in
+ *      MPI_Wait on an MPI_Irecv (Late Sender in a wait). With a third
+ *      argument "no-cross" the tag 2 message is left out (run with
+ *      --no-openmp, only MPI threads are traced, and a message between an
+ *      MPI thread and another thread would be traced on one side only).
+ *   5. a parallel region of NT threads in which one thread creates 2 NT
+ *      explicit tasks of one unit each; whichever thread is free runs them.
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -16,6 +28,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../e2e/observe.h"
 
@@ -36,6 +49,7 @@ int main(int argc, char** argv) {
   }
   observe_open(argc, argv);
   const int threads = argc > 2 ? atoi(argv[2]) : 3;
+  const int cross = !(argc > 3 && strcmp(argv[3], "no-cross") == 0);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -68,26 +82,81 @@ int main(int argc, char** argv) {
     }
   }
 
-  /* 4. MPI from two threads of each rank (ranks 0 and 1 only) */
-  double recv_enter[2] = {0, 0}, recv_exit[2] = {0, 0}, send_enter[2] = {0, 0};
+  /* 4. MPI from two threads of each rank (ranks 0 and 1 only); index = tag */
+  double recv_enter[5] = {0}, recv_exit[5] = {0}, send_enter[5] = {0}, send_exit[5] = {0};
   if (size >= 2 && rank < 2) {
+    const double start = now_seconds();
 #pragma omp parallel num_threads(2)
     {
       const int t = omp_get_thread_num();
       int value = t;
       if (rank == 0) {
-        recv_enter[t] = now_seconds();
-        MPI_Recv(&value, 1, MPI_INT, 1, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        recv_exit[t] = now_seconds();
+        static const int tags[2][3] = {{0, -1, -1}, {1, 2, 3}};
+        for (int i = 0; i < 3 && tags[t][i] >= 0; ++i) {
+          const int tag = tags[t][i];
+          if (tag == 2 && !cross) continue;
+          if (tag == 3) sleep_seconds(kUnit);
+          recv_enter[tag] = now_seconds();
+          MPI_Recv(&value, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          recv_exit[tag] = now_seconds();
+        }
+        if (t == 1) { /* tag 4: an MPI_Irecv completed by MPI_Wait on this thread */
+          MPI_Request request;
+          MPI_Irecv(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &request);
+          recv_enter[4] = now_seconds();
+          MPI_Wait(&request, MPI_STATUS_IGNORE);
+          recv_exit[4] = now_seconds();
+        }
       } else {
         sleep_seconds((1 + t) * kUnit);
         send_enter[t] = now_seconds();
         MPI_Send(&value, 1, MPI_INT, 0, t, MPI_COMM_WORLD);
+        send_exit[t] = now_seconds();
+        const int tag = t == 0 ? 2 : 3;
+        const double until = start + 3 * kUnit - now_seconds();
+        if (t == 0 && until > 0) sleep_seconds(until);
+        send_enter[tag] = now_seconds();
+        if (t == 0) {
+          if (cross) MPI_Send(&value, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+        } else {
+          MPI_Ssend(&value, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+        }
+        send_exit[tag] = now_seconds();
+        if (t == 1) {
+          sleep_seconds(kUnit);
+          MPI_Request request;
+          send_enter[4] = now_seconds();
+          MPI_Isend(&value, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &request);
+          MPI_Wait(&request, MPI_STATUS_IGNORE);
+        }
       }
     }
   }
+  /* 5. explicit tasks */
+  const int tasks = 2 * threads < 128 ? 2 * threads : 128;
+  int task_thread[128];
+  double task_begin[128], task_end[128];
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp single
+    for (int k = 0; k < tasks; ++k) {
+#pragma omp task firstprivate(k)
+      {
+        task_thread[k] = omp_get_thread_num();
+        task_begin[k] = now_seconds();
+        sleep_seconds(kUnit);
+        task_end[k] = now_seconds();
+      }
+    }
+  }
+
   char key[64];
   observe("threads", threads);
+  observe("tasks", tasks);
+  for (int k = 0; k < tasks; ++k) {
+    snprintf(key, sizeof key, "task_thread_%d", k), observe(key, task_thread[k]);
+    snprintf(key, sizeof key, "task_time_%d", k), observe(key, task_end[k] - task_begin[k]);
+  }
   for (int t = 0; t < threads; ++t) {
     snprintf(key, sizeof key, "arrive_%d", t), observe(key, arrive[t]);
     snprintf(key, sizeof key, "leave_%d", t), observe(key, leave[t]);
@@ -96,10 +165,11 @@ int main(int argc, char** argv) {
   }
   observe("serial_begin", serial_begin);
   observe("serial_end", serial_end);
-  for (int t = 0; t < 2; ++t) {
-    snprintf(key, sizeof key, "recv_enter_%d", t), observe(key, recv_enter[t]);
-    snprintf(key, sizeof key, "recv_exit_%d", t), observe(key, recv_exit[t]);
-    snprintf(key, sizeof key, "send_enter_%d", t), observe(key, send_enter[t]);
+  for (int tag = 0; tag < 5; ++tag) {
+    snprintf(key, sizeof key, "recv_enter_%d", tag), observe(key, recv_enter[tag]);
+    snprintf(key, sizeof key, "recv_exit_%d", tag), observe(key, recv_exit[tag]);
+    snprintf(key, sizeof key, "send_enter_%d", tag), observe(key, send_enter[tag]);
+    snprintf(key, sizeof key, "send_exit_%d", tag), observe(key, send_exit[tag]);
   }
   observe_close();
   MPI_Finalize();

@@ -10,7 +10,8 @@ gcc: the program built by CMake with GCC's -fopenmp (libgomp: the launcher
 preloads LLVM's libomp). clang: the same source built here with
 `OMPI_CC=clang mpicc -fopenmp` (libomp itself); exit 77 (skipped) if clang
 cannot build it. no-openmp: the GCC program with --no-openmp is traced
-MPI-only, with one location per rank as before.
+MPI-only, with one location per rank as before (its message between an MPI
+thread and another thread left out: only one side of it would be traced).
 
 Tolerances: 20 ms + 15 % of the observed value (two ranks of three threads
 share two cores; the threads "work" by sleeping so that the load of other
@@ -133,10 +134,76 @@ def check_sorted(what, rank, actual, expected, failures):
                                             ", ".join("%.4f" % v for v in expected)))
 
 
+def check_thread_messages(report, observed, failures):
+    """Wait states of the messages between threads (hybrid_openmp.c part 4),
+    on the thread that waited, against both threads' own clock readings."""
+    o0, o1 = observed
+
+    def late_sender(tag):
+        return max(0.0, min(o1["send_enter_%d" % tag], o0["recv_exit_%d" % tag]) - o0["recv_enter_%d" % tag])
+
+    # (metric, rank, thread, region, expected): tag 0 between the MPI threads;
+    # tags 1 and 2 to rank 0's thread 1, from rank 1's thread 1 and MPI thread.
+    checks = [("late_sender", 0, 0, "MPI_Recv", late_sender(0)),
+              ("late_sender", 0, 1, "MPI_Recv", late_sender(1) + late_sender(2)),
+              # tag 4: rank 0's thread 1 in MPI_Wait for an MPI_Isend of rank 1's thread 1.
+              ("late_sender", 0, 1, "MPI_Wait", late_sender(4))]
+    # Tag 3: rank 1's thread 1 in MPI_Ssend until rank 0's thread 1 posted the receive.
+    late_receiver = max(0.0, min(o0["recv_enter_3"], o1["send_exit_3"]) - o1["send_enter_3"])
+    checks.append(("late_receiver", 1, 1, "MPI_Ssend", late_receiver))
+    for metric, rank, thread, region, expected in checks:
+        actual = report.value(metric, report.location(rank, thread), lambda n, r=region: n == r)
+        line = "rank %d thread %d %s at %s %.4f (observed %.4f)" % (rank, thread, metric, region, actual, expected)
+        if close(actual, expected) and (expected < ABS_TOL or actual > 0):
+            print(line)
+        else:
+            failures.append(line)
+    # Every message counted on the thread that sent or received it.
+    counts = [("receives", 0, 0, 1), ("receives", 0, 1, 4), ("sends", 1, 0, 2), ("sends", 1, 1, 3)]
+    for metric, rank, thread, expected in counts:
+        actual = report.value(metric, report.location(rank, thread), lambda n: n.startswith("MPI_"))
+        if actual != expected:
+            failures.append("rank %d thread %d %s %s, expected %d" % (rank, thread, metric, actual, expected))
+    print("messages counted on their threads")
+
+
+def check_tasks(report, observed, events, failures):
+    """Explicit tasks (hybrid_openmp.c part 5): each creation a "!$omp create
+    task" instance on the creating thread, each execution a "!$omp task"
+    instance on the thread that ran it, with the time that thread measured;
+    no OpenMP time negative (a task run inside a barrier is not waiting)."""
+    regions = {}
+    for kind, loc, _, rest in events:
+        m = re.search(r'Region: "(!\$omp (?:create )?task) @', rest)
+        if kind == "ENTER" and m:
+            key = (loc & 0xffffffff, loc >> 32, m.group(1))
+            regions[key] = regions.get(key, 0) + 1
+    for r in range(NP):
+        o = observed[r]
+        tasks = int(o["tasks"])
+        ran = [sum(1 for k in range(tasks) if int(o["task_thread_%d" % k]) == t) for t in range(THREADS)]
+        created = sum(regions.get((r, t, "!$omp create task"), 0) for t in range(THREADS))
+        executed = [regions.get((r, t, "!$omp task"), 0) for t in range(THREADS)]
+        if created != tasks or executed != ran:
+            failures.append("rank %d tasks: %d created (of %d), executed per thread %s, observed %s" %
+                            (r, created, tasks, executed, ran))
+            continue
+        for t in range(THREADS):
+            expected = sum(o["task_time_%d" % k] for k in range(tasks) if int(o["task_thread_%d" % k]) == t)
+            actual = report.value("time", report.location(r, t), lambda n: n.startswith("!$omp task @"))
+            if not close(actual, expected):
+                failures.append("rank %d thread %d time in tasks %.4f, observed %.4f" % (r, t, actual, expected))
+        print("rank %d tasks: %d created, run per thread %s" % (r, tasks, ran))
+    for metric in ("omp", "omp_barrier_wait"):
+        lowest = min(float(report.values[metric].min()), 0.0)
+        if lowest < -1e-9:
+            failures.append("%s has a negative value %.6f" % (metric, lowest))
+
+
 def run(build, program, exp, outdir, options):
     mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
     command = [os.path.join(build, "bin", "orrery"), "run", "-o", exp] + options + ["--"] + mpirun + \
-              [program, outdir, str(THREADS)]
+              [program, outdir, str(THREADS)] + (["no-cross"] if "--no-openmp" in options else [])
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
@@ -197,14 +264,14 @@ def main():
         fail("otf2-print read %d events, the measurement wrote %d" % (sum(per_location.values()), counted))
     print("trace: %d events on %d locations (%s)" % (counted, len(per_location), openmp["runtime_version"]))
 
-    # MPI from two threads: both of rank 0's receives matched by rank 1's sends.
-    recvs = sorted(re.search(r"Tag: (\d+)", rest).group(1) for kind, loc, _, rest in events
-                   if kind == "MPI_RECV" and loc & 0xffffffff == 0)
-    sends = sorted(re.search(r"Tag: (\d+)", rest).group(1) for kind, loc, _, rest in events
-                   if kind == "MPI_SEND" and loc & 0xffffffff == 1)
-    recv_locations = {loc for kind, loc, _, _ in events if kind == "MPI_RECV" and loc & 0xffffffff == 0}
-    if recvs != ["0", "1"] or sends != ["0", "1"] or len(recv_locations) != 2:
-        fail("thread messages: receives %s on %s, sends %s" % (recvs, sorted(recv_locations), sends))
+    # MPI from two threads: rank 0's receives and rank 1's sends, each on the
+    # thread that made the call (thread number in the location's upper half).
+    def tags(kind, rank):
+        return sorted((loc >> 32, int(re.search(r"Tag: (\d+)", rest).group(1)))
+                      for k, loc, _, rest in events if k == kind and loc & 0xffffffff == rank)
+    recvs, sends = tags("MPI_RECV", 0) + tags("MPI_IRECV", 0), tags("MPI_SEND", 1) + tags("MPI_ISEND", 1)
+    if recvs != [(0, 0), (1, 1), (1, 2), (1, 3), (1, 4)] or sends != [(0, 0), (0, 2), (1, 1), (1, 3), (1, 4)]:
+        fail("thread messages: receives (thread, tag) %s, sends %s" % (recvs, sends))
 
     report = Report(os.path.join(exp, "report.h5"))
     if sorted(report.locations) != sorted((r, t) for r in range(NP) for t in range(THREADS)):
@@ -239,14 +306,8 @@ def main():
         # 4. The omp time class holds the OpenMP regions' time.
         if report.value("omp", locations[1], lambda n: n.startswith("!$omp")) <= 0:
             failures.append("rank %d: no omp time on thread 1" % r)
-    # 5. Late Sender of the master threads' message (tag 0).
-    o0, o1 = observed
-    expected = max(0.0, min(o1["send_enter_0"], o0["recv_exit_0"]) - o0["recv_enter_0"])
-    actual = report.value("late_sender", report.location(0, 0), lambda n: n == "MPI_Recv")
-    if not close(actual, expected):
-        failures.append("rank 0 thread 0 late_sender at MPI_Recv %.4f, observed %.4f" % (actual, expected))
-    else:
-        print("rank 0 thread 0 late_sender %.4f (observed %.4f)" % (actual, expected))
+    check_thread_messages(report, observed, failures)
+    check_tasks(report, observed, events, failures)
     if failures:
         fail("; ".join(failures))
     print("ok")

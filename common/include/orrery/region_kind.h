@@ -35,6 +35,8 @@ enum class RegionRole : uint8_t {
   // the analyzer tells only kParallel apart, see openmp_analysis.h).
   kParallel, kImplicitBarrier, kLoop, kSections, kSingle, kWorkshare, kCritical,
   kCriticalSblock, kTaskWait, kTaskGroup, kOrdered,
+  kTask,        ///< an explicit task's execution on the thread that ran it
+  kTaskCreate,  ///< the creation of an explicit task
 };
 
 }  // namespace orrery

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "buffer_memory.h"
 #include "clock.h"
 
 namespace orrery::measure {
@@ -133,10 +134,10 @@ EventBuffer::EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flu
     : spill_path_(std::move(spill_path)), flush_region_(flush_region) {
   // Room for at least a flush's own records plus one more of any kind.
   if (bytes < 8 * kMaxRecord) bytes = 8 * kMaxRecord;
-  begin_ = static_cast<uint8_t*>(std::malloc(bytes));
+  begin_ = acquire_buffer_memory(bytes);
   if (begin_ == nullptr) {
     bytes = 8 * kMaxRecord;
-    begin_ = static_cast<uint8_t*>(std::malloc(bytes));
+    begin_ = acquire_buffer_memory(bytes);
   }
   pos_ = begin_;
   end_ = begin_ + bytes;
@@ -144,7 +145,7 @@ EventBuffer::EventBuffer(std::size_t bytes, std::string spill_path, uint32_t flu
 
 EventBuffer::~EventBuffer() {
   if (spill_fd_ >= 0) ::close(spill_fd_);
-  std::free(begin_);
+  release_buffer_memory(begin_, static_cast<std::size_t>(end_ - begin_));
 }
 
 void EventBuffer::append(const Record& record) noexcept {

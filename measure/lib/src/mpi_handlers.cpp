@@ -15,15 +15,15 @@ namespace {
 
 void record_recv(const Call& call, uint32_t comm, const MPI_Status* status) noexcept {
   if (!call.recording() || status == nullptr || status->MPI_SOURCE == MPI_PROC_NULL) return;
-  record_message(RecordKind::kMpiRecv, call.stamp(),
+  call.emit_message(RecordKind::kMpiRecv, call.stamp(),
                           static_cast<uint32_t>(status->MPI_SOURCE) + g_comms.peer_offset(comm), comm,
                           static_cast<uint32_t>(status->MPI_TAG), received_bytes(*status));
 }
 
 void record_send(const Call& call, int dest, MPI_Comm comm, int tag, int count, MPI_Datatype type) noexcept {
   if (!call.recording() || dest == MPI_PROC_NULL) return;
-  const uint32_t id = g_comms.id(comm);
-  record_message(RecordKind::kMpiSend, call.enter_time(), static_cast<uint32_t>(dest) + g_comms.peer_offset(id),
+  const uint32_t id = comm_of(call, comm);
+  call.emit_message(RecordKind::kMpiSend, call.enter_time(), static_cast<uint32_t>(dest) + g_comms.peer_offset(id),
                           id, static_cast<uint32_t>(tag), bytes_of(count, type));
 }
 
@@ -57,6 +57,10 @@ bool succeeded(Category category, const MpiArgs& a) noexcept {
 }  // namespace
 
 CommRegistry g_comms;
+
+uint32_t comm_of(const Call& call, MPI_Comm comm) noexcept {
+  return call.worker() != nullptr ? g_comms.shared_id(comm) : g_comms.id(comm);
+}
 TypeSizeSlot g_type_sizes[64];
 
 uint64_t type_size_slow(MPI_Datatype type) noexcept {
@@ -101,10 +105,10 @@ void before_call(Call& call, MpiArgs& a) noexcept {
       }
       break;
     case Category::kRequestFree:
-      forget_request(a.request_before);
+      forget_request(call, a.request_before);
       break;
     case Category::kCancel:
-      mark_cancelled(a.request_before);
+      mark_cancelled(call, a.request_before);
       break;
     case Category::kCommFree:
       g_comms.on_freed(a.comm);
@@ -130,12 +134,12 @@ void after_call(Call& call, MpiArgs& a, int rc) noexcept {
   switch (category) {
     case Category::kRecv:
     case Category::kSendrecv:
-      if (a.source != MPI_PROC_NULL) record_recv(call, g_comms.id(a.comm), a.status);
+      if (a.source != MPI_PROC_NULL) record_recv(call, comm_of(call, a.comm), a.status);
       break;
-    case Category::kIsend: track(call, *a.request, p2p_request(a, true, false)); break;
-    case Category::kIrecv: track(call, *a.request, p2p_request(a, false, false)); break;
-    case Category::kSendInit: track(call, *a.request, p2p_request(a, true, true)); break;
-    case Category::kRecvInit: track(call, *a.request, p2p_request(a, false, true)); break;
+    case Category::kIsend: track(call, *a.request, p2p_request(call, a, true, false)); break;
+    case Category::kIrecv: track(call, *a.request, p2p_request(call, a, false, false)); break;
+    case Category::kSendInit: track(call, *a.request, p2p_request(call, a, true, true)); break;
+    case Category::kRecvInit: track(call, *a.request, p2p_request(call, a, false, true)); break;
     case Category::kStart: start_persistent(call, a.request_before); break;
     case Category::kStartall:
       for (int i = 0; i < a.nreq; ++i) start_persistent(call, a.requests_before[i]);

@@ -138,6 +138,9 @@ int peer_count(MPI_Comm comm, bool neighborhood) noexcept;
 
 /// Sets up communicator and request bookkeeping at MPI_Init.
 void init_handlers() noexcept;
+/// Id of `comm` for an event of `call` (a worker thread's: without the MPI
+/// thread's cache, CommRegistry::shared_id).
+uint32_t comm_of(const Call& call, MPI_Comm comm) noexcept;
 /// Releases the bookkeeping at MPI_Finalize.
 void finish_handlers() noexcept;
 

@@ -6,6 +6,7 @@
 
 #include "collective_bytes.h"
 #include "comm_registry.h"
+#include "thread_locations.h"
 
 #if defined(OPEN_MPI)
 // Open MPI's one completed request object, handed out for operations that
@@ -28,6 +29,14 @@ bool is_shared_request(MPI_Request request) noexcept {
 RequestTable g_requests;
 std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
 uint64_t g_next_request_id = 1;
+
+/// The request table of the thread `call` records on (a worker has its own).
+RequestTable& requests_of(const Call& call) noexcept {
+  return call.worker() != nullptr ? call.worker()->requests : g_requests;
+}
+uint64_t next_request_id(const Call& call) noexcept {
+  return call.worker() != nullptr ? call.worker()->next_request_id++ : g_next_request_id++;
+}
 
 Record p2p(RecordKind kind, uint64_t time, int peer, uint32_t comm, int tag, uint64_t bytes) noexcept {
   Record r;
@@ -54,20 +63,20 @@ Record request_event(RecordKind kind, uint64_t time, uint64_t id) noexcept {
 void post(const Call& call, RequestInfo& info) noexcept {
   info.active = true;
   if (info.kind == RequestInfo::Kind::kIgnored) return;
-  info.id = g_next_request_id++;
+  info.id = next_request_id(call);
   if (!call.recording()) return;
   if (info.kind == RequestInfo::Kind::kIsend) {
     Record r = p2p(RecordKind::kMpiIsend, call.stamp(), info.peer, info.comm, info.tag, info.bytes);
     r.request = info.id;
-    record(r);
+    call.emit(r);
   } else if (info.kind == RequestInfo::Kind::kIrecv) {
-    record(request_event(RecordKind::kMpiIrecvRequest, call.stamp(), info.id));
+    call.emit(request_event(RecordKind::kMpiIrecvRequest, call.stamp(), info.id));
   } else {
-    record(request_event(RecordKind::kNbcRequest, call.stamp(), info.id));
+    call.emit(request_event(RecordKind::kNbcRequest, call.stamp(), info.id));
   }
 }
 
-RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept {
+RequestInfo p2p_request(const Call& call, const MpiArgs& a, bool send, bool persistent) noexcept {
   RequestInfo info;
   const int peer = send ? a.dest : a.source;
   info.kind = peer == MPI_PROC_NULL ? RequestInfo::Kind::kIgnored
@@ -75,7 +84,7 @@ RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept {
                                     : RequestInfo::Kind::kIrecv;
   info.persistent = persistent;
   info.active = false;
-  info.comm = g_comms.id(a.comm);
+  info.comm = comm_of(call, a.comm);
   info.peer = peer;
   info.tag = a.tag;
   info.bytes = send ? bytes_of(a.scount, a.stype) : 0;
@@ -85,7 +94,7 @@ RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept {
 void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
   if (request == MPI_REQUEST_NULL) return;
   try {
-    RequestInfo& stored = g_requests.add(request, info, is_shared_request(request));
+    RequestInfo& stored = requests_of(call).add(request, info, is_shared_request(request));
     if (!info.persistent) post(call, stored);
   } catch (...) {
     ++g_state.anomalies.unknown_requests;
@@ -95,22 +104,22 @@ void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
 // The request `before` completed with `status`.
 void complete(const Call& call, MPI_Request before, const MPI_Status* status) noexcept {
   if (before == MPI_REQUEST_NULL) return;
-  RequestInfo* found = g_requests.find(before);
+  RequestInfo* found = requests_of(call).find(before);
   if (found == nullptr) return;  // file I/O, RMA or generalized requests: not tracked
   RequestInfo& info = *found;
   if (info.active && call.recording() && info.kind != RequestInfo::Kind::kIgnored) {
     int cancelled = 0;
     if (info.cancelled && status != nullptr) PMPI_Test_cancelled(status, &cancelled);
     if (cancelled != 0) {
-      record(request_event(RecordKind::kMpiRequestCancelled, call.stamp(), info.id));
+      call.emit(request_event(RecordKind::kMpiRequestCancelled, call.stamp(), info.id));
     } else if (info.kind == RequestInfo::Kind::kIsend) {
-      record(request_event(RecordKind::kMpiIsendComplete, call.stamp(), info.id));
+      call.emit(request_event(RecordKind::kMpiIsendComplete, call.stamp(), info.id));
     } else if (info.kind == RequestInfo::Kind::kIrecv) {
       if (status != nullptr && status->MPI_SOURCE != MPI_PROC_NULL) {
         Record r = p2p(RecordKind::kMpiIrecv, call.stamp(), status->MPI_SOURCE, info.comm, status->MPI_TAG,
                        received_bytes(*status));
         r.request = info.id;
-        record(r);
+        call.emit(r);
       }
     } else {
       Record r;
@@ -122,24 +131,25 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
       r.bytes = info.bytes;
       r.bytes_received = info.bytes_received;
       r.request = info.id;
-      record(r);
+      call.emit(r);
     }
   }
   if (info.persistent) {
     info.active = false;
     info.cancelled = false;
   } else {
-    g_requests.remove(before);
+    requests_of(call).remove(before);
   }
 }
 
 // An unsuccessful test that is traced (ORRERY_TRACE_QUERIES=1).
 void tested(const Call& call, const MPI_Request* requests, int count) noexcept {
-  if (!call.recording()) return;
+  // A worker's tests are traced calls, but their events only as the MPI thread's are.
+  if (!call.recording() || (call.worker() != nullptr && !g_state.settings.trace_queries)) return;
   for (int i = 0; i < count; ++i) {
-    const RequestInfo* info = g_requests.find(requests[i]);
+    const RequestInfo* info = requests_of(call).find(requests[i]);
     if (info != nullptr && info->active && info->kind != RequestInfo::Kind::kIgnored) {
-      record(request_event(RecordKind::kMpiRequestTest, call.stamp(), info->id));
+      call.emit(request_event(RecordKind::kMpiRequestTest, call.stamp(), info->id));
     }
   }
 }
@@ -157,7 +167,7 @@ void start_collective(const Call& call, const MpiArgs& a) noexcept {
 }
 
 void start_persistent(const Call& call, MPI_Request request) noexcept {
-  RequestInfo* info = g_requests.find(request);
+  RequestInfo* info = requests_of(call).find(request);
   if (info != nullptr && info->persistent) post(call, *info);
 }
 
@@ -180,12 +190,12 @@ void complete_some(const Call& call, const MpiArgs& a) noexcept {
   }
 }
 
-void forget_request(MPI_Request request) noexcept {
-  if (request != MPI_REQUEST_NULL) g_requests.remove(request);
+void forget_request(const Call& call, MPI_Request request) noexcept {
+  if (request != MPI_REQUEST_NULL) requests_of(call).remove(request);
 }
 
-void mark_cancelled(MPI_Request request) noexcept {
-  if (RequestInfo* info = g_requests.find(request)) info->cancelled = true;
+void mark_cancelled(const Call& call, MPI_Request request) noexcept {
+  if (RequestInfo* info = requests_of(call).find(request)) info->cancelled = true;
 }
 
 void remember_message(MPI_Message message, uint32_t comm) noexcept {

@@ -13,7 +13,7 @@
 namespace orrery::measure {
 
 /// A point-to-point request's description from the posting call's arguments.
-RequestInfo p2p_request(const MpiArgs& a, bool send, bool persistent) noexcept;
+RequestInfo p2p_request(const Call& call, const MpiArgs& a, bool send, bool persistent) noexcept;
 /// Tracks `request` and records its post (persistent ones: at each start).
 void track(const Call& call, MPI_Request request, RequestInfo info) noexcept;
 /// A non-blocking collective: tracked with its operation and bytes.
@@ -29,9 +29,9 @@ void complete_some(const Call& call, const MpiArgs& a) noexcept;
 /// An unsuccessful test that is traced (ORRERY_TRACE_QUERIES=1).
 void tested(const Call& call, const MPI_Request* requests, int count) noexcept;
 /// MPI_Request_free.
-void forget_request(MPI_Request request) noexcept;
+void forget_request(const Call& call, MPI_Request request) noexcept;
 /// MPI_Cancel: the completion may be a cancellation.
-void mark_cancelled(MPI_Request request) noexcept;
+void mark_cancelled(const Call& call, MPI_Request request) noexcept;
 /// A matched probe's message belongs to `comm` (until received).
 void remember_message(MPI_Message message, uint32_t comm) noexcept;
 /// The communicator of a matched message, forgotten as it is received.

@@ -11,6 +11,12 @@
 //                         with "!$omp critical sblock" inside it while held
 //                         (their difference is the wait for the lock);
 //                         "omp_set_lock" from a lock's request until it is held.
+//   task_create           "!$omp create task" (an instance of no duration: OMPT
+//                         reports a moment) on the creating thread
+//   task_schedule         "!$omp task" on the thread that runs an explicit task,
+//                         from its first schedule to its completion; a task
+//                         suspended (taskwait, taskyield) stays open, and
+//                         what the thread runs meanwhile nests inside it
 //
 // Nothing is recorded outside MPI_Init..MPI_Finalize, in profile mode, or
 // with ORRERY_OPENMP=0 (orrery run --no-openmp), where no callback is even
@@ -68,6 +74,12 @@ constexpr OmpConstruct kCritical{"!$omp critical", RegionRole::kCritical};
 constexpr OmpConstruct kCriticalSblock{"!$omp critical sblock", RegionRole::kCriticalSblock};
 constexpr OmpConstruct kOrdered{"!$omp ordered", RegionRole::kOrdered};
 constexpr OmpConstruct kSetLock{"omp_set_lock", RegionRole::kFunction};
+constexpr OmpConstruct kTask{"!$omp task", RegionRole::kTask};
+constexpr OmpConstruct kTaskCreate{"!$omp create task", RegionRole::kTaskCreate};
+
+/// In an explicit task's ompt_data: its region (low half) and, once it has
+/// been scheduled, this bit.
+constexpr uint64_t kTaskStarted = uint64_t{1} << 32;
 
 /// The MPI thread records while the measurement is active (trace mode).
 inline bool master_records() noexcept { return t_is_recorder && g_state.active && !g_state.profile; }
@@ -235,6 +247,28 @@ void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t, const void*) {
   }
 }
 
+void on_task_create(ompt_data_t*, const ompt_frame_t*, ompt_data_t* new_task_data, int flags, int,
+                    const void* codeptr_ra) {
+  if ((flags & ompt_task_explicit) == 0 || new_task_data == nullptr) return;
+  new_task_data->value = omp_region(kTask, codeptr_ra);
+  omp_enter(omp_region(kTaskCreate, codeptr_ra));
+  omp_leave_innermost(RegionRole::kTaskCreate);
+}
+
+bool is_task(const ompt_data_t* data) noexcept {
+  return data != nullptr && omp_region_role(static_cast<uint32_t>(data->value)) == RegionRole::kTask;
+}
+
+void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_task_status, ompt_data_t* next_task_data) {
+  const bool ended = prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
+                     prior_task_status == ompt_task_detach;
+  if (ended && is_task(prior_task_data)) omp_leave_innermost(RegionRole::kTask);
+  if (is_task(next_task_data) && (next_task_data->value & kTaskStarted) == 0) {
+    next_task_data->value |= kTaskStarted;
+    omp_enter(static_cast<uint32_t>(next_task_data->value));
+  }
+}
+
 int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   const auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (set_callback == nullptr) return 0;
@@ -250,6 +284,8 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   set(ompt_callback_mutex_acquire, reinterpret_cast<ompt_callback_t>(&on_mutex_acquire));
   set(ompt_callback_mutex_acquired, reinterpret_cast<ompt_callback_t>(&on_mutex_acquired));
   set(ompt_callback_mutex_released, reinterpret_cast<ompt_callback_t>(&on_mutex_released));
+  set(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&on_task_create));
+  set(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&on_task_schedule));
   g_tool_active.store(ok);
   return ok ? 1 : 0;  // 0: the runtime runs without the tool
 }

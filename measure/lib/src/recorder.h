@@ -174,11 +174,19 @@ inline void record_message(RecordKind kind, uint64_t time, uint32_t peer, uint32
 
 /// The region role of an MPI function.
 RegionRole mpi_region_role(const FunctionInfo& info) noexcept;
+struct WorkerLocation;
 /// MPI call on a worker thread (worker_mpi.cpp): records its Enter on the
-/// thread's own location; returns the region (0: this thread does not record).
-uint32_t worker_mpi_enter(FunctionId fn) noexcept;
-/// Its Leave (nothing for region 0).
-void worker_mpi_leave(uint32_t region) noexcept;
+/// thread's own location, at the time it stores in `time`; returns the
+/// region (0: this thread does not record).
+uint32_t worker_mpi_enter(FunctionId fn, uint64_t& time) noexcept;
+/// Its Leave at `time` (0: now; nothing for region 0).
+void worker_mpi_leave(uint32_t region, uint64_t time = 0) noexcept;
+/// This worker thread's location if it records calls of `category` with
+/// their events (point-to-point requests, MPI_Sendrecv), else null: the
+/// handlers then run for it as for the MPI thread, on its own location.
+WorkerLocation* worker_with_events(Category category) noexcept;
+/// Appends `record` to a worker's buffer.
+void worker_record(WorkerLocation& worker, const Record& record) noexcept;
 
 /// Defines the region of an MPI function (first use).
 uint32_t define_mpi_region(FunctionId fn) noexcept;
@@ -223,8 +231,13 @@ class Call {
     if (t_depth++ != 0) return;
     if (!t_is_recorder) {
       // An OpenMP worker records the call on its own location; others count it.
-      worker_region_ = worker_mpi_enter(fn);
-      if (worker_region_ == 0) g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
+      worker_region_ = worker_mpi_enter(fn, enter_time_);
+      if (worker_region_ == 0) {
+        g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
+      } else if ((worker_ = worker_with_events(kFunctions[fn].category)) != nullptr) {
+        fn_ = fn;
+        mode_ = Mode::kTraced;
+      }
       return;
     }
     const Category category = kFunctions[fn].category;
@@ -245,7 +258,10 @@ class Call {
   __attribute__((always_inline)) ~Call() {
     if (!guarded_) return;
     --t_depth;
-    if (worker_region_ != 0) worker_mpi_leave(worker_region_);
+    if (worker_region_ != 0) {
+      worker_mpi_leave(worker_region_, leave_time_);
+      return;
+    }
     if (mode_ == Mode::kTraced && g_state.active) {
       record_leave(mpi_region(fn_), leave_time_ != 0 ? leave_time_ : now());
     } else if (mode_ == Mode::kDeferred) {
@@ -266,6 +282,32 @@ class Call {
     record_enter(mpi_region(fn_), enter_time_);
   }
   [[nodiscard]] FunctionId function() const noexcept { return fn_; }
+  /// The worker thread this call records on (null: the MPI thread).
+  [[nodiscard]] WorkerLocation* worker() const noexcept { return worker_; }
+  /// Records an event of this call on its thread's location.
+  void emit(const Record& r) const noexcept {
+    if (worker_ != nullptr) {
+      worker_record(*worker_, r);
+    } else {
+      record(r);
+    }
+  }
+  /// MpiSend/MpiRecv of this call (record_message on the MPI thread).
+  void emit_message(RecordKind kind, uint64_t time, uint32_t peer, uint32_t comm, uint32_t tag,
+                    uint64_t bytes) const noexcept {
+    if (worker_ == nullptr) {
+      record_message(kind, time, peer, comm, tag, bytes);
+      return;
+    }
+    Record r;
+    r.kind = kind;
+    r.time = time;
+    r.peer = peer;
+    r.comm = comm;
+    r.tag = tag;
+    r.bytes = bytes;
+    worker_record(*worker_, r);
+  }
   /// When the call was entered (events right after Enter share it).
   [[nodiscard]] uint64_t enter_time() const noexcept { return enter_time_; }
   /// One clock reading after the PMPI call, shared by the events recorded
@@ -283,6 +325,7 @@ class Call {
   uint64_t enter_time_ = 0;
   mutable uint64_t leave_time_ = 0;
   uint32_t worker_region_ = 0;
+  WorkerLocation* worker_ = nullptr;
 };
 
 }  // namespace orrery::measure

@@ -78,6 +78,8 @@ OTF2_RegionRole role_of(RegionRole r) noexcept {
     case RegionRole::kTaskWait: return OTF2_REGION_ROLE_TASK_WAIT;
     case RegionRole::kTaskGroup: return OTF2_REGION_ROLE_TASK_WAIT;
     case RegionRole::kOrdered: return OTF2_REGION_ROLE_ORDERED;
+    case RegionRole::kTask: return OTF2_REGION_ROLE_TASK;
+    case RegionRole::kTaskCreate: return OTF2_REGION_ROLE_TASK_CREATE;
   }
   return OTF2_REGION_ROLE_UNKNOWN;
 }

@@ -17,21 +17,47 @@ uint32_t worker_region(FunctionId fn) noexcept {
 
 }  // namespace
 
-uint32_t worker_mpi_enter(FunctionId fn) noexcept {
+uint32_t worker_mpi_enter(FunctionId fn, uint64_t& time) noexcept {
   if (!worker_records()) return 0;
   // Queries (MPI_Wtime, MPI_Comm_rank, ...) are not regions, as on the MPI thread.
   if (kFunctions[fn].category == Category::kQuery && !g_state.settings.trace_queries) return 0;
   WorkerLocation& w = *t_worker;
   ++w.mpi_calls;
   const uint32_t region = worker_region(fn);
-  worker_enter(w, region, now());
+  time = now();
+  worker_enter(w, region, time);
   return region;
 }
 
-void worker_mpi_leave(uint32_t region) noexcept {
+void worker_mpi_leave(uint32_t region, uint64_t time) noexcept {
   if (region == 0 || !worker_records()) return;
-  worker_leave(*t_worker, region, now());
+  worker_leave(*t_worker, region, time != 0 ? time : now());
 }
+
+WorkerLocation* worker_with_events(Category category) noexcept {
+  switch (category) {
+    case Category::kSendrecv:
+    case Category::kIsend:
+    case Category::kIrecv:
+    case Category::kSendInit:
+    case Category::kRecvInit:
+    case Category::kStart:
+    case Category::kStartall:
+    case Category::kWait:
+    case Category::kWaitall:
+    case Category::kWaitany:
+    case Category::kWaitsome:
+    case Category::kTest:
+    case Category::kTestall:
+    case Category::kTestany:
+    case Category::kTestsome:
+    case Category::kRequestFree:
+    case Category::kCancel: return t_worker;
+    default: return nullptr;  // collectives, probes, communicators: regions only
+  }
+}
+
+void worker_record(WorkerLocation& worker, const Record& record) noexcept { worker.buffer->append(record); }
 
 uint32_t worker_send_enter(FunctionId fn, int dest, int tag, MPI_Comm comm, int count, MPI_Datatype type) noexcept {
   if (!worker_records()) return 0;
@@ -50,7 +76,10 @@ uint32_t worker_send_enter(FunctionId fn, int dest, int tag, MPI_Comm comm, int 
   return region;
 }
 
-uint32_t worker_recv_enter(FunctionId fn) noexcept { return worker_mpi_enter(fn); }
+uint32_t worker_recv_enter(FunctionId fn) noexcept {
+  uint64_t time = 0;
+  return worker_mpi_enter(fn, time);
+}
 
 void worker_recv_leave(uint32_t region, int rc, int source, MPI_Comm comm, const MPI_Status* status) noexcept {
   if (region == 0 || !worker_records()) return;

@@ -3,10 +3,14 @@
 // the thread's own location (thread_locations.h). Every call is a region
 // there; blocking point-to-point calls (the generated wrappers' fast-path
 // functions: MPI_Send and its modes, MPI_Recv) also record their MpiSend /
-// MpiRecv, so the analysis matches their messages. Other calls' messages,
-// requests and collectives are bookkept only on the MPI thread: on a worker
-// they are regions without events. Communicators are looked up without a
-// cache (CommRegistry::shared_id).
+// MpiRecv here, so the analysis matches their messages. MPI_Sendrecv and
+// the request calls (Isend/Irecv and their persistent forms, Start, the
+// Wait and Test families, Request_free, Cancel) run the MPI thread's
+// handlers (mpi_handlers.h) on the worker's own location and request table
+// (recorder.h: worker_with_events): a request is followed on the thread
+// that posted it. Collectives, probes and communicator calls of a worker
+// are regions without events. Communicators are looked up without a cache
+// (CommRegistry::shared_id).
 
 #include <mpi.h>
 

@@ -25,6 +25,8 @@ class CallTree {
  public:
   /// The child of `parent` (kNone: a root) for `region`, created if new.
   uint32_t child(uint32_t parent, uint32_t region);
+  /// The child of `parent` (kNone: a root) for `region`; kNone if there is none.
+  [[nodiscard]] uint32_t find(uint32_t parent, uint32_t region) const;
   /// Puts a new root of `region` above all current roots. It becomes call
   /// path 0 and every other call path's id grows by one.
   void enclose(uint32_t region);

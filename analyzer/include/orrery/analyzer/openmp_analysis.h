@@ -21,8 +21,20 @@ namespace orrery::analyzer {
 
 /// The severities of a rank's other threads, one map per thread in the
 /// order of Definitions::threads (cube location slots 1, 2, ...).
+/// Wait states in them (omp_barrier_wait, ...) are not yet carved out of
+/// the time classes: the registry's finish does that per slot.
 struct ThreadSeverities {
   std::vector<patterns::SeverityMap> slots;
+  /// An outermost parallel region instance of another thread: its enter
+  /// (ticks as read, before clock offsets) and the call path it hangs below
+  /// (its team's, kNone for a root).
+  struct TeamEntry {
+    int64_t enter = 0;
+    uint32_t parent = kNone;
+  };
+  /// Per slot, its instances in time order (thread_messages.h maps the
+  /// threads' own call paths onto the rank's tree with them).
+  std::vector<std::vector<TeamEntry>> teams;
 };
 
 /// Analyzes the threads of world rank `rank` (nothing for a rank without

@@ -44,4 +44,11 @@ struct IdMapping {
 void read_rank_trace(const std::string& experiment, const Definitions& definitions,
                      uint32_t rank, LocalTrace& trace, const IdMapping* mapping = nullptr);
 
+/// Reads the events of `thread`, another thread of world rank `rank`, into
+/// `trace`, put on the reference time line with `clock_offsets` (its
+/// process's: the threads of a process share its clock).
+void read_thread_trace(const std::string& experiment, const Definitions& definitions,
+                       uint32_t rank, const ThreadDef& thread,
+                       const std::vector<ClockOffsetPoint>& clock_offsets, LocalTrace& trace);
+
 }  // namespace orrery::analyzer
