@@ -14,6 +14,7 @@
 #include "orrery/analyzer/what_if_phase.h"
 #include "orrery/report/atomic_file.h"
 #include "orrery/report/hdf5_io.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -157,8 +158,8 @@ void AnalysisRun::print_closing_summary() {
 
 AnalysisRun::AnalysisRun(const AnalysisOptions& options, MPI_Comm world)
     : options_(options), world_(world), progress_(nullptr), phases_(world) {
-  MPI_Comm_rank(world_, &rank_);
-  MPI_Comm_size(world_, &size_);
+  vmpi::Comm_rank(world_, &rank_);
+  vmpi::Comm_size(world_, &size_);
   progress_ = Progress(rank_ == 0 && !options_.quiet ? options_.progress : nullptr);
   result_.report_path =
       options_.output.empty() ? default_report_path(options_.experiment) : options_.output;
@@ -167,6 +168,7 @@ AnalysisRun::AnalysisRun(const AnalysisOptions& options, MPI_Comm world)
 AnalysisResult AnalysisRun::run() {
   read_grouping_file();
   read_definitions_of_run();
+  if (result_.traced_ranks != 0) return std::move(result_);  // analyze_in_blocks' turn
   read_trace();
   complete_definitions();
   prepare_replay();

@@ -6,6 +6,7 @@
 #include "orrery/analyzer/replay_critical_path.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/what_if_phase.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -15,9 +16,9 @@ ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
                         local.unclosed_regions, local.unmatched_requests, local.collectives_dropped,
                         local.sends_unmatched,  local.recvs_unmatched,    local.collectives_interrupted};
   uint64_t sums[9] = {};
-  MPI_Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
+  vmpi::Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
   int64_t max_violation = 0;
-  MPI_Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
+  vmpi::Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
   ReplayStatistics sum{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
   sum.collectives_dropped = sums[5];
   sum.sends_unmatched = sums[6];

@@ -63,6 +63,9 @@ class AnalysisRun {
   void print_closing_summary();
 
   [[nodiscard]] InputError wrong_size(std::size_t ranks) const;
+  /// True (and result_.traced_ranks set) if the trace has more ranks than
+  /// processes and the caller hosts blocks of ranks (analyze_in_blocks).
+  bool hosts_fewer(std::size_t ranks);
   [[nodiscard]] double seconds_per_tick() const;
 
   const AnalysisOptions& options_;

@@ -1,5 +1,6 @@
 // orrery-analyze: mpirun -np N orrery-analyze EXP [-o OUT.h5] [--what-if MODEL]
-// One analysis rank per traced rank. Exit status 0 ok, 1 bad input, 2 bad usage.
+// One analysis rank per traced rank, or fewer (each replays a block of traced
+// ranks). Exit status 0 ok, 1 bad input, 2 bad usage.
 
 #include <mpi.h>
 
@@ -16,7 +17,8 @@ namespace {
 int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& options) {
   CLI::App app{
       "Replays an Orrery (or other OTF2 MPI) trace in parallel, finds wait states and writes "
-      "EXP/report.h5.\nRun with one rank per traced rank: mpirun -np N orrery-analyze EXP",
+      "EXP/report.h5.\nRun with one rank per traced rank: mpirun -np N orrery-analyze EXP\n"
+      "(or fewer, -np M < N: each process replays a block of traced ranks)",
       "orrery-analyze"};
   bool no_correction = false;
   bool quiet = false;
@@ -78,16 +80,22 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Funneled: with fewer processes than traced ranks (analyze_in_blocks) the
+  // replay threads leave all communication to the main thread.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   orrery::analyzer::AnalysisOptions options;
   int status = parse(argc, argv, rank, options);
   if (status < 0) {
     options.progress = rank == 0 ? &std::cout : nullptr;
+    options.fewer_processes_allowed = provided >= MPI_THREAD_FUNNELED;
     try {
-      orrery::analyzer::analyze(options, MPI_COMM_WORLD);
-      status = orrery::kExitOk;
+      const auto result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+      status = result.traced_ranks == 0
+                   ? orrery::kExitOk
+                   : orrery::analyzer::analyze_in_blocks(options, result.traced_ranks);
     } catch (const orrery::Error& error) {
       if (rank == 0) std::cerr << "orrery-analyze: error: " << error.what() << std::endl;
       status = error.exit_status();

@@ -44,6 +44,10 @@ struct AnalysisOptions {
   std::optional<MachineModel> what_if;
   /// The ideal-network replay behind the serialisation and transfer efficiencies.
   bool ideal_replay = true;
+  /// With fewer processes than traced ranks, return at once with
+  /// AnalysisResult::traced_ranks set (the caller then runs analyze_in_blocks)
+  /// instead of failing.
+  bool fewer_processes_allowed = false;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -70,6 +74,9 @@ struct AnalysisResult {
   /// The ideal-network replay (if done) and the what-if replay (if asked).
   std::optional<WhatIfTiming> ideal;
   std::optional<WhatIfTiming> predicted;
+  /// Set (with nothing else) when the trace has more ranks than the analysis
+  /// has processes and AnalysisOptions::fewer_processes_allowed.
+  uint32_t traced_ranks = 0;
 };
 
 /// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without
@@ -85,5 +92,11 @@ struct AnalysisResult {
 /// Runs the whole analysis; collective over `world`. Throws orrery::Error on
 /// every rank if any rank fails.
 AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world);
+
+/// The analysis of `traced_ranks` ranks on fewer processes (MPI_COMM_WORLD):
+/// each process replays a contiguous block of traced ranks, one thread each,
+/// with the same results as one process per rank. Returns this process's exit
+/// status; errors are printed by the process of traced rank 0.
+int analyze_in_blocks(const AnalysisOptions& options, uint32_t traced_ranks);
 
 }  // namespace orrery::analyzer
