@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "reproducible_sum.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer::delay {
@@ -285,8 +286,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
         shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
       }
       if (!any) continue;
-      vmpi::Allreduce(MPI_IN_PLACE, shares.data(), static_cast<int>(shares.size()), MPI_DOUBLE,
-                    MPI_SUM, comm);
+      sum_over_members(shares.data(), shares.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer || in.own_waits_total <= 0) continue;
@@ -327,8 +327,7 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const 
           costs[offsets[j] + 2 * entry + 1] += wait.propagated * share;
         }
       }
-      vmpi::Allreduce(MPI_IN_PLACE, costs.data(), static_cast<int>(costs.size()), MPI_DOUBLE,
-                    MPI_SUM, comm);
+      sum_over_members(costs.data(), costs.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer) continue;

@@ -14,6 +14,7 @@ RUN_ATTRIBUTES = {"created", "creator"}
 
 
 def same_array(a, b):
+    a, b = np.atleast_1d(a), np.atleast_1d(b)
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype.kind == "f":
