@@ -40,14 +40,20 @@ export ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=64:detect
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 seconds=${1:-${ORRERY_FUZZ_SECONDS:-20}}
 # Replays one finding; prints "hdf5" if the sanitizer's first frame below the
-# memory interceptors is inside libhdf5 (an HDF5 defect), else "ours".
-# The replay crashes (non-zero exit), so its output is taken first: under
-# pipefail a pipeline from it would always fail. Frames of the sanitizer's
-# interceptors and of libc's memory and I/O functions (memcpy and its
-# __memcpy_avx512_* variants) are skipped: the caller decides.
+# memory interceptors is inside libhdf5 (an HDF5 defect), "clean" if the input
+# alone runs clean (the crash needed an earlier input's leftovers in the same
+# process, which the targets now rule out by resetting HDF5 after each input),
+# else "ours". The replay crashes (non-zero exit), so its output is taken
+# first: under pipefail a pipeline from it would always fail. Frames of the
+# sanitizer's interceptors and of libc's memory and I/O functions (memcpy and
+# its __memcpy_avx512_* variants) are skipped: the caller decides.
 classify() {
-  local binary=$1 input=$2 output first
-  output=$("$binary" "$input" 2>&1 || true)
+  local binary=$1 input=$2 output first status=0
+  output=$("$binary" "$input" 2>&1) || status=$?
+  if [ "$status" -eq 0 ]; then
+    echo clean
+    return
+  fi
   first=$(grep -E '^ +#[0-9]+ ' <<<"$output" |
     grep -vE '__interceptor_|__asan_|in __?(memcpy|memmove|memset|strlen|malloc|calloc|realloc|free|pread|pread64|read|write)|sysdeps/|libc\.so' |
     head -n 1 || true)
@@ -72,21 +78,28 @@ for target in report_reader trace_reader metadata; do
     -malloc_limit_mb=2048 -artifact_prefix="$findings/$target-" \
     "$corpus" "$seed_dir" >"$log" 2>&1 || true
   inputs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
-  contained=0
+  contained=0 unreproducible=0
   for finding in "$findings/$target-"*; do
     [ -e "$finding" ] || continue
     kind=$(basename "$finding"); kind=${kind#"$target-"}; kind=${kind%%-*}
-    if [ "$kind" = crash ] && [ "$(classify "$fuzz_build/bin/fuzz_$target" "$finding")" = hdf5 ]; then
+    verdict=ours
+    [ "$kind" = crash ] && verdict=$(classify "$fuzz_build/bin/fuzz_$target" "$finding")
+    if [ "$verdict" = hdf5 ]; then
       contained=$((contained + 1))
       mkdir -p "$findings/hdf5"
       mv "$finding" "$findings/hdf5/"
+    elif [ "$verdict" = clean ]; then
+      unreproducible=$((unreproducible + 1))
+      mkdir -p "$findings/unreproducible"
+      mv "$finding" "$findings/unreproducible/"
+      echo "fuzz: $target: crash on $finding does not reproduce alone (kept, not fatal)" >&2
     else
       echo "fuzz: $target: $kind on $finding" >&2
       "$fuzz_build/bin/fuzz_$target" "$finding" 2>&1 | grep -E '==ERROR|SUMMARY|^ +#[0-9] ' | head -n 12 >&2 || true
       failed=1
     fi
   done
-  echo "fuzz: $target: ${inputs:-0} inputs in ${seconds} s, $contained crash(es) inside HDF5 contained (build-fuzz/findings/hdf5/)"
+  echo "fuzz: $target: ${inputs:-0} inputs in ${seconds} s, $contained crash(es) inside HDF5 contained (build-fuzz/findings/hdf5/), $unreproducible not reproducible alone (build-fuzz/findings/unreproducible/)"
 done
 if [ "$failed" -ne 0 ]; then
   echo "fuzz: findings above; their inputs are in $findings/" >&2

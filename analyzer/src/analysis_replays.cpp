@@ -12,18 +12,13 @@ namespace orrery::analyzer {
 namespace {
 
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
-  uint64_t counts[9] = {local.clock_violations, local.messages,          local.collectives,
-                        local.unclosed_regions, local.unmatched_requests, local.collectives_dropped,
-                        local.sends_unmatched,  local.recvs_unmatched,    local.collectives_interrupted};
-  uint64_t sums[9] = {};
-  vmpi::Reduce(counts, sums, 9, MPI_UINT64_T, MPI_SUM, 0, world);
-  int64_t max_violation = 0;
-  vmpi::Reduce(&local.max_violation, &max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
-  ReplayStatistics sum{sums[0], max_violation, sums[1], sums[2], sums[3], sums[4]};
-  sum.collectives_dropped = sums[5];
-  sum.sends_unmatched = sums[6];
-  sum.recvs_unmatched = sums[7];
-  sum.collectives_interrupted = sums[8];
+  std::array<uint64_t, kReplayCounters.size()> counts{}, sums{};
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = local.*kReplayCounters[i];
+  vmpi::Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+               0, world);
+  ReplayStatistics sum;
+  for (std::size_t i = 0; i < sums.size(); ++i) sum.*kReplayCounters[i] = sums[i];
+  vmpi::Reduce(&local.max_violation, &sum.max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
   return sum;
 }
 

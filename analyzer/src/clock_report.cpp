@@ -4,9 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
-#include "orrery/bounded_read.h"
+#include "orrery/run_json.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -30,19 +29,11 @@ std::string duration(double seconds) {
 }
 
 json read_clock(const std::string& experiment) {
-  std::string dir = experiment;
-  if (dir.ends_with(".otf2")) {
-    const auto slash = dir.rfind('/');
-    dir = slash == std::string::npos ? "." : dir.substr(0, slash);
-  }
-  const auto text = read_bounded_text(dir + "/run.json");
-  if (!text) return nullptr;
-  const json run = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!run.is_object()) return nullptr;
-  if (run.contains("clock") && run["clock"].is_object()) return run["clock"];
-  if (run.contains("measurement") && run["measurement"].is_object() &&
-      run["measurement"].contains("clock") && run["measurement"]["clock"].is_object()) {
-    return run["measurement"]["clock"];
+  const auto run = run_json::read(run_json::file_of(experiment));
+  if (!run) return nullptr;
+  using namespace run_json::key;
+  for (json clock : {run_json::at(*run, {kClock}), run_json::at(*run, {kMeasurement, kClock})}) {
+    if (clock.is_object()) return clock;
   }
   return nullptr;
 }

@@ -10,6 +10,7 @@
 
 #include "orrery/bounded_read.h"
 #include "orrery/error.h"
+#include "orrery/run_json.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -124,23 +125,17 @@ std::vector<uint32_t> ranks_without_trace(const std::string& experiment, uint32_
 
 std::string incomplete_reason(const std::string& experiment, uint32_t rank) {
   if (!fs::exists(anchor_path(incomplete_archive(experiment, rank)))) {
-    const auto run = read_bounded_text(fs::path(experiment) / "run.json");
-    const nlohmann::json record =
-        run ? nlohmann::json::parse(*run, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
-    if (record.is_object() && record.contains("rank_signal_name") &&
-        record["rank_signal_name"].is_string()) {
-      return "killed by " + record["rank_signal_name"].get<std::string>() + ", no trace";
-    }
+    const auto run = run_json::read(run_json::file_of(experiment));
+    const auto signal = run ? run_json::at(*run, {run_json::key::kRankSignalName}) : nullptr;
+    if (signal.is_string()) return "killed by " + signal.get<std::string>() + ", no trace";
     return "no trace";
   }
   const auto text =
       read_bounded_text(fs::path(experiment) / "incomplete" / ("rank-" + std::to_string(rank) + ".json"));
   if (!text) return "unknown";
   const nlohmann::json marker = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!marker.is_object() || !marker.contains("reason") || !marker["reason"].is_string()) {
-    return "unknown";
-  }
-  return marker["reason"].get<std::string>();
+  const auto reason = run_json::at(marker, {run_json::key::kReason});
+  return reason.is_string() ? reason.get<std::string>() : "unknown";
 }
 
 std::vector<char> serialize_definitions(const Definitions& local, uint32_t rank) {

@@ -1,12 +1,8 @@
 #include "orrery/analyzer/program_root.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
-#include <nlohmann/json.hpp>
-
-#include "orrery/bounded_read.h"
+#include "orrery/run_json.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -17,44 +13,18 @@ std::string basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::vector<std::string> split_words(const std::string& line) {
-  std::vector<std::string> words;
-  std::istringstream in(line);
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
-}
-
-std::vector<std::string> command_words(const nlohmann::json& value) {
-  if (value.is_string()) return split_words(value.get<std::string>());
-  std::vector<std::string> words;
-  if (!value.is_array()) return words;
-  for (const auto& word : value) {
-    if (word.is_string()) words.push_back(word.get<std::string>());
-  }
-  return words;
-}
-
 }  // namespace
 
 std::string program_name(const std::string& experiment) {
-  std::string dir = experiment;
-  if (dir.ends_with(".otf2")) {
-    const auto slash = dir.rfind('/');
-    dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+  const auto run = run_json::read(run_json::file_of(experiment));
+  if (!run) return "program";
+  const auto program = run_json::at(*run, {run_json::key::kMeasurement, run_json::key::kProgram});
+  if (program.is_string() && !program.get<std::string>().empty()) {
+    return basename(program.get<std::string>());
   }
-  const auto text = read_bounded_text(dir + "/run.json");
-  if (!text) return "program";
-  const nlohmann::json run = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!run.is_object()) return "program";
-  if (run.contains("measurement") && run["measurement"].is_object()) {
-    const auto& program = run["measurement"].value("program", nlohmann::json());
-    if (program.is_string() && !program.get<std::string>().empty()) {
-      return basename(program.get<std::string>());
-    }
-  }
-  for (const char* key : {"command", "command_line"}) {
-    if (!run.contains(key)) continue;
-    std::string name = program_from_command(command_words(run[key]));
+  for (const char* key : {run_json::key::kCommand, run_json::key::kCommandLine}) {
+    if (!run->contains(key)) continue;
+    std::string name = program_from_command(run_json::command_words((*run)[key]));
     if (!name.empty()) return name;
   }
   return "program";

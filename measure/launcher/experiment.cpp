@@ -2,6 +2,7 @@
 // only ever added (docs/design.md: extend by adding, never rename).
 
 #include "experiment.h"
+#include "orrery/run_json.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ namespace orrery::measure {
 namespace {
 
 namespace fs = std::filesystem;
+namespace field = run_json::key;  // run.json's keys
 using Clock = std::chrono::system_clock;
 
 std::string iso8601(Clock::time_point when) {
@@ -102,7 +104,7 @@ std::string create_experiment_dir(const std::string& path) {
 nlohmann::json initial_run_record(const RunOptions& options, const std::vector<std::string>& executed,
                                   const std::string& experiment_dir) {
   const auto now = Clock::now();
-  nlohmann::json settings = {{"mode", options.mode},
+  nlohmann::json settings = {{field::kMode, options.mode},
                              {"trace_queries", options.trace_queries},
                              {"verbose", options.verbose}};
   settings["buffer_size"] = options.buffer_size.empty() ? nullptr : nlohmann::json(options.buffer_size);
@@ -118,21 +120,21 @@ nlohmann::json initial_run_record(const RunOptions& options, const std::vector<s
     environment[name] = value == nullptr ? nlohmann::json(nullptr) : nlohmann::json(value);
   }
   return {
-      {"format", "orrery-run"},
+      {field::kFormat, "orrery-run"},
       {"format_version", 1},
       {"creator", std::string("orrery run ") + ORRERY_LAUNCHER_VERSION},
       {"experiment", experiment_dir},
-      {"command", options.launch},
-      {"command_line", joined(options.launch)},
+      {field::kCommand, options.launch},
+      {field::kCommandLine, joined(options.launch)},
       {"executed", executed},
       {"working_directory", fs::current_path().string()},
       {"launcher_host", host_name()},
-      {"settings", settings},
-      {"params", params},
-      {"environment", environment},
-      {"start", iso8601(now)},
+      {field::kSettings, settings},
+      {field::kParams, params},
+      {field::kEnvironment, environment},
+      {field::kStart, iso8601(now)},
       {"start_epoch_s", epoch_seconds(now)},
-      {"complete", false},
+      {field::kComplete, false},
   };
 }
 
@@ -149,7 +151,7 @@ namespace {
 /// of a rank that died of one (Open MPI, MPICH's hydra).
 void find_lost_ranks(const nlohmann::json& incomplete, const ChildExit& child, RunOutcome& outcome) {
   if (incomplete.empty() || !incomplete[0].is_object()) return;
-  const auto ranks = incomplete[0].value("ranks", 0);
+  const auto ranks = incomplete[0].value(field::kRanks, 0);
   std::vector<bool> present(static_cast<std::size_t>(std::max(ranks, 0)), false);
   for (const auto& rank_record : incomplete) {
     const int rank = rank_record.is_object() ? rank_record.value("rank", -1) : -1;
@@ -170,8 +172,8 @@ void find_lost_ranks(const nlohmann::json& incomplete, const ChildExit& child, R
 /// quota): by the library's own account in measurement.json.
 int count_write_errors(const std::optional<nlohmann::json>& measurement) {
   if (!measurement || !measurement->is_object()) return 0;
-  const auto statistics = measurement->value("statistics", nlohmann::json::object());
-  const auto ranks = statistics.is_object() ? statistics.value("per_rank", nlohmann::json::array())
+  const auto statistics = measurement->value(field::kStatistics, nlohmann::json::object());
+  const auto ranks = statistics.is_object() ? statistics.value(field::kPerRank, nlohmann::json::array())
                                             : nlohmann::json::array();
   int failed = 0;
   for (const auto& rank : ranks) {
@@ -193,8 +195,8 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   RunOutcome outcome;
   record["end"] = iso8601(now);
   record["end_epoch_s"] = epoch_seconds(now);
-  record["duration_s"] = epoch_seconds(now) - record.value("start_epoch_s", epoch_seconds(now));
-  record["exit_status"] = child.exit_status;
+  record[field::kDurationS] = epoch_seconds(now) - record.value("start_epoch_s", epoch_seconds(now));
+  record[field::kExitStatus] = child.exit_status;
   record["signal"] = child.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(child.signal);
   if (!child.error.empty()) record["launch_error"] = child.error;
   if (child.interrupted_by != 0) record["interrupted_by_signal"] = child.interrupted_by;
@@ -226,36 +228,36 @@ RunOutcome complete_run_record(nlohmann::json& record, const std::string& experi
   }
   outcome.incomplete_ranks = static_cast<int>(incomplete.size());
   if (!incomplete.empty() && incomplete[0].is_object()) {
-    outcome.incomplete_reason = incomplete[0].value("reason", std::string("unknown"));
+    outcome.incomplete_reason = incomplete[0].value(field::kReason, std::string("unknown"));
   }
-  record["incomplete"] = incomplete.empty() ? nlohmann::json(nullptr) : incomplete;
+  record[field::kIncomplete] = incomplete.empty() ? nlohmann::json(nullptr) : incomplete;
   find_lost_ranks(incomplete, child, outcome);
   if (!outcome.ranks_without_trace.empty()) {
     record["ranks_without_trace"] = outcome.ranks_without_trace;
     record["rank_signal"] = outcome.rank_signal == 0 ? nlohmann::json(nullptr)
                                                      : nlohmann::json(outcome.rank_signal);
-    record["rank_signal_name"] =
+    record[field::kRankSignalName] =
         outcome.rank_signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(signal_name(outcome.rank_signal));
   }
 
-  record["measurement"] = measurement ? *measurement : nlohmann::json(nullptr);
-  record["aborted"] = aborted ? *aborted : nlohmann::json(nullptr);
+  record[field::kMeasurement] = measurement ? *measurement : nlohmann::json(nullptr);
+  record[field::kAborted] = aborted ? *aborted : nlohmann::json(nullptr);
   if (measurement) {
-    if (measurement->contains("ranks")) record["ranks"] = (*measurement)["ranks"];
+    if (measurement->contains(field::kRanks)) record[field::kRanks] = (*measurement)[field::kRanks];
     // The clock, its per-node conversion and the offsets (node_clock.h).
-    if (measurement->contains("clock")) record["clock"] = (*measurement)["clock"];
-    if (measurement->contains("hosts") && (*measurement)["hosts"].is_array()) {
+    if (measurement->contains(field::kClock)) record[field::kClock] = (*measurement)[field::kClock];
+    if (measurement->contains(field::kHosts) && (*measurement)[field::kHosts].is_array()) {
       // measurement.json lists the host of each rank; run.json lists each host once.
       nlohmann::json hosts = nlohmann::json::array();
-      for (const auto& host : (*measurement)["hosts"]) {
+      for (const auto& host : (*measurement)[field::kHosts]) {
         if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
       }
-      record["hosts"] = hosts;
+      record[field::kHosts] = hosts;
     }
   }
-  if (!record.contains("hosts")) record["hosts"] = nlohmann::json::array({record["launcher_host"]});
+  if (!record.contains(field::kHosts)) record[field::kHosts] = nlohmann::json::array({record["launcher_host"]});
   record["trace"] = outcome.traced;
-  record["complete"] = outcome.complete;
+  record[field::kComplete] = outcome.complete;
   return outcome;
 }
 

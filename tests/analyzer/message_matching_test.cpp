@@ -8,7 +8,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -424,61 +423,6 @@ TEST(MessageMatching, SameAsExchangeAlongMessagesOnARandomTable) {
   std::size_t matched = 0;
   for (int64_t value : truth) matched += value != kNoValue ? 1 : 0;
   EXPECT_EQ(matching.matched_recvs(), matched);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-TEST(MessageMatching, TimingAgainstExchangeAlongMessages) {
-  // Not an assertion beyond equality: prints old vs new times for about
-  // a million messages in total (four tags, all peers, interleaved).
-  const uint32_t n = world_size(), me = world_rank();
-  const uint32_t per_rank = 1000000 / n;
-  Fixture setup;
-  std::vector<int64_t> values;
-  for (uint32_t i = 0; i < per_rank; ++i) {
-    const uint32_t to = (me + i) % n;
-    setup.trace.sends.push_back(message(to, kWorld, i % 4));
-    values.push_back(i);
-  }
-  for (uint32_t i = 0; i < per_rank; ++i) {
-    const uint32_t from = (me + n - i % n) % n;
-    setup.trace.recvs.push_back(message(from, kWorld, i % 4));
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  auto start = std::chrono::steady_clock::now();
-  const std::vector<int64_t> old_result = reference::exchange_along_messages(
-      setup.trace.sends, values, setup.trace.recvs, setup.definitions, me, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double old_time = seconds_since(start);
-  start = std::chrono::steady_clock::now();
-  const std::string check = reference::check_messages(setup.trace, setup.definitions, setup.comms,
-                                           MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double check_time = seconds_since(start);
-  start = std::chrono::steady_clock::now();
-  const MessageMatching matching = setup.build();
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double build_time = seconds_since(start);
-  start = std::chrono::steady_clock::now();
-  const std::vector<int64_t> new_result = matching.to_receivers(values, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double exchange_time = seconds_since(start);
-  start = std::chrono::steady_clock::now();
-  const std::vector<int64_t> back = matching.to_senders(new_result, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double back_time = seconds_since(start);
-  EXPECT_EQ(check, "");
-  EXPECT_EQ(new_result, old_result);
-  EXPECT_EQ(back, values);
-  if (me == 0) {
-    std::printf("[ timing ] %u ranks, %u messages per rank: check_messages %.1f ms, "
-                "exchange_along_messages %.1f ms; MessageMatching::build %.1f ms (once), "
-                "to_receivers %.1f ms, to_senders %.1f ms\n",
-                n, per_rank, check_time * 1e3, old_time * 1e3, build_time * 1e3,
-                exchange_time * 1e3, back_time * 1e3);
-  }
 }
 
 }  // namespace

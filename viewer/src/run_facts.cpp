@@ -4,41 +4,20 @@
 #include <initializer_list>
 #include <vector>
 
-#include "orrery/bounded_read.h"
+#include "orrery/run_json.h"
 
 namespace orrery::viewer {
-namespace {
-
 namespace fs = std::filesystem;
-
-/// record[a][b]... if every step exists, else null.
-nlohmann::json at(const nlohmann::json& record, std::initializer_list<const char*> keys) {
-  const nlohmann::json* node = &record;
-  for (const char* key : keys) {
-    if (!node->is_object() || !node->contains(key)) return nullptr;
-    node = &(*node)[key];
-  }
-  return *node;
-}
-
-}  // namespace
+using run_json::at;
 
 std::optional<nlohmann::json> read_run_record(const std::string& report_path, const std::string& experiment,
                                               std::string& why_none) {
-  std::vector<fs::path> candidates{fs::absolute(fs::path(report_path)).parent_path() / "run.json"};
-  if (!experiment.empty()) candidates.push_back(fs::path(experiment) / "run.json");
+  std::vector<fs::path> candidates{fs::absolute(fs::path(report_path)).parent_path() / run_json::kFileName};
+  if (!experiment.empty()) candidates.push_back(run_json::file_of(experiment));
   for (const auto& file : candidates) {
     std::error_code error;
     if (!fs::is_regular_file(file, error)) continue;
-    const auto text = read_bounded_text(file);
-    const nlohmann::json record =
-        text ? nlohmann::json::parse(*text, nullptr, false)
-             : nlohmann::json(nlohmann::json::value_t::discarded);
-    if (record.is_discarded() || !record.is_object()) {
-      why_none = file.string() + " is not valid JSON";
-      return std::nullopt;
-    }
-    return record;
+    return run_json::read(file, &why_none);
   }
   why_none = "no run.json next to the report (it was not made by orrery run here)";
   return std::nullopt;
@@ -59,18 +38,19 @@ nlohmann::json run_facts(const ReportData& report, const nlohmann::json& record,
     return facts;
   }
   facts["run_record"] = true;
-  facts["command"] = at(record, {"command_line"});
-  facts["ranks"] = at(record, {"ranks"});
-  facts["hosts"] = at(record, {"hosts"});
-  facts["start"] = at(record, {"start"});
-  facts["duration"] = at(record, {"duration_s"});
-  facts["exit_status"] = at(record, {"exit_status"});
-  facts["mode"] = at(record, {"settings", "mode"});
+  using namespace run_json::key;
+  facts["command"] = at(record, {kCommandLine});
+  facts["ranks"] = at(record, {kRanks});
+  facts["hosts"] = at(record, {kHosts});
+  facts["start"] = at(record, {kStart});
+  facts["duration"] = at(record, {kDurationS});
+  facts["exit_status"] = at(record, {kExitStatus});
+  facts["mode"] = at(record, {kSettings, kMode});
   for (const char* key : {"events", "bytes", "flushes", "lost_events"}) {
-    facts[key] = at(record, {"measurement", "statistics", "total", key});
+    facts[key] = at(record, {kMeasurement, kStatistics, kTotal, key});
   }
   // Written by analyzers that record them (optional; absent means not recorded).
-  facts["clock_corrections"] = at(record, {"analysis", "clock_violations"});
+  facts["clock_corrections"] = at(record, {kAnalysis, "clock_violations"});
   return facts;
 }
 

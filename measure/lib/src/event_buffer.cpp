@@ -24,29 +24,57 @@ const uint8_t* get(const uint8_t* in, T& value) noexcept {
   return in + sizeof value;
 }
 
-// Payload size of each kind after the 9-byte header (kind + time).
-std::size_t payload_size(RecordKind kind) noexcept {
+/// The one definition of each kind's payload after the 9-byte header (kind +
+/// time): its fields in order. `encode_record` writes them, `decode_record`
+/// reads them and `payload_size` adds up their sizes (the hot paths in
+/// event_buffer.h write the same bytes; event_buffer_test checks that).
+/// Returns false for a byte that is no kind.
+template <typename R, typename Field>
+bool for_each_field(RecordKind kind, R& r, Field&& field) noexcept {
   switch (kind) {
     case RecordKind::kEnter:
-    case RecordKind::kLeave: return 4;
+    case RecordKind::kLeave: field(r.region); return true;
     case RecordKind::kMpiSend:
-    case RecordKind::kMpiRecv: return 20;
+    case RecordKind::kMpiRecv:
     case RecordKind::kMpiIsend:
-    case RecordKind::kMpiIrecv: return 28;
+    case RecordKind::kMpiIrecv:
+      field(r.peer);
+      field(r.comm);
+      field(r.tag);
+      field(r.bytes);
+      if (kind == RecordKind::kMpiIsend || kind == RecordKind::kMpiIrecv) field(r.request);
+      return true;
     case RecordKind::kMpiIsendComplete:
     case RecordKind::kMpiIrecvRequest:
     case RecordKind::kMpiRequestTest:
     case RecordKind::kMpiRequestCancelled:
-    case RecordKind::kNbcRequest:
-    case RecordKind::kBufferFlush: return 8;
-    case RecordKind::kCollBegin: return 0;
-    case RecordKind::kCollEnd: return 25;
-    case RecordKind::kNbcComplete: return 33;
-    case RecordKind::kMetric: return 8 * kResourceMetrics;
-    case RecordKind::kThreadFork: return 4;
-    case RecordKind::kThreadJoin: return 0;
+    case RecordKind::kNbcRequest: field(r.request); return true;
+    case RecordKind::kBufferFlush: field(r.stop_time); return true;
+    case RecordKind::kCollBegin: return true;
+    case RecordKind::kCollEnd:
+    case RecordKind::kNbcComplete:
+      field(r.op);
+      field(r.comm);
+      field(r.root);
+      field(r.bytes);
+      field(r.bytes_received);
+      if (kind == RecordKind::kNbcComplete) field(r.request);
+      return true;
+    case RecordKind::kMetric:
+      for (auto& value : r.metrics) field(value);
+      return true;
+    case RecordKind::kThreadFork: field(r.peer); return true;
+    case RecordKind::kThreadJoin: return true;
   }
-  return SIZE_MAX;
+  return false;
+}
+
+/// Payload bytes of a kind; SIZE_MAX for a byte that is no kind.
+std::size_t payload_size(RecordKind kind) noexcept {
+  static const Record kShape{};
+  std::size_t size = 0;
+  const bool known = for_each_field(kind, kShape, [&](const auto& value) { size += sizeof value; });
+  return known ? size : SIZE_MAX;
 }
 
 bool write_all(int fd, const uint8_t* data, std::size_t size) noexcept {
@@ -65,41 +93,7 @@ std::size_t encode_record(const Record& r, uint8_t* out) noexcept {
   uint8_t* p = out;
   *p++ = static_cast<uint8_t>(r.kind);
   p = put(p, r.time);
-  switch (r.kind) {
-    case RecordKind::kEnter:
-    case RecordKind::kLeave: p = put(p, r.region); break;
-    case RecordKind::kMpiSend:
-    case RecordKind::kMpiRecv:
-    case RecordKind::kMpiIsend:
-    case RecordKind::kMpiIrecv:
-      p = put(p, r.peer);
-      p = put(p, r.comm);
-      p = put(p, r.tag);
-      p = put(p, r.bytes);
-      if (r.kind == RecordKind::kMpiIsend || r.kind == RecordKind::kMpiIrecv) p = put(p, r.request);
-      break;
-    case RecordKind::kMpiIsendComplete:
-    case RecordKind::kMpiIrecvRequest:
-    case RecordKind::kMpiRequestTest:
-    case RecordKind::kMpiRequestCancelled:
-    case RecordKind::kNbcRequest: p = put(p, r.request); break;
-    case RecordKind::kBufferFlush: p = put(p, r.stop_time); break;
-    case RecordKind::kCollBegin: break;
-    case RecordKind::kCollEnd:
-    case RecordKind::kNbcComplete:
-      p = put(p, r.op);
-      p = put(p, r.comm);
-      p = put(p, r.root);
-      p = put(p, r.bytes);
-      p = put(p, r.bytes_received);
-      if (r.kind == RecordKind::kNbcComplete) p = put(p, r.request);
-      break;
-    case RecordKind::kMetric:
-      for (const uint64_t value : r.metrics) p = put(p, value);
-      break;
-    case RecordKind::kThreadFork: p = put(p, r.peer); break;
-    case RecordKind::kThreadJoin: break;
-  }
+  for_each_field(r.kind, r, [&](const auto& value) { p = put(p, value); });
   return static_cast<std::size_t>(p - out);
 }
 
@@ -110,41 +104,7 @@ std::size_t decode_record(const uint8_t* in, const uint8_t* end, Record& r) noex
   const std::size_t payload = payload_size(r.kind);
   if (payload == SIZE_MAX || static_cast<std::size_t>(end - in) < 9 + payload) return 0;
   const uint8_t* p = get(in + 1, r.time);
-  switch (r.kind) {
-    case RecordKind::kEnter:
-    case RecordKind::kLeave: get(p, r.region); break;
-    case RecordKind::kMpiSend:
-    case RecordKind::kMpiRecv:
-    case RecordKind::kMpiIsend:
-    case RecordKind::kMpiIrecv:
-      p = get(p, r.peer);
-      p = get(p, r.comm);
-      p = get(p, r.tag);
-      p = get(p, r.bytes);
-      if (r.kind == RecordKind::kMpiIsend || r.kind == RecordKind::kMpiIrecv) get(p, r.request);
-      break;
-    case RecordKind::kMpiIsendComplete:
-    case RecordKind::kMpiIrecvRequest:
-    case RecordKind::kMpiRequestTest:
-    case RecordKind::kMpiRequestCancelled:
-    case RecordKind::kNbcRequest: get(p, r.request); break;
-    case RecordKind::kBufferFlush: get(p, r.stop_time); break;
-    case RecordKind::kCollBegin: break;
-    case RecordKind::kCollEnd:
-    case RecordKind::kNbcComplete:
-      p = get(p, r.op);
-      p = get(p, r.comm);
-      p = get(p, r.root);
-      p = get(p, r.bytes);
-      p = get(p, r.bytes_received);
-      if (r.kind == RecordKind::kNbcComplete) get(p, r.request);
-      break;
-    case RecordKind::kMetric:
-      for (uint64_t& value : r.metrics) p = get(p, value);
-      break;
-    case RecordKind::kThreadFork: get(p, r.peer); break;
-    case RecordKind::kThreadJoin: break;
-  }
+  for_each_field(r.kind, r, [&](auto& value) { p = get(p, value); });
   return 9 + payload;
 }
 

@@ -104,13 +104,22 @@ nlohmann::json command_line() {
   return argv;
 }
 
+bool write_library_run_record(const std::string& experiment_dir, nlohmann::json fields) noexcept {
+  try {
+    fields[run_json::key::kCommand] = command_line();
+    return write_json(experiment_dir + "/" + run_json::kFileName, fields);
+  } catch (...) {
+    return false;
+  }
+}
+
 void write_abort_marker(const Settings& settings, int rank, int error_code) noexcept {
   try {
     const nlohmann::json marker = {{"rank", rank}, {"error_code", error_code}, {"time", iso_time(realtime_now())}};
     write_json(settings.experiment_dir + "/aborted.json", marker);
     if (!settings.launcher) {
-      write_json(settings.experiment_dir + "/run.json",
-                 {{"command", command_line()}, {"complete", false}, {"aborted", marker}});
+      write_library_run_record(settings.experiment_dir,
+                               {{run_json::key::kComplete, false}, {run_json::key::kAborted, marker}});
     }
   } catch (...) {
   }

@@ -3,6 +3,8 @@
 // (contract with `orrery run`: /tmp/env_contract.md, docs/measure.md).
 
 #include <nlohmann/json.hpp>
+
+#include "orrery/run_json.h"
 #include <string>
 
 #include "recorder.h"
@@ -23,6 +25,10 @@ std::string iso_time(uint64_t realtime_ns);
 nlohmann::json command_line();
 
 /// Writes EXP/aborted.json (and, without the launcher, an incomplete run.json).
+/// EXP/run.json of a run without the launcher (which otherwise writes it):
+/// the command line (run_json::key::kCommand) and `fields`.
+bool write_library_run_record(const std::string& experiment_dir, nlohmann::json fields) noexcept;
+
 void write_abort_marker(const Settings& settings, int rank, int error_code) noexcept;
 
 }  // namespace orrery::measure

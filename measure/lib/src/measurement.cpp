@@ -21,6 +21,7 @@
 
 namespace orrery::measure {
 namespace {
+namespace field = run_json::key;  // run.json's keys
 
 using nlohmann::json;
 
@@ -97,7 +98,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
             {"spill_write_errors", write_errors},
             {"thread_unmatched_leaves", thread_unmatched},
             {"clamped_timestamps", trace.clamped_timestamps}}},
-          {"clock", g_session.clock.describe(g_session.host)},
+          {field::kClock, g_session.clock.describe(g_session.host)},
           {"unification",
            {{"bytes_received", g_session.unification.bytes_received},
             {"messages", g_session.unification.messages},
@@ -106,7 +107,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
 }
 
 json settings_json(const Settings& s) {
-  return {{"experiment_dir", s.experiment_dir}, {"mode", s.mode},
+  return {{"experiment_dir", s.experiment_dir}, {field::kMode, s.mode},
           {"buffer_size", s.buffer_size},      {"filter", s.filter_path},
           {"sampling_interval_ms", s.sampling_interval_ms}, {"trace_queries", s.trace_queries},
           {"launcher", s.launcher}};
@@ -123,7 +124,7 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   std::vector<json> clocks;
   std::vector<json> per_rank = ranks;
   for (json& r : per_rank) {
-    clocks.push_back(r.value("clock", json(nullptr)));
+    clocks.push_back(r.value(field::kClock, json(nullptr)));
     r.erase("clock");
   }
   const json clock = NodeClock::summarize(clocks);
@@ -138,13 +139,13 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   const uint64_t end = realtime_now();
   const json measurement = {{"format", "orrery-measurement"},
                             {"version", 1},
-                            {"ranks", g_state.world_size},
-                            {"hosts", hosts},
+                            {field::kRanks, g_state.world_size},
+                            {field::kHosts, hosts},
                             {"start_time", iso_time(g_session.realtime_anchor)},
                             {"end_time", iso_time(end)},
-                            {"settings", settings_json(g_state.settings)},
-                            {"clock", clock},
-                            {"statistics", {{"total", totals}, {"per_rank", per_rank}}},
+                            {field::kSettings, settings_json(g_state.settings)},
+                            {field::kClock, clock},
+                            {field::kStatistics, {{field::kTotal, totals}, {field::kPerRank, per_rank}}},
                             {"trace", g_state.profile ? json(nullptr) : json("traces.otf2")},
                             {"profile", g_state.profile ? json("profile") : json(nullptr)},
                             {"openmp", openmp_tool_active()
@@ -153,13 +154,13 @@ void write_reports(const std::vector<json>& ranks, const std::vector<std::string
   const std::string& dir = g_state.settings.experiment_dir;
   write_json(dir + "/measurement.json", measurement);
   if (!g_state.settings.launcher) {
-    write_json(dir + "/run.json", {{"command", command_line()},
-                                   {"ranks", g_state.world_size},
-                                   {"start_time", iso_time(g_session.realtime_anchor)},
-                                   {"end_time", iso_time(end)},
-                                   {"complete", true},
-                                   {"clock", clock},
-                                   {"measurement", measurement}});
+    using namespace run_json::key;
+    write_library_run_record(dir, {{kRanks, g_state.world_size},
+                                   {kStartTime, iso_time(g_session.realtime_anchor)},
+                                   {kEndTime, iso_time(end)},
+                                   {kComplete, true},
+                                   {kClock, clock},
+                                   {kMeasurement, measurement}});
   }
   if (g_state.settings.verbose) {
     std::fprintf(stderr, "orrery: wrote %s (%llu events on %d ranks)\n", dir.c_str(),
@@ -202,7 +203,7 @@ bool write_profile(const TimeConverter& converter) noexcept {
                       {{"format", "orrery-profile"},
                        {"version", 1},
                        {"rank", g_state.world_rank},
-                       {"ranks", g_state.world_size},
+                       {field::kRanks, g_state.world_size},
                        {"host", g_session.host},
                        {"regions", regions},
                        {"call_paths", paths}});
@@ -471,7 +472,7 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
     const json marker = {{"format", "orrery-incomplete"},
                          {"version", 1},
                          {"rank", g_state.world_rank},
-                         {"ranks", g_state.world_size},
+                         {field::kRanks, g_state.world_size},
                          {"host", g_session.host},
                          {"reason", reason},
                          {"signal", signal_number},
@@ -481,16 +482,16 @@ void emergency_stop(const char* reason, int signal_number) noexcept {
                          {"profile", g_state.profile ? json("profile/rank-" + std::to_string(g_state.world_rank) + ".json")
                                                      : json(nullptr)},
                          {"ids", "local"},
-                         {"settings", settings_json(g_state.settings)},
-                         {"statistics", statistics}};
+                         {field::kSettings, settings_json(g_state.settings)},
+                         {field::kStatistics, statistics}};
     write_json(dir + "/" + archive + ".json", marker);
     if (g_state.world_rank == 0 && !g_state.settings.launcher) {
-      write_json(dir + "/run.json", {{"command", command_line()},
-                                     {"ranks", g_state.world_size},
-                                     {"start_time", iso_time(g_session.realtime_anchor)},
-                                     {"end_time", iso_time(realtime_now())},
-                                     {"complete", false},
-                                     {"incomplete", marker}});
+      using namespace run_json::key;
+      write_library_run_record(dir, {{kRanks, g_state.world_size},
+                                     {kStartTime, iso_time(g_session.realtime_anchor)},
+                                     {kEndTime, iso_time(realtime_now())},
+                                     {kComplete, false},
+                                     {kIncomplete, marker}});
     }
     g_state.buffer->discard_spill();
     if (g_state.settings.verbose || g_state.world_rank == 0) {

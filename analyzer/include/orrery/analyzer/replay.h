@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -37,6 +38,19 @@ struct ReplayStatistics {
   uint64_t recvs_unmatched = 0;      ///< receives whose send was never recorded
   uint64_t collectives_interrupted = 0;  ///< blocking collective calls a trace ended in
 };
+
+/// The counters of ReplayStatistics, each once: the sum over ranks walks this
+/// list (max_violation is a maximum, not a count). A field added to the struct
+/// without being listed here fails the size check below.
+inline constexpr std::array<uint64_t ReplayStatistics::*, 10> kReplayCounters = {
+    &ReplayStatistics::clock_violations,      &ReplayStatistics::messages,
+    &ReplayStatistics::collectives,           &ReplayStatistics::unclosed_regions,
+    &ReplayStatistics::unmatched_requests,    &ReplayStatistics::collective_mismatches,
+    &ReplayStatistics::collectives_dropped,   &ReplayStatistics::sends_unmatched,
+    &ReplayStatistics::recvs_unmatched,       &ReplayStatistics::collectives_interrupted};
+static_assert(sizeof(ReplayStatistics) ==
+                  sizeof(int64_t) + kReplayCounters.size() * sizeof(uint64_t),
+              "every counter of ReplayStatistics is listed in kReplayCounters");
 
 /// Options of the replay.
 struct ReplayOptions {
