@@ -111,6 +111,9 @@ uint64_t derive_context(uint64_t parent, uint64_t salt);
 void progress();
 /// Progresses until `done()` is true, sleeping while nothing arrives.
 void wait_until(const std::function<bool()>& done);
+/// The tag of a collective's messages: its sequence number on the
+/// communicator and the phase (two per instance at most).
+inline int64_t collective_tag(int64_t sequence, int phase) { return 2 * sequence + phase; }
 /// Blocks until a collective-context message from `source` with `tag` arrives.
 Message take_collective(const Comm& comm, int source, int64_t tag);
 /// Advances one collective; true once it has finished.

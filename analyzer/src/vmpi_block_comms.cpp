@@ -122,7 +122,7 @@ int dist_graph_create(MPI_Comm handle, int n, const int* sources, const int* deg
   comm_dup(handle, &graph_handle);
   Comm* graph = comm_of(graph_handle);
   graph->graph = true;
-  const int64_t sequence = static_cast<int64_t>(graph->collectives++);
+  const int64_t sequence = collective_tag(static_cast<int64_t>(graph->collectives++), 0);
   for (const auto& [source, destination] : edges) {
     for (const bool to_source : {true, false}) {
       Message message;
@@ -163,7 +163,7 @@ int dist_graph_neighbors_count(MPI_Comm handle, int* indegree, int* outdegree, i
 int neighbor_allgather(const void* send, int send_count, MPI_Datatype send_type, void* recv,
                        int recv_count, MPI_Datatype recv_type, MPI_Comm handle) {
   Comm* comm = comm_of(handle);
-  const int64_t sequence = static_cast<int64_t>(comm->collectives++);
+  const int64_t sequence = collective_tag(static_cast<int64_t>(comm->collectives++), 0);
   const auto* bytes = static_cast<const char*>(send);
   for (const int destination : comm->out_neighbors) {
     Message message;
