@@ -179,6 +179,7 @@ bool Host::receive_arrived() {
 void Host::carry() {
   MPI_Request everyone_done = MPI_REQUEST_NULL;
   bool waiting_for_others = false;
+  auto last_traffic = std::chrono::steady_clock::now();
   for (;;) {
     if (abort_code_ >= 0) MPI_Abort(MPI_COMM_WORLD, abort_code_);
     const bool sent = send_queued();
@@ -197,7 +198,15 @@ void Host::carry() {
       MPI_Test(&everyone_done, &done, MPI_STATUS_IGNORE);
       if (done != 0) return;
     }
-    if (!sent && !received) {
+    // While messages flow (the replays are often latency-bound: one message
+    // or collective after the other), only yield between polls; after a
+    // quiet spell, sleep until a thread queues a message or 200 us pass.
+    const auto now = std::chrono::steady_clock::now();
+    if (sent || received) {
+      last_traffic = now;
+    } else if (now - last_traffic < std::chrono::milliseconds(2)) {
+      std::this_thread::yield();
+    } else {
       std::unique_lock lock(outbox_mutex_);
       outbox_changed_.wait_for(lock, std::chrono::microseconds(200), [&] {
         return !outbox_.empty() || abort_code_ >= 0 || (running_ == 0 && !waiting_for_others);
