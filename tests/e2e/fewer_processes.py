@@ -6,7 +6,8 @@ bit for bit (same_cube.py). Traces of 4 and 5 ranks: communicators split and
 duplicated (and a self dup), a split communicator, non-blocking point to
 point, a neighbourhood exchange over a distributed graph, a chain of Late
 Senders (delay analysis), a what-if replay, an incomplete run (no
-MPI_Finalize) and, if built, a hybrid OpenMP program. M > N is a clear error.
+MPI_Finalize) and, if built, a hybrid OpenMP program. M > N is a clear error;
+a corrupt trace fails with the same one line as on N processes.
 
 Uses ORRERY_BUILD_DIR (bin/orrery, bin/orrery-analyze, bin/e2e_*).
 """
@@ -104,6 +105,19 @@ def main():
         lines = [line for line in result.stderr.splitlines() if "orrery-analyze" in line]
         check(result.returncode == 1 and len(lines) == 1 and "4 processes or fewer" in lines[0],
               "5 processes for 4 traced ranks: exit 1 and one line (%r)" % result.stderr)
+        # A corrupt trace fails the same way on fewer processes: one line, exit 1.
+        corrupt = os.path.join(work, "corrupt")
+        shutil.copytree(mix, corrupt)
+        with open(os.path.join(corrupt, "traces", "2.evt"), "r+b") as f:
+            f.truncate(100)
+        errors = []
+        for m in (4, 2):
+            result, _ = analyze(corrupt, m, "corrupt")
+            errors.append([line for line in result.stderr.splitlines() if "orrery-analyze" in line])
+            check(result.returncode == 1 and len(errors[-1]) == 1 and "rank 2" in errors[-1][0],
+                  "corrupt trace on %d processes: exit 1, one line naming rank 2 (%r)" % (
+                      m, result.stderr[-300:]))
+        check(errors[0] == errors[1], "the same error on 4 and on 2 processes")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failures:
