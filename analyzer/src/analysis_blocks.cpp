@@ -25,10 +25,15 @@ int analyze_in_blocks(const AnalysisOptions& options, uint32_t traced_ranks) {
                               : " or " + std::to_string(starts.back() - starts[starts.size() - 2]))
                       << " ranks, one thread each" << std::endl;
   }
+  const auto starts = vmpi::block_starts(traced_ranks, processes);
+  const uint64_t block_size = starts[static_cast<std::size_t>(process) + 1] -
+                              starts[static_cast<std::size_t>(process)];
   std::atomic<int> status{kExitOk};
   vmpi::host_block(traced_ranks, [&](MPI_Comm world, uint32_t rank) {
     AnalysisOptions mine = options;
     mine.fewer_processes_allowed = false;
+    // The limit is the process's: its block's ranks share it.
+    mine.memory_limit = options.memory_limit / block_size;
     if (rank != 0) mine.progress = nullptr;
     try {
       analyze(mine, world);

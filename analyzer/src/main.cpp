@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "orrery/allocation_limit.h"
 #include "orrery/analyzer/analysis.h"
 #include "orrery/error.h"
 
@@ -46,6 +47,11 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   app.add_option("--what-if", what_if,
                  "replay on a modelled machine and write the predicted run: 'ideal' or "
                  "'latency=L,bandwidth=B[,compute=F]' (e.g. latency=5us,bandwidth=1GB/s)");
+  std::string memory_limit;
+  app.add_option("--memory-limit", memory_limit,
+                 "memory for each traced rank's event tables (e.g. 512M, 2G); beyond it they "
+                 "live in a scratch file next to the report and stream through the page cache "
+                 "(default: half the node's memory divided by the traced ranks on it)");
   app.add_option("--eager-limit", eager_limit,
                  "with --what-if: messages below this many bytes are sent eagerly (default 65536)");
   try {
@@ -68,6 +74,17 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
       return error.exit_status();
     }
   }
+  if (!memory_limit.empty()) {
+    const auto bytes = orrery::parse_byte_size(memory_limit);
+    if (!bytes) {
+      if (rank == 0) {
+        std::cerr << "orrery-analyze: error: --memory-limit '" << memory_limit
+                  << "' is not a size (e.g. 512M, 2G)" << std::endl;
+      }
+      return orrery::kExitBadUsage;
+    }
+    options.memory_limit = *bytes;
+  }
   options.ideal_replay = !no_ideal;
   options.correct_clock_violations = !no_correction;
   options.quiet = quiet;
@@ -75,6 +92,18 @@ int parse(int argc, char** argv, int rank, orrery::analyzer::AnalysisOptions& op
   options.critical_path = !no_critical_path;
   options.keep_cube = false;  // streamed to the report, one metric at a time
   return -1;
+}
+
+/// Half the node's memory divided by the analysis processes on it (and, when
+/// a process hosts a block of traced ranks, by the ranks of its block:
+/// analyze_in_blocks divides again).
+uint64_t default_memory_limit() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  MPI_Comm_free(&node);
+  return orrery::physical_memory_bytes() / 2 / static_cast<uint64_t>(on_node);
 }
 
 }  // namespace
@@ -91,6 +120,7 @@ int main(int argc, char** argv) {
   if (status < 0) {
     options.progress = rank == 0 ? &std::cout : nullptr;
     options.fewer_processes_allowed = provided >= MPI_THREAD_FUNNELED;
+    if (options.memory_limit == 0) options.memory_limit = default_memory_limit();
     try {
       const auto result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
       status = result.traced_ranks == 0

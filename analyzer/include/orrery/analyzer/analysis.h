@@ -48,6 +48,10 @@ struct AnalysisOptions {
   /// AnalysisResult::traced_ranks set (the caller then runs analyze_in_blocks)
   /// instead of failing.
   bool fewer_processes_allowed = false;
+  /// Chunk memory of the trace's tables per traced rank, in bytes; beyond it
+  /// the chunks live in a scratch file next to the report (chunk_memory.h).
+  /// 0: no limit.
+  uint64_t memory_limit = 0;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -77,6 +81,11 @@ struct AnalysisResult {
   /// Set (with nothing else) when the trace has more ranks than the analysis
   /// has processes and AnalysisOptions::fewer_processes_allowed.
   uint32_t traced_ranks = 0;
+  /// Under AnalysisOptions::memory_limit: bytes of this rank's tables kept
+  /// in its scratch file, and on rank 0 the sum and the number of such ranks.
+  uint64_t scratch_bytes = 0;
+  uint64_t scratch_bytes_all = 0;
+  uint32_t scratch_ranks = 0;
 };
 
 /// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without
