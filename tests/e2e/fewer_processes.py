@@ -19,17 +19,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import same_cube  # noqa: E402
+from e2e_checks import BIN, MPIRUN, check, verdict  # noqa: E402
 
-BUILD = os.environ.get("ORRERY_BUILD_DIR", os.path.join(os.getcwd(), "build"))
-BIN = os.path.join(BUILD, "bin")
-MPIRUN = ["mpirun", "--oversubscribe"]
-failures = []
-
-
-def check(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
 
 
 def measure(work, name, ranks, program, args, environment=None):
@@ -120,11 +111,7 @@ def main():
         check(errors[0] == errors[1], "the same error on 4 and on 2 processes")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("all checks passed")
-    return 0
+    return verdict()
 
 
 if __name__ == "__main__":
