@@ -54,7 +54,7 @@ void TraceBuilder::enter(int64_t time, uint32_t region) {
   stack_.push_back(Frame{index, callpath, 0});
   if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther &&
       open_collective_ == kNone) {
-    collective_begin(time);
+    open_collective(time);
     synchronizing_open_ = open_collective_;
   }
 }
@@ -106,7 +106,7 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
       !stack_.empty() && region < synchronizing_.size() &&
       trace_.collectives[synchronizing_open_].start_call == stack_.back().enter) {
     const Synchronizing& sync = synchronizing_[region];
-    collective_end(time, sync.kind, sync.comm, kNone, 0, 0);
+    finish_collective(time, sync.kind, sync.comm, kNone, 0, 0);
     synchronizing_open_ = kNone;
   }
   const int64_t reference = reference_time(time);
@@ -281,7 +281,21 @@ void TraceBuilder::request_cancelled(uint64_t request) {
   }
 }
 
+bool TraceBuilder::inside_synchronizing() const {
+  return synchronizing_open_ != kNone && synchronizing_open_ == open_collective_;
+}
+
 void TraceBuilder::collective_begin(int64_t time) {
+  // Producers that record MPI_Init/MPI_Finalize as collectives themselves
+  // (Score-P, Orrery): the instance's Enter opened its collective already.
+  if (inside_synchronizing()) {
+    reference_time(time);  // read (and counted), not kept
+    return;
+  }
+  open_collective(time);
+}
+
+void TraceBuilder::open_collective(int64_t time) {
   CollectiveOp op;
   op.start_call = current_call();
   open_collective_ = static_cast<uint32_t>(trace_.collectives.size());
@@ -291,7 +305,16 @@ void TraceBuilder::collective_begin(int64_t time) {
 
 void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                                   uint64_t sent, uint64_t received) {
-  if (open_collective_ == kNone) collective_begin(time);  // producers without Begin
+  if (inside_synchronizing()) {  // the instance's Leave ends it (as kInit/kFinalize)
+    reference_time(time);
+    return;
+  }
+  finish_collective(time, kind, comm, root, sent, received);
+}
+
+void TraceBuilder::finish_collective(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
+                                     uint64_t sent, uint64_t received) {
+  if (open_collective_ == kNone) open_collective(time);  // producers without Begin
   CollectiveOp& op = trace_.collectives[open_collective_];
   op.complete_call = current_call();
   op.kind = kind_of(op.start_call, kind);

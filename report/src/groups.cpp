@@ -16,59 +16,10 @@
 namespace orrery::report {
 namespace {
 
-constexpr std::array<const char*, 5> kTopGroups = {"Computation", "MPI point-to-point",
-                                                   "MPI collective", "I/O", "Other"};
-enum Top : std::size_t { kComputation, kPointToPoint, kCollective, kIo, kOther };
-
-bool starts_with_any(const std::string& name, std::initializer_list<const char*> prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](const char* prefix) { return name.rfind(prefix, 0) == 0; });
-}
-
-/// What a function does, from its paradigm and name.
-Top top_group(const Region& region) {
-  const std::string& name = region.name;
-  if (region.paradigm == "mpi") {
-    if (starts_with_any(name, {"MPI_File_"})) return kIo;
-    if (starts_with_any(name, {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Isend",
-                               "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Recv", "MPI_Irecv",
-                               "MPI_Sendrecv", "MPI_Wait", "MPI_Test", "MPI_Probe", "MPI_Iprobe",
-                               "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
-                               "MPI_Start", "MPI_Cancel", "MPI_Request_free"})) {
-      return kPointToPoint;
-    }
-    if (starts_with_any(name, {"MPI_Barrier", "MPI_Ibarrier", "MPI_Bcast", "MPI_Ibcast",
-                               "MPI_Reduce", "MPI_Ireduce", "MPI_Allreduce", "MPI_Iallreduce",
-                               "MPI_Gather", "MPI_Igather", "MPI_Scatter", "MPI_Iscatter",
-                               "MPI_Allgather", "MPI_Iallgather", "MPI_Alltoall",
-                               "MPI_Ialltoall", "MPI_Scan", "MPI_Iscan", "MPI_Exscan",
-                               "MPI_Iexscan", "MPI_Neighbor_", "MPI_Ineighbor_"})) {
-      return kCollective;
-    }
-    return kOther;
-  }
-  if (region.paradigm == "measurement" || region.paradigm == "openmp") return kOther;
-  static const std::array<const char*, 16> io = {"read",   "write",  "pread", "pwrite",
-                                                 "readv",  "writev", "open",  "open64",
-                                                 "close",  "fopen",  "fclose", "fread",
-                                                 "fwrite", "fflush", "fsync", "lseek"};
-  if (std::find(io.begin(), io.end(), name) != io.end()) return kIo;
-  return kComputation;
-}
-
 std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-}
-
-/// The default second-level group of a function in its top group.
-std::string second_group(const Region& region, Top top) {
-  if (!region.file.empty()) return region.file;
-  if (top == kPointToPoint || top == kCollective || top == kIo || region.paradigm == "mpi") {
-    return region.name;
-  }
-  return "(no source file)";
 }
 
 }  // namespace
@@ -150,7 +101,7 @@ FunctionGroups function_groups(const CubeHeader& header, const std::vector<doubl
     }
   }
   // (top, second) → time per location; tops in the built-in order, then the user's.
-  std::vector<std::string> tops(kTopGroups.begin(), kTopGroups.end());
+  std::vector<std::string> tops(kBuiltinTopGroups.begin(), kBuiltinTopGroups.end());
   std::map<std::pair<std::size_t, std::string>, std::vector<double>> seconds;
   for (std::size_t r = 0; r < by_region.size(); ++r) {
     if (by_region[r].empty()) continue;
@@ -161,8 +112,7 @@ FunctionGroups function_groups(const CubeHeader& header, const std::vector<doubl
       continue;
     }
     const Region& region = header.regions[r];
-    const Top builtin = top_group(region);
-    std::string top_name = kTopGroups[builtin], second = second_group(region, builtin);
+    auto [top_name, second] = default_group_of(region);
     for (const GroupRule& rule : rules) {
       if (fnmatch(rule.pattern.c_str(), region.name.c_str(), 0) != 0) continue;
       top_name = rule.top;

@@ -1,5 +1,5 @@
 // `orrery scaling R1.h5 R2.h5 ... [--predict P] [--by KEY] [--format table|json]`:
-// per call path, a model of its time (inclusive, mean per process) over the
+// per call path, a model of its time (inclusive, or --exclusive, mean per process) over the
 // runs' rank counts (or a --param of the runs), its fit and its prediction
 // (scaling_model.h); the call paths that scale worst; and, across the runs,
 // computation scalability and global efficiency (efficiency.h).
@@ -30,8 +30,14 @@ struct ScalingOptions {
   double predict = 0;  ///< 0: twice the largest size
   std::string by;      ///< a --param of the runs instead of the rank count
   std::size_t worst = 5;
+  bool exclusive = false;  ///< the call path's own time, without its callees
   OutputFormat format = OutputFormat::kTable;
 };
+
+/// "inclusive" or "exclusive", as the models are of.
+const char* value_kind(const ScalingOptions& options) {
+  return options.exclusive ? "exclusive" : "inclusive";
+}
 
 /// One call path's model.
 struct CallpathModel {
@@ -126,7 +132,7 @@ void print_table(const ScalingOptions& options, const std::vector<double>& sizes
                  const std::vector<std::vector<Efficiency>>& efficiencies,
                  const std::vector<double>& useful) {
   const std::string x = options.by.empty() ? "p" : options.by;
-  std::cout << "Models of time (inclusive, mean per process) over " << x << " = ";
+  std::cout << "Models of time (" << value_kind(options) << ", mean per process) over " << x << " = ";
   for (std::size_t r = 0; r < sizes.size(); ++r) std::cout << (r ? ", " : "") << format_number(sizes[r]);
   std::cout << "; chosen by leave-one-out cross-validation, fit = adjusted R^2\n\n";
   TextTable table({{"call path", TextTable::Align::kLeft},
@@ -200,7 +206,7 @@ void run_scaling(ScalingOptions& options) {
   if (time == united.header.metrics.size()) throw InputError("the reports have no metric 'time'");
   const RunTotals totals = run_totals(pointers, united, true);
   std::vector<std::vector<double>> values;  // [run][callpath]
-  for (const auto& run : totals) values.push_back(metric_values(united, run, time, {false, true}));
+  for (const auto& run : totals) values.push_back(metric_values(united, run, time, {false, !options.exclusive}));
   const auto labels = callpath_labels(united.header);
   std::vector<CallpathModel> models;
   for (std::size_t c = 0; c < labels.size(); ++c) {
@@ -216,6 +222,7 @@ void run_scaling(ScalingOptions& options) {
     for (const CallpathModel& row : models) {
       out.push_back({{"callpath", row.callpath},
                      {"metric", "time"},
+                     {"values", value_kind(options)},
                      {"model", row.model.text(options.by.empty() ? "p" : options.by)},
                      {"predicted", row.predicted}});
     }
@@ -230,8 +237,8 @@ void run_scaling(ScalingOptions& options) {
 }  // namespace
 
 int scaling_command(int argc, char** argv) {
-  CLI::App app{"Models each call path's time (inclusive, mean per process) over the rank counts "
-               "of 3 or more runs, predicts it at another size and names the call paths that "
+  CLI::App app{"Models each call path's time (inclusive or exclusive, mean per process) over the "
+               "rank counts of 3 or more runs, predicts it at another size and names the call paths that "
                "scale worst.",
                "orrery scaling"};
   ScalingOptions options;
@@ -243,6 +250,9 @@ int scaling_command(int argc, char** argv) {
                  "model over this --param of the runs (orrery run --param KEY=VALUE) instead of "
                  "the rank count");
   app.add_option("--worst", options.worst, "how many of the worst-scaling call paths to name");
+  app.add_flag("--exclusive", options.exclusive,
+               "model each call path's own time (without its callees) instead of its inclusive "
+               "time: the models then add up to the run's");
   add_format_option(app, options.format, {"table", "json"});
   return run_tool(app, argc, argv, [&] { run_scaling(options); });
 }

@@ -94,23 +94,38 @@ TEST(AnalyzerCollectives, NeighborCollectiveWaitsForInNeighboursOnly) {
   }
 }
 
-TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
-  // No collective events: MPI_Init [enters[r], 100 + r] at the start and
-  // MPI_Finalize [500 + enters[r], 600 + r] at the end of main, as any
-  // producer writes them. Both wait for the latest rank to arrive.
-  auto result = analyze_scenario("init_finalize", [](TestArchive& a, const Regions& r) {
+/// MPI_Init [enters[r], 100 + r] at the start and MPI_Finalize
+/// [500 + enters[r], 600 + r] at the end of main. `handle_collectives`: each
+/// also holds a collective over MPI_COMM_WORLD that creates (destroys) its
+/// handle, as later Score-P records them (9.0); without, as earlier Score-P
+/// and Orrery do (docs/trace-conventions.md, Scalasca compatibility).
+analyzer::AnalysisResult run_init_finalize(const std::string& name, bool handle_collectives) {
+  return analyze_scenario(name, [&](TestArchive& a, const Regions& r) {
     const uint32_t init = a.region("MPI_Init", "mpi");
     const uint32_t finalize = a.region("MPI_Finalize", "mpi");
+    const auto instance = [&](TestArchive::Rank& rank, uint32_t region, uint64_t enter, uint64_t exit,
+                              Collective op) {
+      rank.enter(enter, region);
+      if (handle_collectives) {
+        rank.collective_begin(enter);
+        rank.collective_end(exit, op, TestArchive::kWorld, TestArchive::kNoRoot, 0, 0);
+      }
+      rank.leave(exit, region);
+    };
     for (int k = 0; k < world_size(); ++k) {
       auto& rank = a.rank(static_cast<uint32_t>(k));
       const auto ku = static_cast<std::size_t>(k);
       rank.enter(B, r.main);
-      region(rank, init, at(enters()[ku]), at(exits()[ku]));
+      instance(rank, init, at(enters()[ku]), at(exits()[ku]), Collective::kCreateHandle);
       region(rank, r.work, at(200), at(500 + enters()[ku]));
-      region(rank, finalize, at(500 + enters()[ku]), at(600 + static_cast<uint64_t>(k)));
+      instance(rank, finalize, at(500 + enters()[ku]), at(600 + static_cast<uint64_t>(k)),
+               Collective::kDestroyHandle);
       rank.leave(END, r.main);
     }
   });
+}
+
+void expect_init_and_finalize_wait_for_the_last_rank(const analyzer::AnalysisResult& result) {
   if (world_rank() != 0) return;
   const double latest = 10.0 * world_size();
   for (int k = 0; k < world_size(); ++k) {
@@ -124,6 +139,23 @@ TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
     EXPECT_EQ(value(result.cube, "collectives", "main/MPI_Finalize", k), 0.0);
   }
   EXPECT_EQ(result.statistics.collective_mismatches, 0u);
+}
+
+TEST(AnalyzerCollectives, InitAndFinalizeWaitForTheLastRank) {
+  // No collective events, as Orrery and earlier Score-P write them: both calls
+  // wait for the latest rank to arrive.
+  expect_init_and_finalize_wait_for_the_last_rank(run_init_finalize("init_finalize", false));
+}
+
+TEST(AnalyzerCollectives, HandleCollectivesInsideInitAndFinalizeChangeNothing) {
+  // Later Score-P's collectives inside the calls are the calls' own
+  // synchronization, not a second collective (nor a lost one).
+  const auto with_handles = run_init_finalize("init_finalize_handles", true);
+  expect_init_and_finalize_wait_for_the_last_rank(with_handles);
+  const auto without = run_init_finalize("init_finalize_plain", false);
+  if (world_rank() != 0) return;
+  EXPECT_EQ(with_handles.statistics.collectives, without.statistics.collectives);
+  EXPECT_GT(without.statistics.collectives, 0u);
 }
 
 TEST(AnalyzerCollectives, WaitAtBarrierAndCompletion) {

@@ -14,7 +14,9 @@ perfetto - the Chrome trace-event JSON parses; per rank its complete events
            equal the trace's Enter events, its flow starts the trace's sends
            and its flow ends the trace's receives (counted with otf2-print);
            a window holds only events inside it;
-errors   - bad usage exits 2, bad input exits 1, with one line each.
+errors   - bad usage exits 2, bad input exits 1, with one line each;
+scout_compare - scripts/scout_compare.py's CUBE4 reader gives the report's
+           values from the cube export.
 """
 import json
 import os
@@ -112,6 +114,34 @@ def check_cube(orrery, report_path, work):
     totals = {"time": seconds, "visits": float(report["values"]["visits"].sum())}
     print("cube: %d metrics, %d cnodes, %d locations; sums equal (time %.6f s, visits %d)"
           % (len(metrics), len(cnodes), len(locations), totals["time"], totals["visits"]))
+
+
+def check_scout_compare_reader(report_path, cube_path, source_dir):
+    """scripts/scout_compare.py (the Orrery/Scalasca comparison, run by hand
+    with scout) reads a CUBE4 archive itself: on Orrery's own export it must
+    give the report's per-rank totals, sub-metrics included, and compare()
+    must pair and sum them into zero differences."""
+    sys.path.insert(0, os.path.join(source_dir, "scripts"))
+    import scout_compare
+    orrery = scout_compare.read_report(report_path)
+    cube = scout_compare.read_cube(cube_path)
+    if sorted(cube) != sorted(orrery):
+        fail("scout_compare read metrics %s from the CUBE4 export" % sorted(set(cube) ^ set(orrery)))
+    for name, per_rank in orrery.items():
+        if not np.allclose(cube[name], per_rank, rtol=1e-12, atol=0):
+            fail("scout_compare: %s per rank %s from the CUBE4 export, %s from the report"
+                 % (name, cube[name], per_rank))
+    renamed = {}
+    for name, scout_names, _ in scout_compare.PAIRS:
+        if name in orrery:
+            renamed[scout_names[0]] = cube[name]
+            for other in scout_names[1:]:
+                renamed[other] = [0.0] * len(cube[name])
+    rows = scout_compare.compare(orrery, renamed, show_all=True)
+    if not rows or any(row[5] != 0 or row[6] for row in rows):
+        fail("scout_compare.compare on equal values: %s" % [r for r in rows if r[5] or r[6]][:3])
+    print("scout_compare: read the CUBE4 export like the report (%d metrics), %d pairs compared"
+          % (len(cube), len(rows)))
 
 
 def check_xml(orrery, report_path, work, source_dir):
@@ -224,6 +254,7 @@ def main():
         run(["mpirun", "-np", str(RANKS), analyze, experiment])
         report = os.path.join(experiment, "report.h5")
         check_cube(orrery, report, work)
+        check_scout_compare_reader(report, os.path.join(work, "out.cubex"), source_dir)
         check_xml(orrery, report, work, source_dir)
         check_perfetto(orrery, experiment, work)
         check_errors(orrery, report, experiment, work)

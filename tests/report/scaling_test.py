@@ -66,7 +66,8 @@ def main():
         if row is None:
             FAILURES.append("no model for %s: %s" % (callpath, result.stdout))
             continue
-        if set(row) != {"callpath", "metric", "model", "predicted"} or row["metric"] != "time":
+        if set(row) != {"callpath", "metric", "values", "model", "predicted"} \
+                or row["metric"] != "time" or row["values"] != "inclusive":
             FAILURES.append("JSON keys of %s: %s" % (callpath, row))
         if abs(row["predicted"] - value) > 0.01 * value:
             FAILURES.append("%s predicted %r at 32, expected %r (model %s)"
@@ -76,6 +77,19 @@ def main():
         FAILURES.append("the Allreduce model is not logarithmic: %s" % rows.get("main/MPI_Allreduce"))
     if "p^(-1)" not in rows.get("main/solve", {}).get("model", ""):
         FAILURES.append("the solve model is not 1/p: %s" % rows.get("main/solve"))
+
+    # --exclusive: main's own time is the constant 1 s (inclusive it is 1 + 10/P + the
+    # Allreduce), and the exclusive models add up to the inclusive root's prediction.
+    result = run("scaling", *reports, "--predict", 32, "--exclusive", "--format", "json")
+    own = {row["callpath"]: row for row in json.loads(result.stdout or "[]")}
+    main_own = own.get("main", {})
+    if main_own.get("values") != "exclusive" or abs(main_own.get("predicted", 0) - 1.0) > 0.01:
+        FAILURES.append("--exclusive: main predicted %r, expected 1.0 (exclusive)" % main_own)
+    total = sum(row["predicted"] for row in own.values())
+    inclusive_main = rows.get("main", {}).get("predicted", 0)
+    if abs(total - (1.0 + 10.0 / 32 + 0.001 + 0.0005 * 5)) > 0.01 * total:
+        FAILURES.append("--exclusive models sum to %r at 32, expected %r (inclusive main: %r)"
+                        % (total, 1.0 + 10.0 / 32 + 0.0035, inclusive_main))
 
     table = run("scaling", *reports, "--predict", 32).stdout
     print(table)

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
-  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish, openPage,
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, finish, openPage, apiGet,
 } from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -127,6 +127,27 @@ async function imbalance3d(page, url) {
   check(title.includes(expected[lowest].name), `the title names it: ${title}`);
   await page.waitForTimeout(500);
   await shot(page, 'imbalance-3d');
+  // Time windows from the trace: window 3's bars are the trace's time of each group there,
+  // and over the windows each group's time per process adds up to the report's.
+  const windows = await apiGet(url, 'function_group_windows', { run: 0, windows: 8 });
+  check(windows.windows.length === 8 && windows.values.length === 8, `eight windows of the run: ${windows.windows.length}`);
+  await page.click('button.fgroups-window[data-window="2"]');
+  await page.waitForSelector('.fgroups-chart[data-window="2"][data-imbalance3d]', { timeout: 30000 });
+  const third = await page.evaluate(() => window.__orreryImbalance3d);
+  const differ = third.data.filter(([p, r, v]) => windows.values[2][third.rows[r]][p] !== v);
+  check(third.data.length > 0 && differ.length === 0, `window 3's bars are the trace's (${third.data.length} bars, ${differ.length} differ)`);
+  check(/window 3\/8/.test(third.title), `the title names the window: ${third.title}`);
+  for (const g of rows) {
+    const reportValues = (await apiGet(url, 'function_groups', { group: g })).values;
+    reportValues.forEach((v, p) => {
+      const fromTrace = windows.values.reduce((a, w) => a + w[g][p], 0);
+      check(Math.abs(fromTrace - v) <= 0.02 * v + 2e-3,
+        `${expected[g].name} on process ${p}: over the windows ${fromTrace} s, the report's ${v} s`);
+    });
+  }
+  await shot(page, 'imbalance-3d-window');
+  await page.click('button.fgroups-window[data-window=""]');
+  await page.waitForSelector('.fgroups-chart[data-window="all"][data-imbalance3d]', { timeout: 30000 });
   // Off again: the 2-D bars come back.
   await page.click('button.fgroups-3d');
   await page.waitForFunction(() => !document.querySelector('.fgroups-chart')?.dataset.imbalance3d, null, { timeout: 10000 });
@@ -144,14 +165,6 @@ async function prediction(page, url) {
   const transfer = await page.$eval('.gauge[data-efficiency="transfer_efficiency"]', (e) => Number(e.dataset.value));
   near(transfer, expected.efficiency.transfer_efficiency, 'the what-if run\'s transfer efficiency', 1e-12);
   await shot(page, 'what-if');
-}
-
-/** GET /api/<endpoint> with the page's token. */
-async function apiGet(url, endpoint, params = {}) {
-  const token = new URL(url).searchParams.get('token');
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
-  return response.json();
 }
 
 /**
@@ -205,6 +218,42 @@ async function without(page, url) {
   check(await page.$eval('#chart-tabs button[data-chart="fgroups"]', (b) => b.hidden), 'the tab is hidden');
 }
 
+/** Comparing two runs: the switch shows the other run's groups (its own `orrery imbalance`), in the table, the bars and 3-D. */
+async function secondRunGroups(page, url) {
+  await page.goto(`${url}#chart=fgroups`);
+  await page.waitForSelector('#page[data-fgroups]', { timeout: 20000 });
+  const buttons = await page.$$eval('button.fgroups-run', (list) => list.map((b) => b.textContent));
+  check(buttons.length === 2, `comparing, a switch names both runs: ${buttons}`);
+  check(await page.$eval('#page', (e) => e.dataset.fgroupsRun) === '0', 'the first run\'s groups first');
+  await page.click('button.fgroups-run[data-run="1"]');
+  await page.waitForSelector('#page[data-fgroups-run="1"]', { timeout: 20000 });
+  const expected = JSON.parse(execFileSync(args.orrery, ['imbalance', args.other, '--format', 'json'], { encoding: 'utf8' })).groups;
+  const rows = await page.$$eval('tr.fgroup', (list) => list.map((r) => ({
+    name: r.dataset.name, total: Number(r.dataset.total), similarity: Number(r.dataset.similarity),
+  })));
+  check(rows.length === expected.length && expected.length > 0, `the other run's groups: ${rows.length} of ${expected.length}`);
+  rows.forEach((r, i) => {
+    check(r.name === expected[i]?.name, `other run's group ${i}: ${r.name} is ${expected[i]?.name}`);
+    near(r.total, expected[i]?.total, `other run's group ${r.name}: total`, 1e-12);
+    near(r.similarity, expected[i]?.similarity, `other run's group ${r.name}: similarity`, 1e-12);
+  });
+  const shown = await page.evaluate(() => window.__orreryFunctionGroups);
+  const answer = await apiGet(url, 'function_groups', { run: 1, group: shown.selected });
+  check(shown.run === 1 && JSON.stringify(shown.values) === JSON.stringify(answer.values),
+    'the bars are the other run\'s values of the selected group');
+  check(JSON.stringify(shown.names) === JSON.stringify(answer.location_names), `processes named by the other report: ${shown.names}`);
+  const totalFromBars = shown.values.reduce((a, v) => a + (v ?? 0), 0);
+  near(totalFromBars, rows[shown.selected].total, 'the bars add up to the group\'s total', 1e-9);
+  await page.click('button.fgroups-3d');
+  await page.waitForSelector('.fgroups-chart[data-imbalance3d]', { timeout: 30000 });
+  const drawn = await page.evaluate(() => window.__orreryImbalance3d);
+  const values = await Promise.all(expected.map((_, g) => apiGet(url, 'function_groups', { run: 1, group: g })));
+  const wrong = drawn.data.filter(([p, r, v]) => values[drawn.rows[r]].values[p] !== v);
+  check(drawn.data.length > 0 && wrong.length === 0, `the 3-D bars are the other run's (${drawn.data.length} bars, ${wrong.length} differ)`);
+  await shot(page, 'function-groups-other-run');
+  await page.click('button.fgroups-3d');
+}
+
 // The report without its optional tables, as older analyzers wrote it.
 const plain = path.join(out, 'plain.h5');
 execFileSync('/usr/bin/python3', ['-c', 'import h5py, shutil, sys; shutil.copy(sys.argv[1], sys.argv[2]); f = h5py.File(sys.argv[2], "r+");'
@@ -214,6 +263,7 @@ const browser = await launchBrowser(args['node-modules']);
 const scenarios = [
   [[args.report], [efficiencies, functionGroups, imbalance3d, criticalOverlay]],
   [[whatIf], [prediction]],
+  [[args.report, args.other], [secondRunGroups]],
   [[plain, '--no-trace'], [without]],
 ];
 try {

@@ -112,3 +112,27 @@ export function finish(name, screenshots) {
   console.log(`${name}: ${failed() === 0 ? 'ok' : `${failed()} failures`}${where}`);
   process.exit(failed() === 0 ? 0 : 1);
 }
+
+/** Red canvas pixels of one rank's row, in seconds: pixels × time per pixel ÷ row height. */
+export function redSeconds(page, rank) {
+  return page.evaluate((r) => {
+    const t = window.__orreryTimeline;
+    const canvas = t.canvas;
+    const ratio = window.devicePixelRatio || 1;
+    const y0 = Math.round(t.rowY(r) * ratio);
+    const h = Math.round(t.rowHeight * ratio);
+    const x0 = Math.round(t.xOf(t.window[0]) * ratio);
+    const data = canvas.getContext('2d').getImageData(x0, y0, canvas.width - x0, h).data;
+    let red = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] === 0xdc && data[i + 1] === 0x26 && data[i + 2] === 0x26) red += 1;
+    return (red / (ratio * ratio)) * t.pixelTime() / t.rowHeight;
+  }, rank);
+}
+
+/** GET /api/<endpoint> with the page's token. */
+export async function apiGet(url, endpoint, params = {}) {
+  const token = new URL(url).searchParams.get('token');
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
+  return response.json();
+}

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import {
-  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues, finish, openPage,
+  act, artifactsDir, check, failed, launchBrowser, near, parseArgs, startViewer, stat, treeValues, finish, openPage, redSeconds, apiGet,
 } from './browser_harness.mjs';
 
 const args = parseArgs(process.argv.slice(2));
@@ -19,14 +19,6 @@ async function shot(page, name) {
   const file = path.join(out, `${name}.png`);
   await page.screenshot({ path: file });
   shots.push(file);
-}
-
-/** GET /api/<endpoint> with the page's token. */
-async function apiGet(url, endpoint, params = {}) {
-  const token = new URL(url).searchParams.get('token');
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-  const response = await fetch(`${url.split('?')[0]}api/${endpoint}?${query}`, { headers: { 'X-Orrery-Token': token } });
-  return response.json();
 }
 
 async function view(page, chart) {
@@ -92,22 +84,6 @@ async function followFinding(page, url, items) {
   const marks = await page.evaluate(() => window.__orreryTimeline.answer.rows.reduce((n, r) => n + (r.marks?.length ?? 0), 0));
   check(marks > 0, `the call path's instances are marked in the timeline (${marks})`);
   await shot(page, 'finding-timeline');
-}
-
-/** Red canvas pixels of one rank's row, in seconds: pixels × time per pixel ÷ row height. */
-function redSeconds(page, rank) {
-  return page.evaluate((r) => {
-    const t = window.__orreryTimeline;
-    const canvas = t.canvas;
-    const ratio = window.devicePixelRatio || 1;
-    const y0 = Math.round(t.rowY(r) * ratio);
-    const h = Math.round(t.rowHeight * ratio);
-    const x0 = Math.round(t.xOf(t.window[0]) * ratio);
-    const data = canvas.getContext('2d').getImageData(x0, y0, canvas.width - x0, h).data;
-    let red = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] === 0xdc && data[i + 1] === 0x26 && data[i + 2] === 0x26) red += 1;
-    return (red / (ratio * ratio)) * t.pixelTime() / t.rowHeight;
-  }, rank);
 }
 
 async function honestOverview(page, url) {

@@ -126,6 +126,7 @@ json ViewerApi::handle(const std::string& endpoint, const Params& params) {
   if (endpoint == "worst_instance") return worst_instance(params);
   if (endpoint == "groups") return groups(params);
   if (endpoint == "function_groups") return function_groups(params);
+  if (endpoint == "function_group_windows") return function_group_windows(params);
   if (endpoint == "samples") return samples(params);
   if (endpoint == "source") return source(params);
   if (endpoint == "callstack") return callstack(params);

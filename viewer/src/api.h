@@ -100,6 +100,7 @@ class ViewerApi {
   [[nodiscard]] nlohmann::json groups(const Params& params);
   /// The function groups of the load-imbalance analysis (run 0 or 1; `group`: its values per location).
   [[nodiscard]] nlohmann::json function_groups(const Params& params);
+  [[nodiscard]] nlohmann::json function_group_windows(const Params& params);
   /// Per call-path row the page sees: whether it lies in `under`'s subtree.
   [[nodiscard]] std::vector<bool> subtree_rows(std::size_t under) const;
   /// The page's call path `row` (of the union when comparing) as a chain of region names from its root.

@@ -167,7 +167,9 @@ nlohmann::json TimelineSource::info() {
   }
   nlohmann::json ranks = nlohmann::json::array();
   for (std::size_t r = 0; r < defs.ranks.size(); ++r) ranks.push_back("rank " + std::to_string(r));
+  summary();  // built (or checked) on first open, so that the first window does not wait for it
   return {{"available", true},
+          {"summary", summary_status()},
           {"experiment", experiment_},
           {"duration", defs.duration},
           {"ranks", ranks},

@@ -21,6 +21,13 @@
 
 namespace orrery::viewer {
 
+class TimelineSummary;
+
+/// When windows are drawn from the timeline summary (timeline_summary.h):
+/// auto when the trace's event files exceed kAutoSummaryBytes.
+enum class SummaryMode { kAuto, kAlways, kNever };
+constexpr std::size_t kAutoSummaryBytes = std::size_t{64} << 20U;
+
 /// One rank's trace plus its message index.
 struct RankData {
   analyzer::timeline::RankTimeline trace;
@@ -118,12 +125,21 @@ class TimelineSource {
   std::optional<analyzer::timeline::Instance> worst_instance(uint32_t rank,
                                                              const std::vector<std::string>& chain);
 
+  void set_summary_mode(SummaryMode mode) { summary_mode_ = mode; }
+  /// The summary when windows use it (per the mode): opened, or built (rebuilt
+  /// when stale or corrupt) on first use; nullptr when not used or not buildable.
+  std::shared_ptr<const TimelineSummary> summary();
+  /// What became of the summary: {used, path, bytes, build_seconds, note}.
+  [[nodiscard]] nlohmann::json summary_status() const;
+
   /// Ranks read so far (tests).
   [[nodiscard]] std::size_t reads() const;
   [[nodiscard]] std::size_t cached_bytes() const;
 
  private:
   std::shared_ptr<const RankData> load(uint32_t rank);
+  void prepare_summary();
+  nlohmann::json summary_window(const TimelineWindow& request, const TimelineSummary& summary);
 
   std::string experiment_;
   std::size_t budget_;
@@ -140,6 +156,10 @@ class TimelineSource {
   std::size_t reads_ = 0;
   std::mutex io_mutex_;
   std::map<uint32_t, std::shared_ptr<const Matches>> matches_;  ///< one OTF2 read at a time
+  SummaryMode summary_mode_ = SummaryMode::kAuto;
+  std::once_flag summary_once_;
+  std::shared_ptr<const TimelineSummary> summary_;
+  nlohmann::json summary_status_ = {{"used", false}};
 };
 
 }  // namespace orrery::viewer

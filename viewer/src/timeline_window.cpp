@@ -10,6 +10,8 @@
 #include "callpath_match.h"
 #include "orrery/error.h"
 #include "timeline_data.h"
+#include "timeline_summary.h"
+#include "timeline_summary_view.h"
 
 namespace orrery::viewer {
 namespace {
@@ -211,6 +213,26 @@ nlohmann::json critical_marks(const tl::Definitions& defs, const tl::RankTimelin
   return merged_instances(trace, on_path, view.t0, view.t1, view.pixel);
 }
 
+/// The answer's frame around its rows (messages and the rows' source are added by the caller).
+nlohmann::json window_answer(const TimelineWindow& request, uint32_t rank_count, nlohmann::json rows) {
+  return {{"t0", request.t0},          {"t1", request.t1},           {"width", request.width},
+          {"first_rank", request.first_rank}, {"rank_count", rank_count}, {"rows", std::move(rows)}};
+}
+
+/// A rank's row: its spans and waits, and the marks the request asks for.
+nlohmann::json row_of(const tl::Definitions& defs, const tl::RankTimeline& trace, const std::vector<CallWait>& waits,
+                      const TimelineWindow& request, uint32_t r, const Window& view) {
+  nlohmann::json row = {{"rank", r}, {"spans", spans_in(trace, defs.regions, view)}, {"waits", waits_in(waits, view)}};
+  // The selected call path's instances, merged to a pixel: [begin, end, time inside].
+  if (!request.callpath.empty()) {
+    row["marks"] = merged_instances(trace, match_callpath(defs, trace, request.callpath).exact, view.t0, view.t1,
+                                    view.pixel);
+  }
+  // The instances of the call paths on the critical path at this rank, likewise.
+  if (!request.critical.empty()) row["critical"] = critical_marks(defs, trace, request, r, view);
+  return row;
+}
+
 }  // namespace
 
 nlohmann::json TimelineSource::window(const TimelineWindow& request) {
@@ -219,6 +241,7 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
   if (request.first_rank >= rank_count) {
     throw UsageError("first_rank must be below " + std::to_string(rank_count));
   }
+  if (const auto from_summary = summary()) return summary_window(request, *from_summary);
   const uint32_t last = std::min(rank_count, request.first_rank + request.ranks);
   const Window view{request.t0, request.t1, (request.t1 - request.t0) / request.width};
   MessageSample messages(view, request.max_messages);
@@ -245,27 +268,54 @@ nlohmann::json TimelineSource::window(const TimelineWindow& request) {
       messages.add({r, sends[i].peer, sends[i].time, receive, receive, sends[i].bytes, sends[i].tag,
                     sends[i].instance, 0});
     }
-    nlohmann::json row = {{"rank", r},
-                          {"spans", spans_in(trace, defs.regions, view)},
-                          {"waits", waits_in(call_waits(r), view)}};
-    // The selected call path's instances, merged to a pixel: [begin, end, time inside].
-    if (!request.callpath.empty()) {
-      row["marks"] = merged_instances(trace, match_callpath(defs, trace, request.callpath).exact, view.t0,
-                                      view.t1, view.pixel);
+    rows.push_back(row_of(defs, trace, call_waits(r), request, r, view));
+  }
+  nlohmann::json answer = window_answer(request, rank_count, std::move(rows));
+  answer["messages"] = messages.selection();
+  answer["message_count"] = messages.count();
+  answer["messages_truncated"] = messages.truncated();
+  return answer;
+}
+
+// From the summary: each rank's row from the coarsest level whose bin is at
+// most a pixel, else from its events inside the window (read from the nearest
+// checkpoint, instance indices those of the whole rank). No messages: they
+// would need every rank's sends matched, which is what the summary avoids.
+nlohmann::json TimelineSource::summary_window(const TimelineWindow& request, const TimelineSummary& summary) {
+  const auto& defs = definitions();
+  const auto rank_count = static_cast<uint32_t>(defs.ranks.size());
+  const uint32_t last = std::min(rank_count, request.first_rank + request.ranks);
+  const Window view{request.t0, request.t1, (request.t1 - request.t0) / request.width};
+  const std::optional<uint32_t> level = summary_level(summary, view.pixel);
+  nlohmann::json rows = nlohmann::json::array();
+  uint64_t events = 0;
+  for (uint32_t r = request.first_rank; r < last; ++r) {
+    if (level) {
+      rows.push_back(summary_row(summary, defs, r, *level, view.t0, view.t1, request.width));
+      continue;
     }
-    // The instances of the call paths on the critical path at this rank, likewise.
-    if (!request.critical.empty()) row["critical"] = critical_marks(defs, trace, request, r, view);
+    WindowEvents read;
+    {
+      const std::lock_guard io(io_mutex_);
+      read = read_window(summary, defs, r, view.t0, view.t1);
+    }
+    events += read.events;
+    nlohmann::json row = row_of(defs, read.trace, read.waits, request, r, view);
+    for (auto& span : row["spans"]) {
+      if (span[3].get<int64_t>() >= 0) span[3] = read.instance_ids.at(span[3].get<std::size_t>());
+    }
     rows.push_back(std::move(row));
   }
-  return {{"t0", view.t0},
-          {"t1", view.t1},
-          {"width", request.width},
-          {"first_rank", request.first_rank},
-          {"rank_count", rank_count},
-          {"rows", std::move(rows)},
-          {"messages", messages.selection()},
-          {"message_count", messages.count()},
-          {"messages_truncated", messages.truncated()}};
+  nlohmann::json source = {{"from", level ? "summary" : "events"}, {"summary_bytes", summary.bytes()}};
+  if (level) source["bin"] = summary.bin_seconds(*level);
+  if (level) source["level"] = *level;
+  else source["events_read"] = events;
+  nlohmann::json answer = window_answer(request, rank_count, std::move(rows));
+  answer["messages"] = nlohmann::json::array();
+  answer["message_count"] = 0;
+  answer["messages_truncated"] = false;
+  answer["source"] = std::move(source);
+  return answer;
 }
 
 }  // namespace orrery::viewer

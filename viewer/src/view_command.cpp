@@ -27,6 +27,7 @@
 #include "orrery/error.h"
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
+#include "timeline_data.h"
 #include "orrery/analyzer/timeline.h"
 #include "root_cause_source.h"
 #include "run_analyses.h"
@@ -129,9 +130,29 @@ struct GroupOptions {
   [[nodiscard]] bool given() const { return !baseline.empty() || !candidate.empty(); }
 };
 
+/// `orrery view --build-summary`: the trace's timeline summary built (or found current), and where.
+int build_summary_command(const std::string& report_path, const std::string& trace_path) {
+  if (report_path.empty() && trace_path.empty()) throw UsageError("--build-summary needs REPORT or --trace EXP");
+  std::string why_none;
+  const std::string trace = find_trace(report_path, {}, trace_path, why_none);
+  if (trace.empty()) throw InputError(why_none);
+  TimelineSource source(trace);
+  source.set_summary_mode(SummaryMode::kAlways);
+  const bool built = source.summary() != nullptr;
+  const nlohmann::json status = source.summary_status();
+  if (status.contains("note")) std::printf("note: %s\n", status["note"].get<std::string>().c_str());
+  if (!built) throw InputError("the timeline summary could not be built");
+  const std::string how = status["built"].get<bool>()
+                              ? "built in " + std::to_string(status["build_seconds"].get<double>()) + " s"
+                              : "already current";
+  std::printf("%s: %.1f MiB, %s\n", status["path"].get<std::string>().c_str(),
+              static_cast<double>(status["bytes"].get<std::size_t>()) / (1U << 20U), how.c_str());
+  return kExitOk;
+}
+
 int serve(std::string report_path, std::string other_path, const GroupOptions& groups,
           ServerOptions options, bool no_browser, std::size_t cache_mib, const std::string& trace_path,
-          bool no_trace, std::size_t trace_cache_mib, std::size_t memory_limit) {
+          bool no_trace, std::size_t trace_cache_mib, std::size_t memory_limit, SummaryMode summary_mode) {
   report::tools::install_crash_guard("orrery view");
   std::shared_ptr<ReportData> report;
   std::shared_ptr<ReportData> other;
@@ -185,7 +206,9 @@ int serve(std::string report_path, std::string other_path, const GroupOptions& g
     if (trace.empty()) {
       api->set_timeline(nullptr, why_none, run);
     } else {
-      api->set_timeline(std::make_shared<TimelineSource>(trace, (trace_cache_mib << 20U) / runs), {}, run);
+      auto source = std::make_shared<TimelineSource>(trace, (trace_cache_mib << 20U) / runs);
+      source->set_summary_mode(summary_mode);
+      api->set_timeline(std::move(source), {}, run);
     }
   }
   options.token = random_token();
@@ -256,6 +279,16 @@ int view_command(int argc, char** argv) {
                  "ranks are dropped and read again when needed)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30U));
+  std::string summary_mode_text = "auto";
+  app.add_option("--timeline-summary", summary_mode_text,
+                 "draw the timeline from the trace's multi-resolution summary (built beside the trace "
+                 "on first use): auto (when the event files exceed 64 MiB), always, never")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  bool build_summary_only = false;
+  app.add_flag("--build-summary", build_summary_only,
+               "build (or check) the timeline summary of the trace (--trace, else REPORT's), print "
+               "where it is, its size and build time, and exit");
   std::string memory_limit_text;
   app.add_option("--memory-limit", memory_limit_text,
                  "most memory the viewer may map beyond what it holds at start (e.g. 4G); a "
@@ -293,6 +326,10 @@ int view_command(int argc, char** argv) {
       if (!parsed) throw UsageError("--memory-limit '" + memory_limit_text + "' is not a size (e.g. 4G, 512M)");
       memory_limit = *parsed;
     }
+    const SummaryMode summary_mode = summary_mode_text == "always"  ? SummaryMode::kAlways
+                                     : summary_mode_text == "never" ? SummaryMode::kNever
+                                                                    : SummaryMode::kAuto;
+    if (build_summary_only) return build_summary_command(report_path, trace_path);
     if (groups.given()) {
       if (!report_path.empty()) {
         throw UsageError("give either REPORT [OTHER] or --baseline … --candidate …, not both");
@@ -305,7 +342,7 @@ int view_command(int argc, char** argv) {
       throw UsageError("REPORT is required (or --baseline … --candidate …)");
     }
     return serve(report_path, other_path, groups, options, no_browser, cache_mib, trace_path, no_trace,
-                 trace_cache_mib, memory_limit);
+                 trace_cache_mib, memory_limit, summary_mode);
   } catch (const Error& e) {
     std::fprintf(stderr, "orrery view: %s\n", e.what());
     return e.exit_status();

@@ -16,6 +16,10 @@ using orrery::kParadigms;
 using orrery::Paradigm;
 using orrery::RegionRole;
 
+/// The source file of every MPI region (Score-P's convention: Scalasca's
+/// reader classifies a region as MPI, and as which call, by this string).
+inline constexpr const char* kMpiSourceFile = "MPI";
+
 /// A region as this rank knows it.
 struct RegionDef {
   std::string name;

@@ -43,6 +43,9 @@ uint32_t define_mpi_region(FunctionId fn) noexcept {
       const FunctionInfo& info = kFunctions[fn];
       RegionDef def;
       def.name = info.name;
+      // Score-P's convention, which Scalasca's reader relies on to tell an MPI
+      // region (and which one) apart: the source file is the string "MPI".
+      def.file = kMpiSourceFile;
       def.paradigm = Paradigm::kMpi;
       def.role = mpi_region_role(info);
       region = g_state.definitions.add_region(std::move(def));

@@ -140,6 +140,8 @@ std::vector<uint32_t> define_omp_regions(LocalDefinitions& definitions) {
       if (!where.empty()) def.name += " @" + where;
       // Score-P's convention: Scalasca classifies OpenMP regions by this file name.
       def.file = "OMP";
+    } else if (def.paradigm == Paradigm::kMpi) {
+      def.file = kMpiSourceFile;  // MPI calls on worker threads, as on the MPI thread
     }
     local[i] = definitions.add_region(std::move(def));
   }

@@ -15,7 +15,7 @@ namespace orrery::testing {
 /// Collective operation codes (the values of OTF2's OTF2_CollectiveOp).
 enum class Collective : uint8_t {
   kBarrier = 0, kBcast = 1, kGather = 2, kScatter = 4, kAllgather = 6, kAlltoall = 8,
-  kAllreduce = 11, kReduce = 12, kScan = 14, kExscan = 15, kCreateHandle = 17,
+  kAllreduce = 11, kReduce = 12, kScan = 14, kExscan = 15, kCreateHandle = 17, kDestroyHandle = 18,
 };
 
 /// An OTF2 archive being written: definitions are collected, events are

@@ -41,8 +41,34 @@ ROLES = {  # region name -> role the trace conventions require
 }
 
 
+# Collective operations Scalasca 2.6's reader knows (docs/trace-conventions.md,
+# "Scalasca compatibility"): it aborts on any other, such as CREATE_HANDLE.
+SCALASCA_COLLECTIVE_OPS = {
+    "BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER", "ALLGATHERV",
+    "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE", "REDUCE_SCATTER",
+    "REDUCE_SCATTER_BLOCK", "SCAN", "EXSCAN",
+}
+
+
 class Failure(Exception):
     pass
+
+
+def check_scalasca_conventions(rank, evs, regions):
+    """What Scalasca 2.6's scout needs besides OTF2 itself: every MPI region
+    names the source file "MPI" (scout classifies regions by it), collectives
+    use only the operations it knows, and the program name of ProgramBegin is
+    the name of the program root region (scout looks the region up by it)."""
+    for name, region in regions.items():
+        if region["paradigm"] == "MPI" and region["file"] != "MPI":
+            raise Failure(f"MPI region {name} names source file {region['file']!r}, not \"MPI\"")
+    for e in evs:
+        if e["Event"] in ("MPI_COLLECTIVE_END", "NON_BLOCKING_COLLECTIVE_COMPLETE") \
+                and e.get("Operation") not in SCALASCA_COLLECTIVE_OPS:
+            raise Failure(f"rank {rank}: collective operation {e.get('Operation')} unknown to Scalasca: {e}")
+    root = next(e["Region"] for e in evs if e["Event"] == "ENTER")
+    if evs[0].get("Name") != root:
+        raise Failure(f"rank {rank}: ProgramBegin names program {evs[0].get('Name')!r}, the root region is {root!r}")
 
 
 def check_program_root(rank, evs, regions, program=None):
@@ -139,6 +165,7 @@ def check_invariants(events, comms, groups, regions, nranks, program=None):
         raise Failure(f"trace has locations {sorted(events)}, expected 0..{nranks - 1}")
     for rank, evs in events.items():
         check_program_root(rank, evs, regions, program)
+        check_scalasca_conventions(rank, evs, regions)
     for name, role in ROLES.items():
         if name in regions and regions[name]["role"] != role:
             raise Failure(f"region {name} has role {regions[name]['role']}, expected {role}")

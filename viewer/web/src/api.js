@@ -61,6 +61,7 @@ export const api = {
   groups: (params) => cached('groups', params),
   /** {group?}: the first report's function groups (load-imbalance analysis); with group, its values per process. */
   functionGroups: (params) => cached('function_groups', params),
+  functionGroupWindows: (params) => cached('function_group_windows', params),
   /** {t0, t1, bins}: processes per activity over time, and the concurrency profile. */
   utilization: (params) => cached('utilization', traced(params)),
   /** {t0, t1, callpath?}: the sender × receiver matrix and message sizes. */

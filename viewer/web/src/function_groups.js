@@ -4,18 +4,22 @@
 // and load similarity to its parent — and the selected group's time per
 // process as bars (ECharts) with their mean. Top groups fold open and shut.
 // The "3-D" toggle swaps the bars for process × group × time bars of every
-// group (imbalance_3d.js).
+// group (imbalance_3d.js). Comparing two runs, a switch shows either run's
+// groups (each run's own report, processes named by it).
 
 import * as echarts from 'echarts/core';
 import { api } from './api.js';
 import { format } from './values.js';
 import { drawImbalance3d } from './imbalance_3d.js';
+import { formatTime } from './timeline.js';
 
 function escapeHtml(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const percent = (v) => `${(100 * v).toFixed(1)} %`;
+/** The 3-D view's time windows: equal slices of the run. */
+const WINDOWS = 8;
 
 /** The top group that loses the most time to imbalance (max − mean), else the first group. */
 function defaultGroup(groups) {
@@ -31,14 +35,31 @@ export class FunctionGroupsPage {
     this.element = element;
     this.selected = null;
     this.folded = new Set();
-    this.answer = null;
+    this.answers = [null, null];  // per run
+    this.run = 0;
+    this.window = null;  // 3-D: a time window of the run (null: the whole run)
     this.chart = null;
     this.threeD = false;
     element.addEventListener('click', (event) => {
       if (document.body.dataset.chart !== 'fgroups') return;
+      const runButton = event.target.closest('button.fgroups-run');
+      if (runButton) {
+        this.run = Number(runButton.dataset.run);
+        this.window = null;
+        this.selected = null;
+        this.folded.clear();
+        this.render(this.model, this.reports);
+        return;
+      }
+      const windowButton = event.target.closest('button.fgroups-window');
+      if (windowButton) {
+        this.window = windowButton.dataset.window === '' ? null : Number(windowButton.dataset.window);
+        this.render(this.model, this.reports);
+        return;
+      }
       if (event.target.closest('button.fgroups-3d')) {
         this.threeD = !this.threeD;
-        this.render(this.model);
+        this.render(this.model, this.reports);
         return;
       }
       const toggle = event.target.closest('button.toggle');
@@ -50,18 +71,32 @@ export class FunctionGroupsPage {
       } else {
         this.selected = g;
       }
-      this.render(this.model);
+      this.render(this.model, this.reports);
     });
   }
 
-  async render(model) {
+  /** A process of the shown run: its own report's name for it. */
+  locationName(model, l) {
+    return this.shown?.location_names?.[l] ?? model.locationName(l);
+  }
+
+  /** Comparing: which run's groups are shown. */
+  runSwitch() {
+    if ((this.reports?.length ?? 0) < 2) return '';
+    return `<div class="fgroups-runs">Groups of ${this.reports.map((label, run) => `<button class="small fgroups-run" data-run="${run}"`
+      + ` aria-pressed="${run === this.run}">${escapeHtml(label)}</button>`).join(' ')}</div>`;
+  }
+
+  async render(model, reports = this.reports) {
     this.model = model;
+    this.reports = reports;
+    const run = this.run;
     let answer;
     try {
-      if (!this.answer) this.answer = await api.functionGroups({});
-      answer = this.answer;
+      if (!this.answers[run]) this.answers[run] = await api.functionGroups({ run });
+      answer = this.answers[run];
       if (answer.available && this.selected === null) this.selected = defaultGroup(answer.groups);
-      if (answer.available) answer = { ...answer, ...(await api.functionGroups({ group: this.selected })) };
+      if (answer.available) answer = { ...answer, ...(await api.functionGroups({ run, group: this.selected })) };
     } catch (error) {
       if (document.body.dataset.chart !== 'fgroups') return;
       this.element.innerHTML = `<p class="note">The function groups could not be read: ${escapeHtml(error.message)}</p>`;
@@ -71,13 +106,13 @@ export class FunctionGroupsPage {
     if (document.body.dataset.chart !== 'fgroups') return;
     this.disposeChart();
     if (!answer.available) {
-      this.element.innerHTML = `<p class="note">No function groups: ${escapeHtml(answer.reason)}. `
+      this.element.innerHTML = `${this.runSwitch()}<p class="note">No function groups: ${escapeHtml(answer.reason)}. `
         + 'They are written by orrery-analyze (load-imbalance analysis); analyze the experiment again.</p>';
       this.element.dataset.fgroups = 'none';
       return;
     }
     this.shown = answer;
-    const parts = ['<div class="fgroups-page"><section><table class="profile-table fgroups-table">',
+    const parts = [this.runSwitch(), '<div class="fgroups-page"><section><table class="profile-table fgroups-table">',
       '<tr><th>group</th><th>total</th><th>mean</th><th>max (where)</th><th>imbalance</th><th>similarity</th></tr>'];
     answer.groups.forEach((g, i) => {
       if (g.parent >= 0 && this.folded.has(g.parent)) return;
@@ -87,7 +122,7 @@ export class FunctionGroupsPage {
         + ` data-name="${escapeHtml(g.name)}" data-total="${g.total}" data-imbalance="${g.imbalance}" data-similarity="${g.similarity}">`
         + `<td class="name">${toggle}${escapeHtml(g.name)}</td><td class="num">${escapeHtml(format('abs', g.total, 'sec'))}</td>`
         + `<td class="num">${escapeHtml(format('abs', g.mean, 'sec'))}</td>`
-        + `<td class="num">${escapeHtml(format('abs', g.max, 'sec'))} (${escapeHtml(model.locationName(g.max_location))})</td>`
+        + `<td class="num">${escapeHtml(format('abs', g.max, 'sec'))} (${escapeHtml(this.locationName(model, g.max_location))})</td>`
         + `<td class="num">${percent(g.imbalance)}</td><td class="num">${g.similarity.toFixed(3)}</td></tr>`);
     });
     parts.push('</table><p class="muted">Imbalance: (max − mean) / max over the processes. Similarity: how alike the '
@@ -99,6 +134,7 @@ export class FunctionGroupsPage {
     if (this.threeD) await this.draw3d(model, answer);
     else this.drawBars(model, answer);
     this.element.dataset.fgroups = String(answer.groups.length);
+    this.element.dataset.fgroupsRun = String(run);
   }
 
   /** Every group's time per process (one cached request per group), drawn in 3-D. */
@@ -106,18 +142,45 @@ export class FunctionGroupsPage {
     const element = this.element.querySelector('.fgroups-chart');
     let values;
     try {
-      values = (await Promise.all(answer.groups.map((_, g) => api.functionGroups({ group: g })))).map((a) => a.values);
+      values = (await Promise.all(answer.groups.map((_, g) => api.functionGroups({ run: this.run, group: g }))))
+        .map((a) => a.values);
     } catch (error) {
       element.innerHTML = `<p class="note">The groups' values could not be read: ${escapeHtml(error.message)}</p>`;
       return;
     }
+    // The time axis: the groups' time per process in windows of the run, from the trace.
+    let windows = null;
+    let why = '';
+    try {
+      windows = await api.functionGroupWindows({ run: this.run, windows: WINDOWS });
+    } catch (error) {
+      why = error.message;
+    }
     if (document.body.dataset.chart !== 'fgroups' || !this.threeD || !element.isConnected) return;
-    this.chart = await drawImbalance3d(element, model, answer.groups, values);
+    const picker = document.createElement('div');
+    picker.className = 'fgroups-windows';
+    if (windows) {
+      const button = (w, label, title) => `<button class="small fgroups-window" data-window="${w ?? ''}"`
+        + ` aria-pressed="${w === this.window}" title="${escapeHtml(title)}">${label}</button>`;
+      picker.innerHTML = `Time: ${button(null, 'whole run', 'the whole run (the report\'s values)')}`
+        + windows.windows.map(([t0, t1], w) => button(w, String(w + 1), `${formatTime(t0)} – ${formatTime(t1)}`)).join('');
+    } else {
+      picker.innerHTML = `<span class="muted">Whole run only (no time windows: ${escapeHtml(why)})</span>`;
+    }
+    element.before(picker);
+    let caption = '';
+    if (windows && this.window !== null) {
+      values = windows.values[this.window];
+      const [t0, t1] = windows.windows[this.window];
+      caption = `window ${this.window + 1}/${windows.windows.length} (${formatTime(t0)}–${formatTime(t1)})`;
+    }
+    element.dataset.window = this.window === null ? 'all' : String(this.window);
+    this.chart = await drawImbalance3d(element, (l) => this.locationName(model, l), answer.groups, values, caption);
   }
 
   drawBars(model, answer) {
     const group = answer.groups[this.selected];
-    const names = answer.values.map((_, l) => model.locationName(l));
+    const names = answer.values.map((_, l) => this.locationName(model, l));
     this.chart = echarts.init(this.element.querySelector('.fgroups-chart'), null, { renderer: 'canvas' });
     this.chart.setOption({
       animation: false,
@@ -131,7 +194,7 @@ export class FunctionGroupsPage {
           label: { position: 'insideEndTop', formatter: () => `mean ${format('abs', group.mean, 'sec')}` },
           lineStyle: { color: '#ef4444' } } }],
     });
-    window.__orreryFunctionGroups = { selected: this.selected, values: answer.values };  // for the browser tests
+    window.__orreryFunctionGroups = { run: this.run, selected: this.selected, values: answer.values, names };  // for the browser tests
   }
 
   disposeChart() {
@@ -145,7 +208,7 @@ export class FunctionGroupsPage {
     if (!a?.available) return [['group']];
     return [['group', 'parent', 'total', 'mean', 'max', 'max at', 'imbalance', 'similarity'],
       ...a.groups.map((g) => [g.name, g.parent >= 0 ? a.groups[g.parent].name : '', g.total, g.mean, g.max,
-        model.locationName(g.max_location), g.imbalance, g.similarity]),
-      [], ['process', `${a.groups[a.selected].name} (s)`], ...a.values.map((v, l) => [model.locationName(l), v])];
+        this.locationName(model, g.max_location), g.imbalance, g.similarity]),
+      [], ['process', `${a.groups[a.selected].name} (s)`], ...a.values.map((v, l) => [this.locationName(model, l), v])];
   }
 }

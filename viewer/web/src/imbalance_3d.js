@@ -68,14 +68,15 @@ export function imbalanceData(rows, valuesByGroup) {
  * missing: the element then says so). The drawn data is on element.dataset and
  * window.__orreryImbalance3d (for the browser tests).
  */
-export async function drawImbalance3d(element, model, groups, valuesByGroup) {
+export async function drawImbalance3d(element, locationName, groups, valuesByGroup, caption = '') {
   const rows = imbalanceRows(groups);
   const highlighted = leastSimilar(groups, rows);
   const data = imbalanceData(rows, valuesByGroup);
-  const processes = (valuesByGroup[rows[0]] ?? []).map((_, l) => model.locationName(l));
+  const processes = (valuesByGroup[rows[0]] ?? []).map((_, l) => locationName(l));
   const hl = highlighted >= 0 ? groups[highlighted] : null;
-  const title = hl ? `Least similar to its parent: ${hl.name} (similarity ${hl.similarity.toFixed(3)})` : 'Time per process and group';
-  window.__orreryImbalance3d = { rows, highlighted, processes, data, title };
+  const heading = hl ? `Least similar to its parent: ${hl.name} (similarity ${hl.similarity.toFixed(3)})` : 'Time per process and group';
+  const title = caption ? `${heading} · ${caption}` : heading;
+  window.__orreryImbalance3d = { rows, highlighted, processes, data, title, caption };
   element.dataset.highlighted = String(highlighted);
   if (!hasWebGl()) {
     element.innerHTML = '<p class="note">The 3-D view needs WebGL, which this browser does not offer.</p>';

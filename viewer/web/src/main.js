@@ -387,7 +387,7 @@ async function renderCharts(calls, locations, heat, selection) {
     return;
   }
   if (view === 'fgroups') {
-    await functionGroupsPage.render(model);
+    await functionGroupsPage.render(model, info.reports);
     return;
   }
   if (view === 'util' || view === 'comm' || view === 'res' || view === 'stack') {
@@ -722,7 +722,8 @@ async function start() {
   $('#chart-tabs button[data-chart="groups"]').hidden = !info.groups;
   functionGroupsPage = new FunctionGroupsPage($('#page'));
   // The function groups' tab only for reports that have them.
-  api.functionGroups({}).then((a) => { $('#chart-tabs button[data-chart="fgroups"]').hidden = !a.available; }, () => {});
+  Promise.all(info.reports.map((_, run) => api.functionGroups({ run }).catch(() => ({}))))
+    .then((answers) => { $('#chart-tabs button[data-chart="fgroups"]').hidden = !answers.some((a) => a.available); });
   window.__orreryTimeline = timeline;  // for the browser tests
   window.__orreryCharts = charts;
   wireControls();

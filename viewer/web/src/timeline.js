@@ -309,6 +309,7 @@ export class Timeline {
     const [t0, t1] = this.window;
     this.status.textContent = `${this.info.warning ? `⚠ ${this.info.warning} · ` : ''}${formatTime(t0)} – ${formatTime(t1)} (${formatTime(t1 - t0)} shown, ${formatTime(this.pixelTime())} per pixel)`
       + `${this.answer?.messages_truncated ? ` · ${this.answer.messages.length} of ${this.answer.message_count} messages drawn` : ''}`
+      + this.sourceNote()
       + ' · wheel: zoom · drag: pan · double-click: whole run · click: select process and call path'
       + this.curveNote();
     const answer = this.answer;
@@ -317,6 +318,19 @@ export class Timeline {
     this.drawAxis(ctx, width);
     this.drawGutter(ctx, height);
     if (answer) this.renderLegend(answer);
+  }
+
+  /** Where the rows come from when the trace's summary is used (no messages then). */
+  sourceNote() {
+    const source = this.answer?.source;
+    if (!source) {
+      delete this.status.dataset.source;
+      return '';
+    }
+    this.status.dataset.source = source.from;
+    return source.from === 'summary'
+      ? ` · from the trace's summary (bins of ${formatTime(source.bin)}; messages not drawn)`
+      : ` · ${source.events_read} events read for this window (messages not drawn)`;
   }
 
   /** The status line's words about the resource curve under the rows. */

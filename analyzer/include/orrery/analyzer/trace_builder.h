@@ -32,6 +32,8 @@ class TraceBuilder {
   void irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
   void request_cancelled(uint64_t request);
+  /// Inside an MPI_Init/MPI_Finalize instance (synchronize_in) these are
+  /// ignored: the instance is one collective of its own kind already.
   void collective_begin(int64_t time);
   void collective_end(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                       uint64_t sent, uint64_t received);
@@ -92,6 +94,11 @@ class TraceBuilder {
     return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
   uint32_t callpath_of(uint32_t region);
+  void open_collective(int64_t time);
+  void finish_collective(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
+                         uint64_t sent, uint64_t received);
+  /// The open collective is the one an MPI_Init/MPI_Finalize instance opened.
+  [[nodiscard]] bool inside_synchronizing() const;
   /// Leaves the innermost open region at `leave_time` (reference time line).
   void close_region(int64_t leave_time, uint32_t region);
   /// Notes a folded instance's exclusive time in the gap before `before_event`.

@@ -9,9 +9,11 @@
 // shape: the Pearson correlation r of the two per-location vectors, mapped
 // to 0–1 as (1 + r) / 2 (docs/analyzer.md, "Function groups", says why).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orrery/report/cube.h"
@@ -44,6 +46,14 @@ struct GroupRule {
 /// Reads a grouping file: `TOP / SECOND = GLOB` or `TOP = GLOB` per line,
 /// `#` comments and blank lines ignored. Throws InputError naming the line.
 [[nodiscard]] std::vector<GroupRule> read_group_rules(const std::string& path);
+
+/// The built-in top groups, in their order (a grouping file's follow).
+inline constexpr std::array<const char*, 5> kBuiltinTopGroups = {"Computation", "MPI point-to-point",
+                                                                 "MPI collective", "I/O", "Other"};
+
+/// The built-in (top, second-level) group names of a function, as
+/// function_groups() names them without a grouping file.
+[[nodiscard]] std::pair<std::string, std::string> default_group_of(const Region& region);
 
 /// Functions below this share of all time are left out of the groups.
 inline constexpr double kTinyFunctionShare = 0.001;
