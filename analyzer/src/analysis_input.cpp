@@ -8,6 +8,7 @@
 #include "orrery/analyzer/neighbor_collectives.h"
 #include "orrery/analyzer/program_root.h"
 #include "orrery/analyzer/trace_reader.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -15,18 +16,18 @@ namespace {
 /// Every rank's `text`, on rank 0 (empty elsewhere).
 std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world) {
   int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+  vmpi::Comm_rank(world, &rank);
+  vmpi::Comm_size(world, &size);
   int length = static_cast<int>(text.size());
   std::vector<int> lengths(static_cast<std::size_t>(size)), displs(lengths.size());
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
+  vmpi::Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
   int total = 0;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     displs[r] = total;
     total += lengths[r];
   }
   std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
-  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
+  vmpi::Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR,
               0, world);
   std::vector<std::string> texts;
   if (rank != 0) return texts;
@@ -40,7 +41,7 @@ std::vector<std::string> gather_on_root(const std::string& text, MPI_Comm world)
 /// True on every rank if it is true on any.
 bool any_rank(bool local, MPI_Comm world) {
   int value = local ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_LOR, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_LOR, world);
   return value != 0;
 }
 
@@ -57,8 +58,15 @@ void Progress::operator()(const std::string& line) const {
 
 InputError AnalysisRun::wrong_size(std::size_t ranks) const {
   return InputError("the trace has " + std::to_string(ranks) + " ranks but the analysis runs on " +
-                    std::to_string(size_) + "; run it as: mpirun -np " + std::to_string(ranks) +
+                    std::to_string(size_) + "; run it on " + std::to_string(ranks) +
+                    " processes or fewer: mpirun -np " + std::to_string(ranks) +
                     " orrery-analyze " + options_.experiment);
+}
+
+bool AnalysisRun::hosts_fewer(std::size_t ranks) {
+  if (ranks <= static_cast<std::size_t>(size_) || !options_.fewer_processes_allowed) return false;
+  result_.traced_ranks = static_cast<uint32_t>(ranks);
+  return true;
 }
 
 double AnalysisRun::seconds_per_tick() const {
@@ -84,14 +92,17 @@ void AnalysisRun::read_definitions_of_run() {
                         : options_.experiment;
   if (incomplete_) {
     read_unified_definitions();
+    if (result_.traced_ranks != 0) return;
   } else {
     progress_("reading definitions of " + options_.experiment);
     phases_.run([&] {
       definitions_ = read_definitions(options_.experiment);
+      if (hosts_fewer(definitions_.ranks.size())) return;
       if (definitions_.ranks.size() != static_cast<std::size_t>(size_)) {
         throw wrong_size(definitions_.ranks.size());
       }
     });
+    if (result_.traced_ranks != 0) return;
   }
   // In-neighbours of this rank in topology communicators (neighbourhood collectives).
   phases_.run([&] {
@@ -106,8 +117,11 @@ void AnalysisRun::read_unified_definitions() {
   phases_.run([&] {
     if (rank_ != 0) return;
     const uint32_t ranks = incomplete_world_size(options_.experiment);
+    if (hosts_fewer(ranks)) return;
     if (ranks != static_cast<uint32_t>(size_)) throw wrong_size(ranks);
   });
+  vmpi::Bcast(&result_.traced_ranks, 1, MPI_UINT32_T, 0, world_);
+  if (result_.traced_ranks != 0) return;
   // Ranks that left no trace (killed by SIGKILL): the others are analyzed;
   // theirs is an empty trace, their values NaN.
   lost_ = ranks_without_trace(options_.experiment, static_cast<uint32_t>(size_));
@@ -146,7 +160,7 @@ void AnalysisRun::read_trace() {
   result_.events = trace_.events_read;
   result_.events_kept = trace_.events.size();
   uint64_t total_events = 0;
-  MPI_Reduce(&result_.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world_);
+  vmpi::Reduce(&result_.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world_);
   progress_("read " + std::to_string(total_events) + " events");
 }
 

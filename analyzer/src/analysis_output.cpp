@@ -3,6 +3,7 @@
 
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <limits>
 
@@ -14,6 +15,7 @@
 #include "orrery/analyzer/what_if_phase.h"
 #include "orrery/report/atomic_file.h"
 #include "orrery/report/hdf5_io.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -144,6 +146,12 @@ void AnalysisRun::print_closing_summary() {
   if (!lost_.empty()) out << describe_lost_ranks(lost_) << "\n";
   out << "\n";
   print_clock_summary(out, result_.clock, options_.correct_clock_violations);
+  if (result_.scratch_ranks > 0) {
+    out << "Memory limit: " << options_.memory_limit / 1024 << " KiB of tables per traced rank; "
+        << result_.scratch_bytes_all / 1024 << " KiB of the traces of " << result_.scratch_ranks
+        << (result_.scratch_ranks == 1 ? " rank" : " ranks")
+        << " kept in scratch files (streamed through the page cache)\n";
+  }
   print_summary(out, header_, *digest_, registry_, result_.statistics,
                 options_.write_report ? result_.report_path : std::string("(not written)"));
   print_efficiencies(out, options_, result_);
@@ -157,16 +165,36 @@ void AnalysisRun::print_closing_summary() {
 
 AnalysisRun::AnalysisRun(const AnalysisOptions& options, MPI_Comm world)
     : options_(options), world_(world), progress_(nullptr), phases_(world) {
-  MPI_Comm_rank(world_, &rank_);
-  MPI_Comm_size(world_, &size_);
+  vmpi::Comm_rank(world_, &rank_);
+  vmpi::Comm_size(world_, &size_);
   progress_ = Progress(rank_ == 0 && !options_.quiet ? options_.progress : nullptr);
   result_.report_path =
       options_.output.empty() ? default_report_path(options_.experiment) : options_.output;
 }
 
+std::string AnalysisRun::scratch_directory() const {
+  const auto directory = std::filesystem::path(result_.report_path).parent_path();
+  return directory.empty() ? std::string(".") : directory.string();
+}
+
+void AnalysisRun::count_scratch_memory() {
+  if (!chunk_budget_) return;
+  result_.scratch_bytes = chunk_budget_->in_scratch_file();
+  const uint64_t mine[2] = {result_.scratch_bytes, result_.scratch_bytes > 0 ? 1U : 0U};
+  uint64_t sums[2] = {0, 0};
+  vmpi::Reduce(mine, sums, 2, MPI_UINT64_T, MPI_SUM, 0, world_);
+  result_.scratch_bytes_all = sums[0];
+  result_.scratch_ranks = static_cast<uint32_t>(sums[1]);
+}
+
 AnalysisResult AnalysisRun::run() {
   read_grouping_file();
   read_definitions_of_run();
+  if (result_.traced_ranks != 0) return std::move(result_);  // analyze_in_blocks' turn
+  if (options_.memory_limit > 0) {
+    chunk_budget_ = std::make_unique<ChunkBudget>(options_.memory_limit, scratch_directory());
+  }
+  ChunkBudget::Scope budget(chunk_budget_.get());
   read_trace();
   complete_definitions();
   prepare_replay();
@@ -175,6 +203,7 @@ AnalysisResult AnalysisRun::run() {
   find_root_causes();
   follow_critical_path();
   analyze_threads();
+  count_scratch_memory();
   merge_and_write();
   print_closing_summary();
   return std::move(result_);

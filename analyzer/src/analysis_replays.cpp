@@ -6,6 +6,7 @@
 #include "orrery/analyzer/replay_critical_path.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/what_if_phase.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -13,11 +14,11 @@ namespace {
 ReplayStatistics sum_statistics(const ReplayStatistics& local, MPI_Comm world) {
   std::array<uint64_t, kReplayCounters.size()> counts{}, sums{};
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = local.*kReplayCounters[i];
-  MPI_Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
-             0, world);
+  vmpi::Reduce(counts.data(), sums.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+               0, world);
   ReplayStatistics sum;
   for (std::size_t i = 0; i < sums.size(); ++i) sum.*kReplayCounters[i] = sums[i];
-  MPI_Reduce(&local.max_violation, &sum.max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
+  vmpi::Reduce(&local.max_violation, &sum.max_violation, 1, MPI_INT64_T, MPI_MAX, 0, world);
   return sum;
 }
 

@@ -15,6 +15,7 @@
 #include "orrery/analyzer/analysis.h"
 #include "orrery/analyzer/balance_metrics.h"
 #include "orrery/analyzer/call_tree.h"
+#include "orrery/analyzer/chunk_memory.h"
 #include "orrery/analyzer/clock_condition.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/incomplete.h"
@@ -65,7 +66,13 @@ class AnalysisRun {
   void print_closing_summary();
 
   [[nodiscard]] InputError wrong_size(std::size_t ranks) const;
+  /// True (and result_.traced_ranks set) if the trace has more ranks than
+  /// processes and the caller hosts blocks of ranks (analyze_in_blocks).
+  bool hosts_fewer(std::size_t ranks);
   [[nodiscard]] double seconds_per_tick() const;
+
+  void count_scratch_memory();
+  [[nodiscard]] std::string scratch_directory() const;
 
   const AnalysisOptions& options_;
   MPI_Comm world_;
@@ -94,6 +101,7 @@ class AnalysisRun {
   ReplayStatistics statistics_;
   ClockCorrection clock_correction_;
   ThreadSeverities threads_;
+  std::unique_ptr<ChunkBudget> chunk_budget_;  ///< under --memory-limit
 
   report::CubeHeader header_;        ///< the merged cube's (rank 0)
   std::unique_ptr<SummaryDigest> digest_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -114,7 +115,7 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
     if (send != kNoValue && trace.events[at.event].time < send) ++stats.violations;
   }
   int any = stats.violations > 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
   if (any == 0 || !p.correct) return stats;
 
   std::vector<int64_t> original(trace.events.size());
@@ -126,7 +127,7 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
     clock_forward(original, receives, send_enters, p, corrected, stats);
     std::vector<int64_t> updated = send_times(trace, &corrected);
     int changed = updated != sends ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, world);
+    vmpi::Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, world);
     if (changed == 0) break;
     sends = std::move(updated);
     send_enters = matching.to_receivers(sends, world);
@@ -150,12 +151,12 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
 
 std::vector<ClockCorrection> gather_clock_corrections(const ClockCorrection& mine, MPI_Comm world) {
   int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+  vmpi::Comm_rank(world, &rank);
+  vmpi::Comm_size(world, &size);
   const int64_t row[5] = {static_cast<int64_t>(mine.violations), static_cast<int64_t>(mine.corrected),
                           mine.moved, mine.max_jump, mine.max_shift};
   std::vector<int64_t> all(rank == 0 ? 5 * static_cast<std::size_t>(size) : 0);
-  MPI_Gather(row, 5, MPI_INT64_T, all.data(), 5, MPI_INT64_T, 0, world);
+  vmpi::Gather(row, 5, MPI_INT64_T, all.data(), 5, MPI_INT64_T, 0, world);
   std::vector<ClockCorrection> rows;
   for (std::size_t r = 0; 5 * r < all.size(); ++r) {
     rows.push_back(ClockCorrection{static_cast<uint64_t>(all[5 * r]), static_cast<uint64_t>(all[5 * r + 1]),

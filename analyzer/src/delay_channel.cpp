@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "delay_model.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer::delay {
 
@@ -22,7 +23,7 @@ void RecordChannel::open(const std::vector<uint32_t>& peers,
     records_in_.add(source, static_cast<std::size_t>(count));
   }
   uint64_t batches = (most + kBatch - 1) / kBatch;
-  MPI_Allreduce(MPI_IN_PLACE, &batches, 1, MPI_UINT64_T, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &batches, 1, MPI_UINT64_T, MPI_MAX, world);
   batches_ = static_cast<std::size_t>(batches);
 }
 

@@ -11,6 +11,7 @@
 #include "orrery/bounded_read.h"
 #include "orrery/error.h"
 #include "orrery/run_json.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -256,14 +257,14 @@ Definitions unify_definitions(const std::vector<Definitions>& local,
 
 Definitions unify_definitions(const Definitions& local, MPI_Comm world, IdMapping& mapping) {
   int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+  vmpi::Comm_rank(world, &rank);
+  vmpi::Comm_size(world, &size);
   const std::vector<char> mine = serialize_definitions(local, static_cast<uint32_t>(rank));
   // Definitions are small (kilobytes to megabytes); an int count suffices,
   // and a larger one is refused on every rank alike.
   long long length = static_cast<long long>(mine.size());
   std::vector<long long> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, world);
+  vmpi::Allgather(&length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, world);
   std::vector<int> counts(lengths.size()), displs(lengths.size());
   long long total = 0;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
@@ -276,7 +277,7 @@ Definitions unify_definitions(const Definitions& local, MPI_Comm world, IdMappin
                      " bytes)");
   }
   std::vector<char> all(static_cast<std::size_t>(total));
-  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(),
+  vmpi::Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(),
                  displs.data(), MPI_CHAR, world);
   std::vector<Definitions> defs(lengths.size());
   for (std::size_t r = 0; r < defs.size(); ++r) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -27,17 +28,17 @@ struct RowValue {
 template <class T>
 std::vector<T> receive_vector(int source, int tag, MPI_Comm world) {
   MPI_Status status;
-  MPI_Probe(source, tag, world, &status);
+  vmpi::Probe(source, tag, world, &status);
   int bytes = 0;
   MPI_Get_count(&status, MPI_BYTE, &bytes);
   std::vector<T> data(static_cast<std::size_t>(bytes) / sizeof(T));
-  MPI_Recv(data.data(), bytes, MPI_BYTE, source, tag, world, MPI_STATUS_IGNORE);
+  vmpi::Recv(data.data(), bytes, MPI_BYTE, source, tag, world, MPI_STATUS_IGNORE);
   return data;
 }
 
 template <class T>
 void send_vector(const std::vector<T>& data, int destination, int tag, MPI_Comm world) {
-  MPI_Send(data.data(), static_cast<int>(data.size() * sizeof(T)), MPI_BYTE, destination, tag,
+  vmpi::Send(data.data(), static_cast<int>(data.size() * sizeof(T)), MPI_BYTE, destination, tag,
            world);
 }
 
@@ -105,8 +106,8 @@ CubeMerge::CubeMerge(const CallTree& tree, const patterns::PatternRegistry& regi
                      const Definitions& definitions, MPI_Comm world,
                      std::size_t block_values)
     : world_(world), block_values_(block_values) {
-  MPI_Comm_rank(world, &rank_);
-  MPI_Comm_size(world, &size_);
+  vmpi::Comm_rank(world, &rank_);
+  vmpi::Comm_size(world, &size_);
 
   // Up the binomial tree: rank r receives from r + 1, r + 2, r + 4, ... (as
   // long as that bit of r is clear), then sends its merged tree to its
@@ -194,7 +195,7 @@ report::MetricValues CubeMerge::gather_metric(std::size_t metric, const patterns
   }
   if (rank_ != 0) {
     // Wait to be asked, so that rank 0 receives one block of ranks at a time.
-    MPI_Recv(nullptr, 0, MPI_BYTE, 0, kPullTag, world_, MPI_STATUS_IGNORE);
+    vmpi::Recv(nullptr, 0, MPI_BYTE, 0, kPullTag, world_, MPI_STATUS_IGNORE);
     send_vector(mine, 0, kValuesTag, world_);
     return {};
   }
@@ -217,12 +218,12 @@ report::MetricValues CubeMerge::gather_metric(std::size_t metric, const patterns
     const int last = std::min(size_, first + static_cast<int>(block));
     asks.assign(static_cast<std::size_t>(last - first), MPI_REQUEST_NULL);
     for (int r = first; r < last; ++r) {
-      MPI_Isend(nullptr, 0, MPI_BYTE, r, kPullTag, world_, &asks[static_cast<std::size_t>(r - first)]);
+      vmpi::Isend(nullptr, 0, MPI_BYTE, r, kPullTag, world_, &asks[static_cast<std::size_t>(r - first)]);
     }
     for (int r = first; r < last; ++r) {
       put(receive_vector<RowValue>(r, kValuesTag, world_), static_cast<std::size_t>(r));
     }
-    MPI_Waitall(static_cast<int>(asks.size()), asks.data(), MPI_STATUSES_IGNORE);
+    vmpi::Waitall(static_cast<int>(asks.size()), asks.data(), MPI_STATUSES_IGNORE);
   }
   return values;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -157,8 +158,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
                                        std::string& error, bool tolerate_truncation) {
   error.clear();
   int world_size = 0, my_rank = 0;
-  MPI_Comm_size(world, &world_size);
-  MPI_Comm_rank(world, &my_rank);
+  vmpi::Comm_size(world, &world_size);
+  vmpi::Comm_rank(world, &my_rank);
   const auto n = static_cast<std::size_t>(world_size);
   const uint32_t self = trace.rank;
 
@@ -255,12 +256,12 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   // a matching that carries nothing.
   const int mine = local_error.empty() ? world_size : my_rank;
   int first = world_size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
+  vmpi::Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
   if (first != world_size) {
     int length = static_cast<int>(local_error.size());
-    MPI_Bcast(&length, 1, MPI_INT, first, world);
+    vmpi::Bcast(&length, 1, MPI_INT, first, world);
     local_error.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(local_error.data(), length, MPI_CHAR, first, world);
+    vmpi::Bcast(local_error.data(), length, MPI_CHAR, first, world);
     error = local_error;
     std::fill(matching.send_position_.begin(), matching.send_position_.end(), kNone);
     matching.to_ = BlockLayout{};

@@ -1,6 +1,7 @@
 #include "orrery/analyzer/partner_exchange.h"
 
 #include <algorithm>
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -25,10 +26,10 @@ std::vector<std::pair<uint32_t, uint64_t>> discover_senders(
   // A private communicator: a fast rank's next discovery must not be taken
   // for this one's by a rank still probing.
   MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(world, &comm);
+  vmpi::Comm_dup(world, &comm);
   std::vector<MPI_Request> sends(destinations.size(), MPI_REQUEST_NULL);
   for (std::size_t k = 0; k < destinations.size(); ++k) {
-    MPI_Issend(&counts[k], 1, MPI_UINT64_T, static_cast<int>(destinations[k]), kDiscoveryTag,
+    vmpi::Issend(&counts[k], 1, MPI_UINT64_T, static_cast<int>(destinations[k]), kDiscoveryTag,
                comm, &sends[k]);
   }
   std::vector<std::pair<uint32_t, uint64_t>> senders;
@@ -37,10 +38,10 @@ std::vector<std::pair<uint32_t, uint64_t>> discover_senders(
   for (;;) {
     int arrived = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kDiscoveryTag, comm, &arrived, &status);
+    vmpi::Iprobe(MPI_ANY_SOURCE, kDiscoveryTag, comm, &arrived, &status);
     if (arrived != 0) {
       uint64_t count = 0;
-      MPI_Recv(&count, 1, MPI_UINT64_T, status.MPI_SOURCE, kDiscoveryTag, comm,
+      vmpi::Recv(&count, 1, MPI_UINT64_T, status.MPI_SOURCE, kDiscoveryTag, comm,
                MPI_STATUS_IGNORE);
       senders.emplace_back(static_cast<uint32_t>(status.MPI_SOURCE), count);
       continue;
@@ -49,20 +50,20 @@ std::vector<std::pair<uint32_t, uint64_t>> discover_senders(
       // Synchronous sends complete once received: then this rank's part is
       // delivered and it joins the barrier.
       int delivered = 0;
-      MPI_Testall(static_cast<int>(sends.size()), sends.data(), &delivered,
+      vmpi::Testall(static_cast<int>(sends.size()), sends.data(), &delivered,
                   MPI_STATUSES_IGNORE);
       if (delivered != 0) {
-        MPI_Ibarrier(comm, &barrier);
+        vmpi::Ibarrier(comm, &barrier);
         barrier_started = true;
       }
     } else {
       // Everyone's sends were received: nothing more can arrive.
       int done = 0;
-      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      vmpi::Test(&barrier, &done, MPI_STATUS_IGNORE);
       if (done != 0) break;
     }
   }
-  MPI_Comm_free(&comm);
+  vmpi::Comm_free(&comm);
   std::sort(senders.begin(), senders.end());
   return senders;
 }
@@ -88,12 +89,12 @@ void exchange_blocks(const void* out, const BlockLayout& to, void* in, const Blo
   auto* in_bytes = static_cast<char*>(in);
   const auto* out_bytes = static_cast<const char*>(out);
   post(from, [&](std::size_t offset, int count, int peer, MPI_Request* request) {
-    MPI_Irecv(in_bytes + offset, count, type, peer, kBlockTag, world, request);
+    vmpi::Irecv(in_bytes + offset, count, type, peer, kBlockTag, world, request);
   });
   post(to, [&](std::size_t offset, int count, int peer, MPI_Request* request) {
-    MPI_Isend(out_bytes + offset, count, type, peer, kBlockTag, world, request);
+    vmpi::Isend(out_bytes + offset, count, type, peer, kBlockTag, world, request);
   });
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  vmpi::Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
 
 }  // namespace orrery::analyzer

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <vector>
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 
@@ -18,17 +19,17 @@ void PhaseRunner::run(const std::function<void()>& phase) const {
     status = kExitBadInput;
   }
   int rank = 0, size = 0;
-  MPI_Comm_rank(world_, &rank);
-  MPI_Comm_size(world_, &size);
+  vmpi::Comm_rank(world_, &rank);
+  vmpi::Comm_size(world_, &size);
   const int mine = status == kExitOk ? size : rank;
   int first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world_);
+  vmpi::Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world_);
   if (first == size) return;
   // The first failing rank tells everyone what went wrong.
   int header[2] = {static_cast<int>(message.size()), status};
-  MPI_Bcast(header, 2, MPI_INT, first, world_);
+  vmpi::Bcast(header, 2, MPI_INT, first, world_);
   message.resize(static_cast<std::size_t>(header[0]));
-  MPI_Bcast(message.data(), header[0], MPI_CHAR, first, world_);
+  vmpi::Bcast(message.data(), header[0], MPI_CHAR, first, world_);
   // Messages of input errors already name what is wrong; say which rank saw it
   // only when it is not obvious from the text.
   const std::string prefix = message.find("rank ") == std::string::npos
@@ -42,11 +43,11 @@ void PhaseRunner::run_or_abort(const char* name, const std::function<void()>& ph
     phase();
   } catch (const std::exception& error) {
     int rank = 0;
-    MPI_Comm_rank(world_, &rank);
+    vmpi::Comm_rank(world_, &rank);
     std::fprintf(stderr, "orrery-analyze: rank %d failed during %s: %s\n", rank, name,
                  error.what());
     std::fflush(stderr);
-    MPI_Abort(world_, kExitBadInput);
+    vmpi::Abort(world_, kExitBadInput);
   }
 }
 

@@ -1,7 +1,9 @@
 #include "orrery/analyzer/program_root.h"
 
 #include <algorithm>
+
 #include "orrery/run_json.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -33,12 +35,12 @@ std::string agreed_program_name(const std::string& experiment, const LocalTrace&
   const std::string from_run = program_name(experiment);
   if (from_run != "program") return from_run;  // the same file on every rank
   int rank = 0;
-  MPI_Comm_rank(world, &rank);
+  vmpi::Comm_rank(world, &rank);
   std::string name = rank == 0 ? trace.program_name : std::string();
   int length = static_cast<int>(name.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, world);
+  vmpi::Bcast(&length, 1, MPI_INT, 0, world);
   name.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(name.data(), length, MPI_CHAR, 0, world);
+  vmpi::Bcast(name.data(), length, MPI_CHAR, 0, world);
   return name.empty() ? from_run : basename(name);
 }
 

@@ -2,10 +2,10 @@
 // re-enacted over that communicator by reductions, never by gathering
 // everyone's times (docs/design.md §4, "Scale is a contract"). Every member took
 // part in the same instances in the same order, so per communicator and
-// chunk of instances one vector MPI_Allreduce(MAX) gives every member the
+// chunk of instances one vector vmpi::Allreduce(MAX) gives every member the
 // group-wide values the formulas need (latest enter, earliest and latest
 // exit, the root's enter, the latest enter of the non-roots), and, for
-// chunks holding a Scan/Exscan, one vector MPI_Exscan(MAX) gives each member
+// chunks holding a Scan/Exscan, one vector vmpi::Exscan(MAX) gives each member
 // the latest enter of the ranks below it. That is O(1) values per instance
 // per rank, whatever the size of the group. Communicators are visited in id
 // order on every rank, which is one global order, so the blocking
@@ -27,6 +27,7 @@
 
 #include "orrery/analyzer/replay.h"
 #include "orrery/analyzer/replay_events.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -84,7 +85,7 @@ void take_slots(const int64_t* slots, CollectiveCompleted& event) {
 /// Allreduce of (count, -count).
 std::pair<uint64_t, uint64_t> common_count(uint64_t count, MPI_Comm comm) {
   int64_t values[2] = {static_cast<int64_t>(count), -static_cast<int64_t>(count)};
-  MPI_Allreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX, comm);
+  vmpi::Allreduce(MPI_IN_PLACE, values, 2, MPI_INT64_T, MPI_MAX, comm);
   return {static_cast<uint64_t>(-values[1]), static_cast<uint64_t>(values[0])};
 }
 
@@ -98,7 +99,7 @@ class InNeighborGraph {
       : known_(in_neighbors != nullptr) {
     std::vector<int> sources, degrees, destinations;
     int me = 0;
-    MPI_Comm_rank(comm, &me);
+    vmpi::Comm_rank(comm, &me);
     if (in_neighbors != nullptr) {
       for (const uint32_t source : *in_neighbors) {
         sources.push_back(static_cast<int>(source));
@@ -106,12 +107,12 @@ class InNeighborGraph {
         destinations.push_back(me);
       }
     }
-    MPI_Dist_graph_create(comm, static_cast<int>(sources.size()), sources.data(), degrees.data(),
+    vmpi::Dist_graph_create(comm, static_cast<int>(sources.size()), sources.data(), degrees.data(),
                           destinations.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_);
     int outdegree = 0, weighted = 0;
-    MPI_Dist_graph_neighbors_count(graph_, &indegree_, &outdegree, &weighted);
+    vmpi::Dist_graph_neighbors_count(graph_, &indegree_, &outdegree, &weighted);
   }
-  ~InNeighborGraph() { MPI_Comm_free(&graph_); }
+  ~InNeighborGraph() { vmpi::Comm_free(&graph_); }
   InNeighborGraph(const InNeighborGraph&) = delete;
   InNeighborGraph& operator=(const InNeighborGraph&) = delete;
 
@@ -119,7 +120,7 @@ class InNeighborGraph {
   std::vector<int64_t> latest(const std::vector<int64_t>& enters) {
     const auto m = enters.size();
     received_.assign(static_cast<std::size_t>(indegree_) * m, INT64_MIN);
-    MPI_Neighbor_allgather(enters.data(), static_cast<int>(m), MPI_INT64_T, received_.data(),
+    vmpi::Neighbor_allgather(enters.data(), static_cast<int>(m), MPI_INT64_T, received_.data(),
                            static_cast<int>(m), MPI_INT64_T, graph_);
     std::vector<int64_t> out(m, INT64_MIN);
     for (int k = 0; k < indegree_; ++k) {
@@ -168,8 +169,8 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
     const MPI_Comm comm = comms.get(id);
     if (comm == MPI_COMM_NULL || comms.size(id) < 2) continue;
     int size = 0, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
+    vmpi::Comm_size(comm, &size);
+    vmpi::Comm_rank(comm, &rank);
     const auto members = static_cast<uint32_t>(size);
     const auto me = static_cast<uint32_t>(rank);
     const std::vector<uint32_t>& mine = by_comm[id];
@@ -203,14 +204,14 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
       }
       reduced[kSlots * m] = scans;
       reduced[kSlots * m + 1] = neighbors;
-      MPI_Allreduce(MPI_IN_PLACE, reduced.data(), static_cast<int>(reduced.size()), MPI_INT64_T,
+      vmpi::Allreduce(MPI_IN_PLACE, reduced.data(), static_cast<int>(reduced.size()), MPI_INT64_T,
                     MPI_MAX, comm);
       if (reduced[kSlots * m] > 0) {
         below.resize(m);
         for (std::size_t j = 0; j < m; ++j) {
           below[j] = is_scan(events[j].kind) ? events[j].start_enter : INT64_MIN;
         }
-        MPI_Exscan(MPI_IN_PLACE, below.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
+        vmpi::Exscan(MPI_IN_PLACE, below.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
       }
       if (reduced[kSlots * m + 1] > 0) {
         if (!graph) {

@@ -13,6 +13,7 @@
 #include "orrery/analyzer/critical_path_events.h"
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/synchronization_interval.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -35,7 +36,7 @@ void forward_done(int rank, int size, MPI_Comm comm) {
   int lowest = 1;
   while (lowest < size && (rank & lowest) == 0) lowest <<= 1;
   for (int step = lowest >> 1; step >= 1; step >>= 1) {
-    if (rank + step < size) MPI_Send(done, 4, MPI_INT64_T, rank + step, kTokenTag, comm);
+    if (rank + step < size) vmpi::Send(done, 4, MPI_INT64_T, rank + step, kTokenTag, comm);
   }
 }
 
@@ -191,10 +192,10 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   // Every hop moves back to an earlier wait state: more hops than wait
   // states overall means inconsistent times (a cycle); the walk stops there.
   int64_t max_hops = static_cast<int64_t>(points.size());
-  MPI_Allreduce(MPI_IN_PLACE, &max_hops, 1, MPI_INT64_T, MPI_SUM, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &max_hops, 1, MPI_INT64_T, MPI_SUM, world);
   int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+  vmpi::Comm_rank(world, &rank);
+  vmpi::Comm_size(world, &size);
   Walker walker(trace, tree, collectives, std::move(points), bus, static_cast<uint32_t>(rank),
                 max_hops);
   Notes notes;
@@ -202,14 +203,14 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   const int64_t my_end =
       trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time;
   int64_t end = my_end;
-  MPI_Allreduce(MPI_IN_PLACE, &end, 1, MPI_INT64_T, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &end, 1, MPI_INT64_T, MPI_MAX, world);
   int64_t last_rank = my_end == end ? rank : -1;
-  MPI_Allreduce(MPI_IN_PLACE, &last_rank, 1, MPI_INT64_T, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &last_rank, 1, MPI_INT64_T, MPI_MAX, world);
   if (end == INT64_MIN || last_rank < 0) return statistics;  // no events anywhere
   statistics.last_rank = static_cast<uint32_t>(last_rank);
 
   MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(world, &comm);
+  vmpi::Comm_dup(world, &comm);
   bool have_local = rank == last_rank;
   Token local{ResumeKind::kEnd, 0, 0, 0};
   for (;;) {
@@ -218,7 +219,7 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
       have_local = false;
     } else {
       int64_t message[4];
-      MPI_Recv(message, 4, MPI_INT64_T, MPI_ANY_SOURCE, kTokenTag, comm, MPI_STATUS_IGNORE);
+      vmpi::Recv(message, 4, MPI_INT64_T, MPI_ANY_SOURCE, kTokenTag, comm, MPI_STATUS_IGNORE);
       token = Token{static_cast<ResumeKind>(message[0]), message[1], message[2], message[3]};
     }
     if (token.kind == ResumeKind::kDone) {
@@ -233,26 +234,26 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
         have_local = true;
       } else {
         const int64_t done[4] = {static_cast<int64_t>(ResumeKind::kDone), 0, 0, 0};
-        MPI_Send(done, 4, MPI_INT64_T, 0, kTokenTag, comm);
+        vmpi::Send(done, 4, MPI_INT64_T, 0, kTokenTag, comm);
       }
     } else if (delayer == static_cast<uint32_t>(rank)) {
       local = next;
       have_local = true;
     } else {
       const int64_t message[4] = {static_cast<int64_t>(next.kind), next.a, next.b, next.hops};
-      MPI_Send(message, 4, MPI_INT64_T, static_cast<int>(delayer), kTokenTag, comm);
+      vmpi::Send(message, 4, MPI_INT64_T, static_cast<int>(delayer), kTokenTag, comm);
     }
   }
-  MPI_Comm_free(&comm);
+  vmpi::Comm_free(&comm);
   // The stretches the look-ahead skipped, each to its process.
   for (const Token& noted : exchange_notes(notes, world)) walker.noted(noted);
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
+  vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
   int64_t hops = walker.hops();
-  MPI_Allreduce(MPI_IN_PLACE, &hops, 1, MPI_INT64_T, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &hops, 1, MPI_INT64_T, MPI_MAX, world);
   int complete = walker.complete() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, world);
   statistics.length = sums[0];
   statistics.looked_ahead = static_cast<uint64_t>(sums[1]);
   statistics.hops = static_cast<uint64_t>(hops);

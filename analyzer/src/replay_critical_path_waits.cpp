@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "critical_path_model.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer::critical_path {
 namespace {
@@ -50,7 +51,7 @@ class PairMax {
   PairMax(const PairMax&) = delete;
   PairMax& operator=(const PairMax&) = delete;
   void allreduce(std::vector<int64_t>& pairs, MPI_Comm comm) const {
-    MPI_Allreduce(MPI_IN_PLACE, pairs.data(), static_cast<int>(pairs.size() / 2), type_, op_, comm);
+    vmpi::Allreduce(MPI_IN_PLACE, pairs.data(), static_cast<int>(pairs.size() / 2), type_, op_, comm);
   }
 
  private:
@@ -120,10 +121,10 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
     std::vector<uint32_t>& instances = entry.ops;
     const MPI_Comm comm = comms_.get(id);
     int me = 0;
-    MPI_Comm_rank(comm, &me);
+    vmpi::Comm_rank(comm, &me);
     // Members that saw different numbers of instances: the common prefix.
     int64_t count = static_cast<int64_t>(instances.size());
-    MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_MIN, comm);
+    vmpi::Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_MIN, comm);
     const auto common = static_cast<std::size_t>(count);
     instances.resize(common);
     entry.delayer.assign(common, -1);
@@ -183,7 +184,7 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
   for (const Instances& entry : by_comm_) {
     const MPI_Comm comm = comms_.get(entry.comm);
     int me = 0;
-    MPI_Comm_rank(comm, &me);
+    vmpi::Comm_rank(comm, &me);
     const std::size_t common = entry.delayer.size();
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
@@ -195,7 +196,7 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
         values[2 * j] = ahead.who;
         values[2 * j + 1] = ahead.where;
       }
-      MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+      vmpi::Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
                     MPI_MAX, comm);
       for (std::size_t j = 0; j < m; ++j) {
         if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;

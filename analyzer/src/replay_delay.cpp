@@ -20,6 +20,8 @@
 #include "delay_records.h"
 #include "orrery/analyzer/delay_events.h"
 #include "orrery/analyzer/synchronization_interval.h"
+#include "reproducible_sum.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 
@@ -149,7 +151,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
         moved[1] += static_cast<double>(waits[k].waiting);
         waits[k].propagated = next[k];
       }
-      MPI_Allreduce(MPI_IN_PLACE, moved, 2, MPI_DOUBLE, MPI_SUM, world);
+      sum_over_members(moved, 2, world);
       statistics.rounds = static_cast<uint64_t>(round) + 1;
       if (moved[0] <= kDelayTolerance * moved[1]) break;
       if (round + 1 >= kMaxDelayRounds) {

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "reproducible_sum.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer::delay {
 namespace {
@@ -135,13 +137,13 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
   for (auto& [id, instances] : by_comm_) {
     const MPI_Comm comm = comms_.get(id);
     int size = 0, me = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &me);
+    vmpi::Comm_size(comm, &size);
+    vmpi::Comm_rank(comm, &me);
     // Members that saw different numbers of instances: the common prefix
     // (the collective replay has already failed or counted the rest).
     int64_t counts[2] = {static_cast<int64_t>(instances.size()),
                          -static_cast<int64_t>(instances.size())};
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_MAX, comm);
+    vmpi::Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_MAX, comm);
     instances.resize(static_cast<std::size_t>(-counts[1]));
     for (std::size_t first = 0; first < instances.size(); first += kChunk) {
       const std::size_t m = std::min(kChunk, instances.size() - first);
@@ -154,7 +156,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
         if (has_root && in.root == static_cast<uint32_t>(me)) slots[3 * j + 1] = enter;
         if (has_root && in.root != static_cast<uint32_t>(me)) slots[3 * j + 2] = enter;
       }
-      MPI_Allreduce(MPI_IN_PLACE, slots.data(), static_cast<int>(slots.size()), MPI_INT64_T,
+      vmpi::Allreduce(MPI_IN_PLACE, slots.data(), static_cast<int>(slots.size()), MPI_INT64_T,
                     MPI_MAX, comm);
       std::vector<int64_t> waiting(m, 0), roles(2 * m, -1);
       for (std::size_t j = 0; j < m; ++j) {
@@ -179,7 +181,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
         roles[2 * j] = candidate ? me : -1;
         roles[2 * j + 1] = waiting[j] > 0 ? 1 : 0;
       }
-      MPI_Allreduce(MPI_IN_PLACE, roles.data(), static_cast<int>(roles.size()), MPI_INT64_T,
+      vmpi::Allreduce(MPI_IN_PLACE, roles.data(), static_cast<int>(roles.size()), MPI_INT64_T,
                     MPI_MAX, comm);
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
@@ -221,7 +223,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
         own_waiting[j] = profile.waiting;
       }
       if (!any) continue;  // every member knows: nobody waited in this chunk
-      MPI_Allreduce(MPI_IN_PLACE, lengths.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
+      vmpi::Allreduce(MPI_IN_PLACE, lengths.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
       std::vector<std::size_t> offsets(m + 1, 0);
       for (std::size_t j = 0; j < m; ++j) {
         instances[first + j].entries = static_cast<uint32_t>(lengths[j]);
@@ -238,7 +240,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
           data[at++] = ticks;
         }
       }
-      MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_INT64_T, MPI_SUM,
+      vmpi::Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_INT64_T, MPI_SUM,
                     comm);
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
@@ -284,8 +286,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
         shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
       }
       if (!any) continue;
-      MPI_Allreduce(MPI_IN_PLACE, shares.data(), static_cast<int>(shares.size()), MPI_DOUBLE,
-                    MPI_SUM, comm);
+      sum_over_members(shares.data(), shares.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer || in.own_waits_total <= 0) continue;
@@ -326,8 +327,7 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const 
           costs[offsets[j] + 2 * entry + 1] += wait.propagated * share;
         }
       }
-      MPI_Allreduce(MPI_IN_PLACE, costs.data(), static_cast<int>(costs.size()), MPI_DOUBLE,
-                    MPI_SUM, comm);
+      sum_over_members(costs.data(), costs.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer) continue;

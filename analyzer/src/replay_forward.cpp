@@ -14,6 +14,7 @@
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/analyzer/replay_events.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -169,7 +170,7 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
     int changed = updated != points ? 1 : 0;
     points = std::move(updated);
     int any_changed = 0;
-    MPI_Allreduce(&changed, &any_changed, 1, MPI_INT, MPI_MAX, world);
+    vmpi::Allreduce(&changed, &any_changed, 1, MPI_INT, MPI_MAX, world);
     if (any_changed == 0) break;
   }
   // Apply the corrections in place.

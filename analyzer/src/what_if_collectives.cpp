@@ -10,6 +10,7 @@
 
 #include "orrery/error.h"
 #include "what_if_replayer.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 
@@ -24,10 +25,10 @@ void check_collective_counts(const LocalTrace& trace, const Definitions& definit
     if (comm == MPI_COMM_NULL) continue;
     const auto it = counts.find(id);
     int64_t range[2] = {it == counts.end() ? 0 : it->second, it == counts.end() ? 0 : -it->second};
-    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MAX, comm);
+    vmpi::Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MAX, comm);
     if (range[0] != -range[1]) mismatch = 1;
   }
-  MPI_Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, world);
+  vmpi::Allreduce(MPI_IN_PLACE, &mismatch, 1, MPI_INT, MPI_MAX, world);
   if (mismatch != 0) {
     throw InputError(
         "the traces disagree about the collective operations of a communicator (a truncated or "
@@ -51,29 +52,29 @@ void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   if (comm == MPI_COMM_NULL) {
     pending->local = true;
   } else {
-    MPI_Comm_size(comm, &pending->group_size);
-    MPI_Comm_rank(comm, &pending->rank_in_group);
+    vmpi::Comm_size(comm, &pending->group_size);
+    vmpi::Comm_rank(comm, &pending->rank_in_group);
     const bool rooted = op.root != kNone && op.root < static_cast<uint32_t>(pending->group_size);
     const int root = static_cast<int>(op.root);
     // A blocking instance begins and ends within one call: its blocking
     // counterpart (much cheaper than a non-blocking one) right away.
     MPI_Request* request = op.nonblocking ? &pending->request : nullptr;
     if (op.kind == CollectiveKind::kOneToAll && rooted) {
-      if (request != nullptr) MPI_Ibcast(group, 3, MPI_INT64_T, root, comm, request);
-      else MPI_Bcast(group, 3, MPI_INT64_T, root, comm);
+      if (request != nullptr) vmpi::Ibcast(group, 3, MPI_INT64_T, root, comm, request);
+      else vmpi::Bcast(group, 3, MPI_INT64_T, root, comm);
     } else if (op.kind == CollectiveKind::kAllToOne && rooted) {
-      if (request != nullptr) MPI_Ireduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm, request);
-      else MPI_Reduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm);
+      if (request != nullptr) vmpi::Ireduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm, request);
+      else vmpi::Reduce(mine, group, 3, MPI_INT64_T, MPI_MAX, root, comm);
     } else if (op.kind == CollectiveKind::kScan) {
-      if (request != nullptr) MPI_Iscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
-      else MPI_Scan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
+      if (request != nullptr) vmpi::Iscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      else vmpi::Scan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
     } else if (op.kind == CollectiveKind::kExscan) {
-      if (request != nullptr) MPI_Iexscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
-      else MPI_Exscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
+      if (request != nullptr) vmpi::Iexscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      else vmpi::Exscan(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
     } else if (request != nullptr) {
-      MPI_Iallreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
+      vmpi::Iallreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm, request);
     } else {
-      MPI_Allreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
+      vmpi::Allreduce(mine, group, 3, MPI_INT64_T, MPI_MAX, comm);
     }
   }
   collectives_[index] = std::move(pending);

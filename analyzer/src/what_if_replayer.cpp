@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "orrery/error.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -27,11 +28,11 @@ WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model
   const MPI_Comm world = in.world;
   LocalTrace& trace = in.trace;
   const Definitions& definitions = in.definitions;
-  MPI_Comm_dup(world, &forward_);
-  MPI_Comm_dup(world, &backward_);
+  vmpi::Comm_dup(world, &forward_);
+  vmpi::Comm_dup(world, &backward_);
   int* tag_upper_bound = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(world, MPI_TAG_UB, &tag_upper_bound, &found);
+  vmpi::Comm_get_attr(world, MPI_TAG_UB, &tag_upper_bound, &found);
   if (found != 0 && tag_upper_bound != nullptr) tag_limit_ = *tag_upper_bound;
   const auto per_second = static_cast<double>(definitions.timer_resolution);
   latency_ticks_ = model.latency * per_second;
@@ -47,8 +48,8 @@ WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model
 }
 
 WhatIfReplayer::~WhatIfReplayer() {
-  MPI_Comm_free(&forward_);
-  MPI_Comm_free(&backward_);
+  vmpi::Comm_free(&forward_);
+  vmpi::Comm_free(&backward_);
 }
 
 int64_t WhatIfReplayer::ticks(double value) const { return std::llround(value); }
@@ -64,7 +65,7 @@ void WhatIfReplayer::wait_for(MPI_Request& request) const {
   int done = 0;
   const auto start = std::chrono::steady_clock::now();
   for (uint64_t polls = 0; done == 0; ++polls) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    vmpi::Test(&request, &done, MPI_STATUS_IGNORE);
     if (done != 0) break;
     if (polls >= 64) sched_yield();  // a partner on another core answers within the first polls
     if (polls % 4096 == 4095 && std::chrono::steady_clock::now() - start > kStallLimit) {
@@ -79,7 +80,7 @@ void WhatIfReplayer::wait_for(MPI_Request& request) const {
 
 void WhatIfReplayer::send_value(int64_t& slot, uint32_t peer, uint32_t number, MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Isend(&slot, 1, MPI_INT64_T, static_cast<int>(peer),
+  vmpi::Isend(&slot, 1, MPI_INT64_T, static_cast<int>(peer),
             static_cast<int>(number % static_cast<uint32_t>(tag_limit_)), comm, &request);
   in_flight_.push_back(request);
   if (in_flight_.size() < next_cleanup_) return;
@@ -88,7 +89,7 @@ void WhatIfReplayer::send_value(int64_t& slot, uint32_t peer, uint32_t number, M
   // send stays constant however many the receivers have not taken yet.
   indices_.resize(in_flight_.size());
   int completed = 0;
-  MPI_Testsome(static_cast<int>(in_flight_.size()), in_flight_.data(), &completed, indices_.data(),
+  vmpi::Testsome(static_cast<int>(in_flight_.size()), in_flight_.data(), &completed, indices_.data(),
                MPI_STATUSES_IGNORE);
   std::erase(in_flight_, MPI_REQUEST_NULL);
   next_cleanup_ = std::max<std::size_t>(4096, 2 * in_flight_.size());
@@ -97,7 +98,7 @@ void WhatIfReplayer::send_value(int64_t& slot, uint32_t peer, uint32_t number, M
 int64_t WhatIfReplayer::receive_value(uint32_t peer, uint32_t number, MPI_Comm comm) {
   int64_t value = 0;
   MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Irecv(&value, 1, MPI_INT64_T, static_cast<int>(peer),
+  vmpi::Irecv(&value, 1, MPI_INT64_T, static_cast<int>(peer),
             static_cast<int>(number % static_cast<uint32_t>(tag_limit_)), comm, &request);
   wait_for(request);
   return value;
@@ -238,7 +239,7 @@ void WhatIfReplayer::run(bool apply) {
   }
   original_end_ = std::max(in_.trace.last_time, previous);
   predicted_end_ = now + scaled(std::max<int64_t>(0, in_.trace.last_time - previous));
-  MPI_Waitall(static_cast<int>(in_flight_.size()), in_flight_.data(), MPI_STATUSES_IGNORE);
+  vmpi::Waitall(static_cast<int>(in_flight_.size()), in_flight_.data(), MPI_STATUSES_IGNORE);
   in_flight_.clear();
   if (!apply) return;
   in_.trace.last_time = predicted_end_;
@@ -253,7 +254,7 @@ WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, b
   replayer.run(apply);
   // The earliest start (negated) and the latest ends, over all ranks.
   int64_t ends[3] = {-replayer.first_time(), replayer.original_end(), replayer.predicted_end()};
-  MPI_Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT64_T, MPI_MAX, in.world);
+  vmpi::Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT64_T, MPI_MAX, in.world);
   const double tick = 1.0 / static_cast<double>(in.definitions.timer_resolution);
   WhatIfTiming timing;
   timing.measured_runtime = static_cast<double>(ends[1] + ends[0]) * tick;

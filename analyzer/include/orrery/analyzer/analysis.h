@@ -44,6 +44,14 @@ struct AnalysisOptions {
   std::optional<MachineModel> what_if;
   /// The ideal-network replay behind the serialisation and transfer efficiencies.
   bool ideal_replay = true;
+  /// With fewer processes than traced ranks, return at once with
+  /// AnalysisResult::traced_ranks set (the caller then runs analyze_in_blocks)
+  /// instead of failing.
+  bool fewer_processes_allowed = false;
+  /// Chunk memory of the trace's tables per traced rank, in bytes; beyond it
+  /// the chunks live in a scratch file next to the report (chunk_memory.h).
+  /// 0: no limit.
+  uint64_t memory_limit = 0;
 };
 
 /// What came out: the cube (on rank 0 only, if kept) and what the replay saw.
@@ -70,6 +78,14 @@ struct AnalysisResult {
   /// The ideal-network replay (if done) and the what-if replay (if asked).
   std::optional<WhatIfTiming> ideal;
   std::optional<WhatIfTiming> predicted;
+  /// Set (with nothing else) when the trace has more ranks than the analysis
+  /// has processes and AnalysisOptions::fewer_processes_allowed.
+  uint32_t traced_ranks = 0;
+  /// Under AnalysisOptions::memory_limit: bytes of this rank's tables kept
+  /// in its scratch file, and on rank 0 the sum and the number of such ranks.
+  uint64_t scratch_bytes = 0;
+  uint64_t scratch_bytes_all = 0;
+  uint32_t scratch_ranks = 0;
 };
 
 /// "Incomplete run (no MPI_Finalize): SIGTERM: ranks 1, 2; exit without
@@ -85,5 +101,11 @@ struct AnalysisResult {
 /// Runs the whole analysis; collective over `world`. Throws orrery::Error on
 /// every rank if any rank fails.
 AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world);
+
+/// The analysis of `traced_ranks` ranks on fewer processes (MPI_COMM_WORLD):
+/// each process replays a contiguous block of traced ranks, one thread each,
+/// with the same results as one process per rank. Returns this process's exit
+/// status; errors are printed by the process of traced rank 0.
+int analyze_in_blocks(const AnalysisOptions& options, uint32_t traced_ranks);
 
 }  // namespace orrery::analyzer

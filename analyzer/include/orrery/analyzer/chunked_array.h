@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "orrery/analyzer/chunk_memory.h"
 #include "orrery/analyzer/ids.h"
 
 namespace orrery::analyzer {
@@ -87,14 +88,25 @@ class ChunkedArray {
   Iterator<true> end() const { return {this, size_}; }
 
  private:
+  /// Frees a chunk where ChunkBudget::allocate put it.
+  struct Release {
+    bool mapped = false;
+    void operator()(T* chunk) const noexcept {
+      ChunkBudget::release(chunk, kChunkSize * sizeof(T), mapped);
+    }
+  };
+
   void add_chunk() {
     // Indices are 32-bit and kNone is reserved: refuse the chunk that could reach it.
     if (size_ + kChunkSize > kNone) throw_table_too_large();
-    chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunkSize));
+    bool mapped = false;
+    void* memory = ChunkBudget::allocate(kChunkSize * sizeof(T), mapped);
+    // T is trivially copyable: the storage holds its objects once written.
+    chunks_.emplace_back(static_cast<T*>(memory), Release{mapped});
     allocated_ += kChunkSize;
   }
 
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::vector<std::unique_ptr<T[], Release>> chunks_;
   std::size_t size_ = 0;
   std::size_t allocated_ = 0;
 };
