@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "orrery/analyzer/trace_reader.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
@@ -39,7 +40,7 @@ void ThreadMessages::match(LocalTrace& master, const Definitions& definitions,
     if (!thread.sends.empty() || !thread.recvs.empty()) mine = 1;
   }
   int any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
+  vmpi::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
   active_ = any != 0;
   if (!active_) {
     threads_.clear();
