@@ -66,6 +66,22 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
 /// What a partner entering this process at `entry` learns: where the path goes next.
 LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry);
 
+/// latest_before for a sequence of entries: it starts from where the last
+/// answer was and gallops (steps of 1, 2, 4, ...) toward the next, so entries
+/// that come in order, forward (the operations' posting calls) or backward
+/// (the walk), cost O(1) each instead of a binary search over every point;
+/// any order gives the same answers as latest_before.
+class LatestWaitBefore {
+ public:
+  explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
+  const WaitPoint* operator()(uint32_t entry);
+  LookAhead look_ahead(uint32_t entry);
+
+ private:
+  const std::vector<WaitPoint>* points_;
+  std::size_t first_not_before_ = 0;  ///< the last answer's position: points before it are earlier
+};
+
 /// The collective instances of this rank per communicator (the ordinals a
 /// token names) and their wait points.
 class CollectiveArrivals {

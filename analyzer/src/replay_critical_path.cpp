@@ -103,7 +103,7 @@ class Walker {
   /// Publishes the path's stretch on this process that ends at event `to`:
   /// back to the latest wait before it (returned), or to the trace's start.
   const WaitPoint* stretch(uint32_t to) {
-    const WaitPoint* wait = critical_path::latest_before(points_, to);
+    const WaitPoint* wait = latest_(to);
     profiler_.profile(wait == nullptr ? kNone : wait->call, to, profile_);
     for (const auto& [callpath, ticks] : profile_.time) {
       bus_.publish(CriticalPathFound{callpath, ticks});
@@ -142,6 +142,7 @@ class Walker {
   const LocalTrace& trace_;
   const CollectiveArrivals& collectives_;
   std::vector<WaitPoint> points_;
+  critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
   const EventBus& bus_;
   IntervalProfiler profiler_;
   IntervalProfile profile_;  ///< reused by every stretch

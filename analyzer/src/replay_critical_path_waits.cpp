@@ -181,6 +181,7 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
 
 void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const {
   std::vector<int64_t> values;
+  LatestWaitBefore latest(points);
   for (const Instances& entry : by_comm_) {
     const MPI_Comm comm = comms_.get(entry.comm);
     int me = 0;
@@ -191,8 +192,7 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
       values.assign(2 * m, INT64_MIN);
       for (std::size_t j = 0; j < m; ++j) {
         if (entry.delayer[first + j] != me) continue;
-        const LookAhead ahead =
-            look_ahead(points, trace_.collectives[entry.ops[first + j]].start_call);
+        const LookAhead ahead = latest.look_ahead(trace_.collectives[entry.ops[first + j]].start_call);
         values[2 * j] = ahead.who;
         values[2 * j + 1] = ahead.where;
       }
@@ -219,11 +219,59 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
   return it == points.begin() ? nullptr : &*(it - 1);
 }
 
-LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
-  const WaitPoint* wait = latest_before(points, entry);
+namespace {
+
+LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
   return LookAhead::of(wait->delayer, wait->resume);
 }
+
+}  // namespace
+
+LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
+  return ahead_from(latest_before(points, entry));
+}
+
+const WaitPoint* LatestWaitBefore::operator()(uint32_t entry) {
+  const std::vector<WaitPoint>& points = *points_;
+  const std::size_t n = points.size();
+  const auto before = [&](std::size_t i) { return points[i].call < entry; };
+  // The answer is the first position whose call is not before `entry`: bracket
+  // it between a known-before `low` (or -1) and a known-not-before `high` (or n).
+  std::size_t low_end = 0, high = n;  // the answer is in [low_end, high]
+  std::size_t p = first_not_before_;
+  if (p < n && before(p)) {  // forward
+    std::size_t low = p, step = 1;
+    high = p + 1;
+    while (high < n && before(high)) {
+      low = high;
+      step <<= 1;
+      high = low + step;
+    }
+    low_end = low + 1;
+    high = std::min(high, n);
+  } else if (p > 0 && !before(p - 1)) {  // backward
+    high = p - 1;
+    for (std::size_t step = 1;; step <<= 1) {
+      const std::size_t probe = high >= step ? high - step : 0;
+      if (before(probe)) {
+        low_end = probe + 1;
+        break;
+      }
+      high = probe;
+      if (probe == 0) break;  // low_end stays 0
+    }
+  } else {
+    return p == 0 ? nullptr : &points[p - 1];
+  }
+  const auto it = std::lower_bound(points.begin() + static_cast<std::ptrdiff_t>(low_end),
+                                   points.begin() + static_cast<std::ptrdiff_t>(high), entry,
+                                   [](const WaitPoint& w, uint32_t event) { return w.call < event; });
+  first_not_before_ = static_cast<std::size_t>(it - points.begin());
+  return first_not_before_ == 0 ? nullptr : &points[first_not_before_ - 1];
+}
+
+LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
 
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
@@ -281,8 +329,11 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
   // (who, where) per operation of `table`, at the operation's posting call.
   const auto ahead_of = [&](const MessageTable& table) {
     std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead;
+    ahead.first.reserve(table.size());
+    ahead.second.reserve(table.size());
+    LatestWaitBefore latest(points);
     for (std::size_t k = 0; k < table.size(); ++k) {
-      const LookAhead next = look_ahead(points, posting_call(table[k]));
+      const LookAhead next = latest.look_ahead(posting_call(table[k]));
       ahead.first.push_back(next.who);
       ahead.second.push_back(next.where);
     }
