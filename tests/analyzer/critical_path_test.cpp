@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "critical_path_model.h"
 #include "support/scenario.h"
 
 namespace orrery::testing {
@@ -318,4 +319,33 @@ TEST(AnalyzerCriticalPath, FunctionGroupsOfTheRun) {
 }
 
 }  // namespace
+namespace cp = orrery::analyzer::critical_path;
+
+TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
+  // Wait points at calls 10, 20, ..., 2000 (two at some calls are impossible:
+  // one per call), queried forward, backward and at random: the galloping
+  // cursor must give exactly latest_before's answers.
+  std::vector<cp::WaitPoint> points;
+  for (uint32_t call = 10; call <= 2000; call += 10) {
+    cp::WaitPoint p;
+    p.call = call;
+    points.push_back(p);
+  }
+  std::vector<uint32_t> entries;
+  for (uint32_t e = 0; e <= 2100; e += 3) entries.push_back(e);             // forward
+  for (uint32_t e = 2100; e > 0; e -= 7) entries.push_back(e);              // backward
+  uint32_t state = 12345;
+  for (int k = 0; k < 2000; ++k) {                                         // random
+    state = state * 1103515245u + 12345u;
+    entries.push_back((state >> 8) % 2200);
+  }
+  for (const std::vector<cp::WaitPoint>& set : std::vector<std::vector<cp::WaitPoint>>{
+           points, {}, std::vector<cp::WaitPoint>(points.begin(), points.begin() + 1)}) {
+    cp::LatestWaitBefore cursor(set);
+    for (const uint32_t entry : entries) {
+      ASSERT_EQ(cursor(entry), cp::latest_before(set, entry)) << "entry " << entry;
+    }
+  }
+}
+
 }  // namespace orrery::testing
