@@ -3,7 +3,7 @@
  * rank above, then sends to the rank below. Only the last rank is late by
  * itself; the others pass its delay on (delay_chain.py checks the delay
  * costs and wait-state classes against these clocks).
- * Usage: e2e_delay_chain OUTDIR DELAY. Observes per rank MPI_Wtime at
+ * Usage: e2e_delay_chain OUTDIR DELAY. Observes per rank CLOCK_MONOTONIC at
  * entering and leaving MPI_Recv ("recv_enter", "recv_exit") and at entering
  * MPI_Send ("send_enter"). */
 #include "observe.h"
@@ -22,12 +22,12 @@ int main(int argc, char** argv) {
   if (rank == size - 1) {
     sleep_seconds(atof(argv[2]));
   } else {
-    observe("recv_enter", MPI_Wtime());
+    observe("recv_enter", monotonic_seconds());
     MPI_Recv(&value, 1, MPI_INT, rank + 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    observe("recv_exit", MPI_Wtime());
+    observe("recv_exit", monotonic_seconds());
   }
   if (rank > 0) {
-    observe("send_enter", MPI_Wtime());
+    observe("send_enter", monotonic_seconds());
     MPI_Send(&value, 1, MPI_INT, rank - 1, 3, MPI_COMM_WORLD);
   }
   observe_close();

@@ -7,12 +7,6 @@
  * latest finalize_enter - finalize_enter[r]. */
 #include "observe.h"
 
-static double monotonic_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(int argc, char** argv) {
   const double start = monotonic_seconds();
   /* MPI_Comm_rank is not available yet: the launcher's rank variable. */
