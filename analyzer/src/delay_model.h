@@ -257,6 +257,13 @@ class CollectiveDelays {
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> members_;
+  /// last_sync_with's memory: where its last search ended, its last answer.
+  struct MemberCache {
+    uint32_t comm = kNone, peer = kNone;
+    bool member = false;
+  };
+  mutable std::size_t sync_hint_ = 0;
+  mutable MemberCache member_cache_;
 };
 
 }  // namespace orrery::analyzer::delay

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "orrery/analyzer/lower_bound_near.h"
 #include "reproducible_sum.h"
 #include "vmpi.h"
 
@@ -111,16 +112,24 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
 CollectiveDelays::~CollectiveDelays() = default;
 
 CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) const {
-  auto it = std::lower_bound(sync_points_.begin(), sync_points_.end(), enter,
-                             [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  // Asked in (nearly) increasing order of `enter`, mostly for the same
+  // communicator and peer: the search starts where the last one ended, and
+  // the last membership answer is remembered.
+  const std::size_t at =
+      lower_bound_near(sync_points_, sync_points_.size(), enter, sync_hint_,
+                       [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  auto it = sync_points_.begin() + static_cast<std::ptrdiff_t>(at);
   for (std::size_t steps = 0; it != sync_points_.begin() && steps < kSyncLookBack; ++steps) {
     --it;
-    auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
-                                    [](const auto& entry, uint32_t id) { return entry.first < id; });
-    if (members != members_.end() && members->first == it->comm &&
-        std::binary_search(members->second.begin(), members->second.end(), peer)) {
-      return *it;
+    if (it->comm != member_cache_.comm || peer != member_cache_.peer) {
+      auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
+                                      [](const auto& entry, uint32_t id) { return entry.first < id; });
+      member_cache_ = MemberCache{it->comm, peer,
+                                  members != members_.end() && members->first == it->comm &&
+                                      std::binary_search(members->second.begin(),
+                                                         members->second.end(), peer)};
     }
+    if (member_cache_.member) return *it;
   }
   return CollectiveSync{};
 }

@@ -83,21 +83,29 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   // The time between two kept events belongs to the region open between
   // them, minus the folded callees that ran there (no gap before event 0).
   int64_t previous = first > 0 ? events[first - 1].time : 0;
-  for (uint32_t i = first;; ++i) {
-    const Event& event = events[i];
-    int64_t gap = event.time - previous;
-    previous = event.time;
-    for (; span < spans.size() && spans[span].before_event == i; ++span) {
-      add(spans[span].callpath, spans[span].exclusive);
-      gap -= spans[span].exclusive;
+  // The event store is chunked: walk a chunk by pointer, look the chunk up
+  // again at each boundary. The next folded span's event is kept at hand.
+  constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
+  uint32_t next_span = span < spans.size() ? spans[span].before_event : kNone;
+  const Event* event = &events[first];
+  for (uint32_t i = first;; ++i, ++event) {
+    if ((i & kChunkMask) == 0) event = &events[i];
+    int64_t gap = event->time - previous;
+    previous = event->time;
+    if (i == next_span) {
+      for (; span < spans.size() && spans[span].before_event == i; ++span) {
+        add(spans[span].callpath, spans[span].exclusive);
+        gap -= spans[span].exclusive;
+      }
+      next_span = span < spans.size() ? spans[span].before_event : kNone;
     }
     if (i > 0) add(current, gap);
     if (i == to_enter) break;
-    const EventKind kind = event.kind();
+    const EventKind kind = event->kind();
     if (kind == EventKind::kEnter) {
-      current = event.ref();
+      current = event->ref();
     } else if (kind == EventKind::kLeave) {
-      current = parent_of(events[event.link].ref());
+      current = parent_of(events[event->link].ref());
     }
   }
   // The waiting of this rank's wait states inside the interval is not the
