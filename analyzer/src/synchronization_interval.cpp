@@ -55,10 +55,13 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   result.waits.clear();
   result.waiting = 0;
   const EventStore& events = trace_.events;
-  const auto& nodes = tree_.nodes();
   if (to_enter == kNone || to_enter >= events.size()) return;
+  // Sizes and data in locals: the stores below could alias the vectors'
+  // members as far as the compiler knows, which would reload them per event.
+  const CallPathNode* const nodes = tree_.nodes().data();
+  const std::size_t node_count = tree_.nodes().size();
   const auto parent_of = [&](uint32_t callpath) {
-    return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
+    return callpath >= node_count ? kNone : nodes[callpath].parent;
   };
   int64_t* const scratch = scratch_.data();
   const std::size_t callpaths = scratch_.size();
@@ -76,9 +79,10 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
     current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
     first = from_leave + 1;
   }
-  const std::vector<FoldedSpan>& spans = trace_.folded_spans;
+  const FoldedSpan* const spans = trace_.folded_spans.data();
+  const std::size_t span_count = trace_.folded_spans.size();
   std::size_t span =
-      lower_bound_near(spans, spans.size(), first, span_hint_,
+      lower_bound_near(spans, span_count, first, span_hint_,
                        [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
   // The time between two kept events belongs to the region open between
   // them, minus the folded callees that ran there (no gap before event 0).
@@ -86,18 +90,18 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   // The event store is chunked: walk a chunk by pointer, look the chunk up
   // again at each boundary. The next folded span's event is kept at hand.
   constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
-  uint32_t next_span = span < spans.size() ? spans[span].before_event : kNone;
+  uint32_t next_span = span < span_count ? spans[span].before_event : kNone;
   const Event* event = &events[first];
   for (uint32_t i = first;; ++i, ++event) {
     if ((i & kChunkMask) == 0) event = &events[i];
     int64_t gap = event->time - previous;
     previous = event->time;
     if (i == next_span) {
-      for (; span < spans.size() && spans[span].before_event == i; ++span) {
+      for (; span < span_count && spans[span].before_event == i; ++span) {
         add(spans[span].callpath, spans[span].exclusive);
         gap -= spans[span].exclusive;
       }
-      next_span = span < spans.size() ? spans[span].before_event : kNone;
+      next_span = span < span_count ? spans[span].before_event : kNone;
     }
     if (i > 0) add(current, gap);
     if (i == to_enter) break;
