@@ -100,8 +100,9 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
   received_.resize(kept_in_.size());
 }
 
-const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_outgoing) {
-  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_outgoing[kept_out_[k]];
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait,
+                                                     const std::vector<uint32_t>& record_wait) {
+  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_wait[record_wait[kept_out_[k]]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }

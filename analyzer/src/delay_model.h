@@ -196,9 +196,10 @@ class RecordSubset {
   RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
   /// The selected incoming records, in order.
   [[nodiscard]] const std::vector<uint32_t>& kept_in() const { return kept_in_; }
-  /// per_outgoing[r] for every outgoing record → the values of the selected
-  /// incoming records (kept_in() order).
-  const std::vector<double>& to_delayers(const std::vector<double>& per_outgoing);
+  /// per_wait[record_wait[r]] for every outgoing record r → the values of
+  /// the selected incoming records (kept_in() order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_wait,
+                                         const std::vector<uint32_t>& record_wait);
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
@@ -231,11 +232,11 @@ class CollectiveDelays {
   /// The delayer's interval profile goes to the waiters, who find their
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
-  /// One propagation round: the delayers' shares of (waiting + propagated)
-  /// that their own waiting explains, added to `next` per wait state (and,
-  /// if `passed_on`, the share of the waiting alone to it).
-  void propagate(const std::vector<WaitState>& waits, std::vector<double>& next,
-                 std::vector<double>* passed_on);
+  /// One propagation round: the delayers' shares of (waiting + propagated,
+  /// per wait state) that their own waiting explains, added to `next` per
+  /// wait state (and, if `passed_on`, the share of the waiting alone to it).
+  void propagate(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
+                 std::vector<double>& next, std::vector<double>* passed_on);
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
                      DelayStatistics& statistics);

@@ -117,56 +117,54 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (const uint32_t d : in_order) {
     if (passes_on(delays[d])) passing.push_back(d);
   }
-  std::vector<double> next(waits.size());
+  // The rounds work on dense arrays (the long-term waiting per wait state,
+  // this round's and the next), not on the wait states and delays: on a
+  // communication-heavy trace they are streams of millions of values, and
+  // every byte of the structs around them would be read again each round.
+  std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   {  // the rounds' buffers are freed at the end
     RecordSubset passing_records(channel, passes);
     std::vector<uint8_t>().swap(passes);
-    std::vector<double> per_record(record_wait.size());
-    const auto carry_to_delayers = [&] {
-      for (std::size_t r = 0; r < record_wait.size(); ++r)
-        per_record[r] = waits[record_wait[r]].propagated;
-      const std::vector<double>& arrived = passing_records.to_delayers(per_record);
-      const std::vector<uint32_t>& kept = passing_records.kept_in();
-      for (std::size_t k = 0; k < kept.size(); ++k)
-        delays[delay_of_record[kept[k]]].propagated = arrived[k];
-    };
+    double all_waiting = 0.0;  // the same every round
+    for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
+    // The passing delays' records arrive in the delays' order (passing).
+    const std::vector<double>* carried = &next;  // the values the last carry sent
     for (int round = 0;; ++round) {
-      carry_to_delayers();
+      const std::vector<double>& arrived = passing_records.to_delayers(propagated, record_wait);
       std::fill(next.begin(), next.end(), 0.0);
-      for (const uint32_t d : passing) {
-        const Delay& delay = delays[d];
-        const double passed =
-            (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
+      for (std::size_t k = 0; k < passing.size(); ++k) {
+        const Delay& delay = delays[passing[k]];
+        const double passed = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
         pool.share_over_waits(delay, passed,
                               [&](uint32_t wait, double value) { next[wait] += value; });
       }
-      collectives.propagate(waits, next, nullptr);
+      collectives.propagate(waits, propagated, next, nullptr);
       // Converged when the long-term values moved by less than
       // kDelayTolerance of all waiting (summed over ranks) in this round: a
       // chain of waits (a ring, iteration after iteration) passes on a share
       // below one at each hop, so what the next hops add fades.
-      double moved[2] = {0.0, 0.0};
-      for (std::size_t k = 0; k < waits.size(); ++k) {
-        moved[0] += std::abs(next[k] - waits[k].propagated);
-        moved[1] += static_cast<double>(waits[k].waiting);
-        waits[k].propagated = next[k];
-      }
+      double moved[2] = {0.0, all_waiting};
+      for (std::size_t k = 0; k < waits.size(); ++k) moved[0] += std::abs(next[k] - propagated[k]);
+      propagated.swap(next);  // next: the values carried in this round
       sum_over_members(moved, 2, world);
       statistics.rounds = static_cast<uint64_t>(round) + 1;
       if (moved[0] <= kDelayTolerance * moved[1]) break;
       if (round + 1 >= kMaxDelayRounds) {
         statistics.converged = false;
-        carry_to_delayers();
+        carried = &propagated;  // the final carry takes the newest values
         break;
       }
     }
     {
+      std::vector<double> per_record(record_wait.size());
+      for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
       const std::vector<double> arrived = channel.to_delayers(per_record);
       for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
         if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
       }
     }
   }
+  for (std::size_t k = 0; k < waits.size(); ++k) waits[k].propagated = propagated[k];
   std::vector<uint32_t>().swap(passing);
 
   // Costs at this rank's delaying call paths; what its waiting passed on.
@@ -185,7 +183,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                           [&](uint32_t wait, double value) { waits[wait].passed_on += value; });
   }
   std::vector<double> passed_on(waits.size(), 0.0);
-  collectives.propagate(waits, next, &passed_on);
+  collectives.propagate(waits, propagated, next, &passed_on);
   for (std::size_t k = 0; k < waits.size(); ++k) waits[k].passed_on += passed_on[k];
   collectives.publish_costs(waits, bus, statistics);
   // Which part of each wait the partner passed on: back to the waiters

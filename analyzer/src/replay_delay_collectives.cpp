@@ -276,7 +276,8 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
   }
 }
 
-void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vector<double>& next,
+void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
+                                 const std::vector<double>& propagated, std::vector<double>& next,
                                  std::vector<double>* passed_on) {
   std::vector<double> shares;
   for (auto& [id, instances] : by_comm_) {
@@ -291,7 +292,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
         if (in.wait == kNone || in.total <= 0) continue;
         const WaitState& wait = waits[in.wait];
         const double fraction = in.excess_waiting / in.total;
-        shares[2 * j] = (static_cast<double>(wait.waiting) + wait.propagated) * fraction;
+        shares[2 * j] = (static_cast<double>(wait.waiting) + propagated[in.wait]) * fraction;
         shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
       }
       if (!any) continue;
