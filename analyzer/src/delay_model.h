@@ -30,9 +30,9 @@ struct WaitState {
   uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver);
                              ///< kNone for collectives
   uint32_t delayer = kNone;  ///< world rank of the partner that was late
-  double propagated = 0;     ///< waiting it caused downstream (long-term), ticks
-  double passed_on = 0;      ///< waiting of later waits it caused directly
-  double indirect_fraction = 0;
+  // What the analysis finds per wait state (the waiting it caused
+  // downstream, the share its delayer passed on) lives in vectors beside
+  // these: 24 bytes each, the rounds' peak holds millions.
 };
 
 /// Finds this rank's Late Sender and Late Receiver instances as the
@@ -103,7 +103,6 @@ struct Delay {
   double waiting = 0;         ///< of the waiter, ticks
   double excess_waiting = 0;  ///< delay that was own waiting
   double total = 0;           ///< sum of all delay
-  double propagated = 0;      ///< the waiter's long-term waiting
   int64_t waits_total = 0;
   uint32_t excess_begin = 0, excess_end = 0;  ///< (own call path, delay) in DelayPool::excess
   uint32_t waits_begin = 0, waits_end = 0;    ///< (own wait state, ticks) in DelayPool::waits
@@ -236,10 +235,10 @@ class CollectiveDelays {
   /// per wait state) that their own waiting explains, added to `next` per
   /// wait state (and, if `passed_on`, the share of the waiting alone to it).
   void propagate(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
-                 std::vector<double>& next, std::vector<double>* passed_on);
+                 std::vector<double>* next, std::vector<double>* passed_on);
   /// Publishes the costs at the delayers' call paths.
-  void publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
-                     DelayStatistics& statistics);
+  void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
+                     const EventBus& bus, DelayStatistics& statistics);
   /// The last collective call before `enter` on a communicator that holds
   /// world rank `peer` (leave kNone if none among the last few), for
   /// point-to-point intervals.

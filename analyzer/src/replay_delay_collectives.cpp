@@ -277,7 +277,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
 }
 
 void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
-                                 const std::vector<double>& propagated, std::vector<double>& next,
+                                 const std::vector<double>& propagated, std::vector<double>* next,
                                  std::vector<double>* passed_on) {
   std::vector<double> shares;
   for (auto& [id, instances] : by_comm_) {
@@ -302,7 +302,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
         if (!in.delayer || in.own_waits_total <= 0) continue;
         for (const auto& [wait, ticks] : in.own_waits) {
           const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
-          next[wait] += shares[2 * j] * weight;
+          if (next != nullptr) (*next)[wait] += shares[2 * j] * weight;
           if (passed_on != nullptr) (*passed_on)[wait] += shares[2 * j + 1] * weight;
         }
       }
@@ -310,7 +310,8 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
   }
 }
 
-void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
+void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
+                                     const std::vector<double>& propagated, const EventBus& bus,
                                      DelayStatistics& statistics) {
   std::vector<double> costs;
   for (auto& [id, instances] : by_comm_) {
@@ -334,7 +335,7 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const 
         for (const auto& [entry, excess] : in.excess) {
           const double share = excess / in.total;
           costs[offsets[j] + 2 * entry] += static_cast<double>(wait.waiting) * share;
-          costs[offsets[j] + 2 * entry + 1] += wait.propagated * share;
+          costs[offsets[j] + 2 * entry + 1] += propagated[in.wait] * share;
         }
       }
       sum_over_members(costs.data(), costs.size(), comm);
