@@ -104,9 +104,13 @@ struct Delay {
   double excess_waiting = 0;  ///< delay that was own waiting
   double total = 0;           ///< sum of all delay
   int64_t waits_total = 0;
-  uint32_t excess_begin = 0, excess_end = 0;  ///< (own call path, delay) in DelayPool::excess
-  uint32_t waits_begin = 0, waits_end = 0;    ///< (own wait state, ticks) in DelayPool::waits
+  /// Where its (own call path, delay) pairs in DelayPool::excess and its
+  /// (own wait state, ticks) pairs in DelayPool::waits begin; they end
+  /// where the next delay's begin (48 bytes: millions of delays).
+  uint32_t excess_begin = 0, waits_begin = 0;
 };
+
+static_assert(sizeof(Delay) == 48, "delays must stay compact");
 
 /// One call path's delay in an interval (ticks beyond the waiter's).
 struct CallpathDelay {
@@ -133,13 +137,23 @@ struct DelayPool {
   uint32_t compare(WaitKind kind, double waiting, const IntervalProfile& mine,
                    const TicksByCallpath& theirs, int64_t their_waiting);
 
+  /// The end of delay `d`'s ranges in `excess` and in `waits`.
+  [[nodiscard]] uint32_t excess_end(uint32_t d) const {
+    return d + 1 < delays.size() ? delays[d + 1].excess_begin : static_cast<uint32_t>(excess.size());
+  }
+  [[nodiscard]] uint32_t waits_end(uint32_t d) const {
+    return d + 1 < delays.size() ? delays[d + 1].waits_begin : static_cast<uint32_t>(waits.size());
+  }
+
   /// Shares `amount` out over delay `d`'s own wait states by their waiting.
   template <class Apply>
-  void share_over_waits(const Delay& d, double amount, Apply apply) const {
-    if (d.waits_total <= 0 || amount <= 0) return;
-    for (uint32_t w = d.waits_begin; w < d.waits_end; ++w) {
+  void share_over_waits(uint32_t d, double amount, Apply apply) const {
+    const Delay& delay = delays[d];
+    if (delay.waits_total <= 0 || amount <= 0) return;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    for (uint32_t w = delay.waits_begin, end = waits_end(d); w < end; ++w) {
       apply(waits[w].wait,
-            amount * static_cast<double>(waits[w].ticks) / static_cast<double>(d.waits_total));
+            amount * static_cast<double>(waits[w].ticks) / waits_total);
     }
   }
 };

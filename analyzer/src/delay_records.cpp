@@ -268,7 +268,6 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
       delay.total += static_cast<double>(ticks - other);
     }
   }
-  delay.excess_end = static_cast<uint32_t>(excess.size());
   if (mine.waiting > their_waiting) {
     delay.excess_waiting = static_cast<double>(mine.waiting - their_waiting);
     delay.total += delay.excess_waiting;
@@ -276,7 +275,6 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
   delay.waits_begin = static_cast<uint32_t>(waits.size());
   for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
   for (const auto& wait : mine.waits) delay.waits_total += wait.second;
-  delay.waits_end = static_cast<uint32_t>(waits.size());
   delays.push_back(delay);
   return static_cast<uint32_t>(delays.size() - 1);
 }

@@ -131,7 +131,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       for (std::size_t k = 0; k < passing.size(); ++k) {
         const Delay& delay = delays[passing[k]];
         const double passed = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
-        pool.share_over_waits(delay, passed,
+        pool.share_over_waits(passing[k], passed,
                               [&](uint32_t wait, double value) { next[wait] += value; });
       }
       collectives.propagate(waits, propagated, &next, nullptr);
@@ -163,18 +163,19 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    if (delay_of_record[r] == kNone) continue;
-    const Delay& delay = delays[delay_of_record[r]];
+    const uint32_t d = delay_of_record[r];
+    if (d == kNone) continue;
+    const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting;
       continue;
     }
-    for (uint32_t e = delay.excess_begin; e < delay.excess_end; ++e) {
+    for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
                                  delay_propagated[r] * share});
     }
-    pool.share_over_waits(delay, delay.waiting * delay.excess_waiting / delay.total,
+    pool.share_over_waits(d, delay.waiting * delay.excess_waiting / delay.total,
                           [&](uint32_t wait, double value) { passed_on[wait] += value; });
   }
   std::vector<double>().swap(delay_propagated);
