@@ -34,6 +34,7 @@ struct WaitState {
   // downstream, the share its delayer passed on) lives in vectors beside
   // these: 24 bytes each, the rounds' peak holds millions.
 };
+static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 
 /// Finds this rank's Late Sender and Late Receiver instances as the
 /// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the
@@ -139,10 +140,12 @@ struct DelayPool {
 
   /// The end of delay `d`'s ranges in `excess` and in `waits`.
   [[nodiscard]] uint32_t excess_end(uint32_t d) const {
-    return d + 1 < delays.size() ? delays[d + 1].excess_begin : static_cast<uint32_t>(excess.size());
+    return d + 1 < delays.size() ? delays[d + 1].excess_begin
+                                 : static_cast<uint32_t>(excess.size());
   }
   [[nodiscard]] uint32_t waits_end(uint32_t d) const {
-    return d + 1 < delays.size() ? delays[d + 1].waits_begin : static_cast<uint32_t>(waits.size());
+    return d + 1 < delays.size() ? delays[d + 1].waits_begin
+                                 : static_cast<uint32_t>(waits.size());
   }
 
   /// Shares `amount` out over delay `d`'s own wait states by their waiting.
@@ -207,17 +210,15 @@ class RecordSubset {
  public:
   /// Collective over the channel's ranks; `keep_in` per incoming record.
   RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
-  /// The selected incoming records, in order.
-  [[nodiscard]] const std::vector<uint32_t>& kept_in() const { return kept_in_; }
   /// per_wait[record_wait[r]] for every outgoing record r → the values of
-  /// the selected incoming records (kept_in() order).
+  /// the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait,
                                          const std::vector<uint32_t>& record_wait);
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
-  std::vector<uint32_t> kept_out_, kept_in_;
+  std::vector<uint32_t> kept_out_;
   std::vector<double> send_, received_;
 };
 

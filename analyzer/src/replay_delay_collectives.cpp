@@ -122,8 +122,9 @@ CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) c
   for (std::size_t steps = 0; it != sync_points_.begin() && steps < kSyncLookBack; ++steps) {
     --it;
     if (it->comm != member_cache_.comm || peer != member_cache_.peer) {
-      auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
-                                      [](const auto& entry, uint32_t id) { return entry.first < id; });
+      auto members =
+          std::lower_bound(members_.begin(), members_.end(), it->comm,
+                           [](const auto& entry, uint32_t id) { return entry.first < id; });
       member_cache_ = MemberCache{it->comm, peer,
                                   members != members_.end() && members->first == it->comm &&
                                       std::binary_search(members->second.begin(),
