@@ -95,13 +95,15 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
   std::vector<uint8_t> keep_out(at_waiters.size());
   for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
   out_ = select(channel.outgoing_records(), keep_out, kept_out_);
-  in_ = select(channel.incoming_records(), keep_in, kept_in_);
+  std::vector<uint32_t> kept_in;  // only their number is needed here
+  in_ = select(channel.incoming_records(), keep_in, kept_in);
   send_.resize(kept_out_.size());
-  received_.resize(kept_in_.size());
+  received_.resize(kept_in.size());
 }
 
-const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_outgoing) {
-  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_outgoing[kept_out_[k]];
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait,
+                                                     const std::vector<uint32_t>& record_wait) {
+  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_wait[record_wait[kept_out_[k]]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }

@@ -30,10 +30,11 @@ struct WaitState {
   uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver);
                              ///< kNone for collectives
   uint32_t delayer = kNone;  ///< world rank of the partner that was late
-  double propagated = 0;     ///< waiting it caused downstream (long-term), ticks
-  double passed_on = 0;      ///< waiting of later waits it caused directly
-  double indirect_fraction = 0;
+  // What the analysis finds per wait state (the waiting it caused
+  // downstream, the share its delayer passed on) lives in vectors beside
+  // these: 24 bytes each, the rounds' peak holds millions.
 };
+static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 
 /// Finds this rank's Late Sender and Late Receiver instances as the
 /// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the
@@ -103,11 +104,14 @@ struct Delay {
   double waiting = 0;         ///< of the waiter, ticks
   double excess_waiting = 0;  ///< delay that was own waiting
   double total = 0;           ///< sum of all delay
-  double propagated = 0;      ///< the waiter's long-term waiting
   int64_t waits_total = 0;
-  uint32_t excess_begin = 0, excess_end = 0;  ///< (own call path, delay) in DelayPool::excess
-  uint32_t waits_begin = 0, waits_end = 0;    ///< (own wait state, ticks) in DelayPool::waits
+  /// Where its (own call path, delay) pairs in DelayPool::excess and its
+  /// (own wait state, ticks) pairs in DelayPool::waits begin; they end
+  /// where the next delay's begin (48 bytes: millions of delays).
+  uint32_t excess_begin = 0, waits_begin = 0;
 };
+
+static_assert(sizeof(Delay) == 48, "delays must stay compact");
 
 /// One call path's delay in an interval (ticks beyond the waiter's).
 struct CallpathDelay {
@@ -134,13 +138,25 @@ struct DelayPool {
   uint32_t compare(WaitKind kind, double waiting, const IntervalProfile& mine,
                    const TicksByCallpath& theirs, int64_t their_waiting);
 
+  /// The end of delay `d`'s ranges in `excess` and in `waits`.
+  [[nodiscard]] uint32_t excess_end(uint32_t d) const {
+    return d + 1 < delays.size() ? delays[d + 1].excess_begin
+                                 : static_cast<uint32_t>(excess.size());
+  }
+  [[nodiscard]] uint32_t waits_end(uint32_t d) const {
+    return d + 1 < delays.size() ? delays[d + 1].waits_begin
+                                 : static_cast<uint32_t>(waits.size());
+  }
+
   /// Shares `amount` out over delay `d`'s own wait states by their waiting.
   template <class Apply>
-  void share_over_waits(const Delay& d, double amount, Apply apply) const {
-    if (d.waits_total <= 0 || amount <= 0) return;
-    for (uint32_t w = d.waits_begin; w < d.waits_end; ++w) {
+  void share_over_waits(uint32_t d, double amount, Apply apply) const {
+    const Delay& delay = delays[d];
+    if (delay.waits_total <= 0 || amount <= 0) return;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    for (uint32_t w = delay.waits_begin, end = waits_end(d); w < end; ++w) {
       apply(waits[w].wait,
-            amount * static_cast<double>(waits[w].ticks) / static_cast<double>(d.waits_total));
+            amount * static_cast<double>(waits[w].ticks) / waits_total);
     }
   }
 };
@@ -194,16 +210,15 @@ class RecordSubset {
  public:
   /// Collective over the channel's ranks; `keep_in` per incoming record.
   RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
-  /// The selected incoming records, in order.
-  [[nodiscard]] const std::vector<uint32_t>& kept_in() const { return kept_in_; }
-  /// per_outgoing[r] for every outgoing record → the values of the selected
-  /// incoming records (kept_in() order).
-  const std::vector<double>& to_delayers(const std::vector<double>& per_outgoing);
+  /// per_wait[record_wait[r]] for every outgoing record r → the values of
+  /// the selected incoming records (in record order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_wait,
+                                         const std::vector<uint32_t>& record_wait);
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
-  std::vector<uint32_t> kept_out_, kept_in_;
+  std::vector<uint32_t> kept_out_;
   std::vector<double> send_, received_;
 };
 
@@ -231,14 +246,14 @@ class CollectiveDelays {
   /// The delayer's interval profile goes to the waiters, who find their
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
-  /// One propagation round: the delayers' shares of (waiting + propagated)
-  /// that their own waiting explains, added to `next` per wait state (and,
-  /// if `passed_on`, the share of the waiting alone to it).
-  void propagate(const std::vector<WaitState>& waits, std::vector<double>& next,
-                 std::vector<double>* passed_on);
+  /// One propagation round: the delayers' shares of (waiting + propagated,
+  /// per wait state) that their own waiting explains, added to `next` per
+  /// wait state (and, if `passed_on`, the share of the waiting alone to it).
+  void propagate(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
+                 std::vector<double>* next, std::vector<double>* passed_on);
   /// Publishes the costs at the delayers' call paths.
-  void publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
-                     DelayStatistics& statistics);
+  void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
+                     const EventBus& bus, DelayStatistics& statistics);
   /// The last collective call before `enter` on a communicator that holds
   /// world rank `peer` (leave kNone if none among the last few), for
   /// point-to-point intervals.
@@ -257,6 +272,13 @@ class CollectiveDelays {
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> members_;
+  /// last_sync_with's memory: where its last search ended, its last answer.
+  struct MemberCache {
+    uint32_t comm = kNone, peer = kNone;
+    bool member = false;
+  };
+  mutable std::size_t sync_hint_ = 0;
+  mutable MemberCache member_cache_;
 };
 
 }  // namespace orrery::analyzer::delay

@@ -79,8 +79,11 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
   // The destinations, ascending (few: the partners of this rank), and the
   // wait states in destination order (a counting sort: stable).
   std::unordered_map<uint32_t, uint32_t> block_of;
+  uint32_t last_peer = kNone;  // wait states come in runs of one delayer
   for (std::size_t k = 0; k < point_to_point; ++k) {
-    if (has_record(waits[k])) block_of.emplace(waits[k].delayer, 0);
+    if (waits[k].delayer == last_peer || !has_record(waits[k])) continue;
+    last_peer = waits[k].delayer;
+    block_of.emplace(last_peer, 0);
   }
   RecordPlan plan;
   for (const auto& entry : block_of) plan.peers.push_back(entry.first);
@@ -88,7 +91,8 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
   for (uint32_t b = 0; b < plan.peers.size(); ++b) block_of[plan.peers[b]] = b;
   plan.records.assign(plan.peers.size(), 0);
   std::vector<uint32_t> block_of_wait(point_to_point, kNone);
-  uint32_t last_peer = kNone, last_block = 0;
+  uint32_t last_block = 0;
+  last_peer = kNone;
   for (std::size_t k = 0; k < point_to_point; ++k) {
     if (!has_record(waits[k])) continue;
     if (waits[k].delayer != last_peer) {
@@ -264,7 +268,6 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
       delay.total += static_cast<double>(ticks - other);
     }
   }
-  delay.excess_end = static_cast<uint32_t>(excess.size());
   if (mine.waiting > their_waiting) {
     delay.excess_waiting = static_cast<double>(mine.waiting - their_waiting);
     delay.total += delay.excess_waiting;
@@ -272,7 +275,6 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
   delay.waits_begin = static_cast<uint32_t>(waits.size());
   for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
   for (const auto& wait : mine.waits) delay.waits_total += wait.second;
-  delay.waits_end = static_cast<uint32_t>(waits.size());
   delays.push_back(delay);
   return static_cast<uint32_t>(delays.size() - 1);
 }

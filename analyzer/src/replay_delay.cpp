@@ -92,14 +92,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<int64_t>().swap(send_index_of_recv);
   std::vector<int64_t>().swap(recv_index_of_send);
   std::vector<Delay>& delays = pool.delays;
-  // The delays in the order of their records (source by source), as every
-  // loop over them below goes: sums come out the same however the batches
+  // Every loop over the delays below goes in the order of their records
+  // (source by source): sums come out the same however the batches
   // interleaved the sources.
-  std::vector<uint32_t> in_order;
-  in_order.reserve(delays.size());
-  for (const uint32_t d : delay_of_record) {
-    if (d != kNone) in_order.push_back(d);
-  }
 
   // Rounds: each wait state's long-term waiting travels to its delayer,
   // which passes the share its own waiting explains on to its wait states.
@@ -114,97 +109,104 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     passes[r] = delay_of_record[r] != kNone && passes_on(delays[delay_of_record[r]]) ? 1 : 0;
   }
   std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  for (const uint32_t d : in_order) {
-    if (passes_on(delays[d])) passing.push_back(d);
+  for (const uint32_t d : delay_of_record) {
+    if (d != kNone && passes_on(delays[d])) passing.push_back(d);
   }
-  std::vector<double> next(waits.size());
+  // The rounds work on dense arrays (the long-term waiting per wait state,
+  // this round's and the next), not on the wait states and delays: on a
+  // communication-heavy trace they are streams of millions of values, and
+  // every byte of the structs around them would be read again each round.
+  std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
+  std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {  // the rounds' buffers are freed at the end
     RecordSubset passing_records(channel, passes);
     std::vector<uint8_t>().swap(passes);
-    std::vector<double> per_record(record_wait.size());
-    const auto carry_to_delayers = [&] {
-      for (std::size_t r = 0; r < record_wait.size(); ++r)
-        per_record[r] = waits[record_wait[r]].propagated;
-      const std::vector<double>& arrived = passing_records.to_delayers(per_record);
-      const std::vector<uint32_t>& kept = passing_records.kept_in();
-      for (std::size_t k = 0; k < kept.size(); ++k)
-        delays[delay_of_record[kept[k]]].propagated = arrived[k];
-    };
+    double all_waiting = 0.0;  // the same every round
+    for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
+    // The passing delays' records arrive in the delays' order (passing).
+    const std::vector<double>* carried = &next;  // the values the last carry sent
     for (int round = 0;; ++round) {
-      carry_to_delayers();
+      const std::vector<double>& arrived = passing_records.to_delayers(propagated, record_wait);
       std::fill(next.begin(), next.end(), 0.0);
-      for (const uint32_t d : passing) {
-        const Delay& delay = delays[d];
-        const double passed =
-            (delay.waiting + delay.propagated) * delay.excess_waiting / delay.total;
-        pool.share_over_waits(delay, passed,
+      for (std::size_t k = 0; k < passing.size(); ++k) {
+        const Delay& delay = delays[passing[k]];
+        const double passed = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
+        pool.share_over_waits(passing[k], passed,
                               [&](uint32_t wait, double value) { next[wait] += value; });
       }
-      collectives.propagate(waits, next, nullptr);
+      collectives.propagate(waits, propagated, &next, nullptr);
       // Converged when the long-term values moved by less than
       // kDelayTolerance of all waiting (summed over ranks) in this round: a
       // chain of waits (a ring, iteration after iteration) passes on a share
       // below one at each hop, so what the next hops add fades.
-      double moved[2] = {0.0, 0.0};
-      for (std::size_t k = 0; k < waits.size(); ++k) {
-        moved[0] += std::abs(next[k] - waits[k].propagated);
-        moved[1] += static_cast<double>(waits[k].waiting);
-        waits[k].propagated = next[k];
-      }
+      double moved[2] = {0.0, all_waiting};
+      for (std::size_t k = 0; k < waits.size(); ++k) moved[0] += std::abs(next[k] - propagated[k]);
+      propagated.swap(next);  // next: the values carried in this round
       sum_over_members(moved, 2, world);
       statistics.rounds = static_cast<uint64_t>(round) + 1;
       if (moved[0] <= kDelayTolerance * moved[1]) break;
       if (round + 1 >= kMaxDelayRounds) {
         statistics.converged = false;
-        carry_to_delayers();
+        carried = &propagated;  // the final carry takes the newest values
         break;
       }
     }
-    {
-      const std::vector<double> arrived = channel.to_delayers(per_record);
-      for (std::size_t r = 0; r < arrived.size() && r < delay_of_record.size(); ++r) {
-        if (delay_of_record[r] != kNone) delays[delay_of_record[r]].propagated = arrived[r];
-      }
-    }
+    // The waiters' long-term waiting at their delayers: one full carry.
+    std::vector<double> per_record(record_wait.size());
+    for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
+    delay_propagated = channel.to_delayers(per_record);
   }
   std::vector<uint32_t>().swap(passing);
 
-  // Costs at this rank's delaying call paths; what its waiting passed on.
-  for (const uint32_t d : in_order) {
+  // Costs at this rank's delaying call paths; what its waiting passed on
+  // (through its point-to-point delays, then through its collectives).
+  std::vector<double>& passed_on = next;
+  std::fill(passed_on.begin(), passed_on.end(), 0.0);
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
+    if (d == kNone) continue;
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting;
       continue;
     }
-    for (uint32_t e = delay.excess_begin; e < delay.excess_end; ++e) {
+    for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
-                                 delay.propagated * share});
+                                 delay_propagated[r] * share});
     }
-    pool.share_over_waits(delay, delay.waiting * delay.excess_waiting / delay.total,
-                          [&](uint32_t wait, double value) { waits[wait].passed_on += value; });
+    pool.share_over_waits(d, delay.waiting * delay.excess_waiting / delay.total,
+                          [&](uint32_t wait, double value) { passed_on[wait] += value; });
   }
-  std::vector<double> passed_on(waits.size(), 0.0);
-  collectives.propagate(waits, next, &passed_on);
-  for (std::size_t k = 0; k < waits.size(); ++k) waits[k].passed_on += passed_on[k];
-  collectives.publish_costs(waits, bus, statistics);
+  std::vector<double>().swap(delay_propagated);
+  {
+    std::vector<double> through_collectives(waits.size(), 0.0);
+    collectives.propagate(waits, propagated, nullptr, &through_collectives);
+    for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
+  }
+  collectives.publish_costs(waits, propagated, bus, statistics);
   // Which part of each wait the partner passed on: back to the waiters
-  // (negative: no delay found there).
-  std::vector<double> fractions(delay_of_record.size(), -1.0);
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d != kNone && delays[d].total > 0)
-      fractions[r] = delays[d].excess_waiting / delays[d].total;
-  }
-  const std::vector<double> back = channel.to_waiters(fractions);
-  for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
-    if (back[r] >= 0) waits[record_wait[r]].indirect_fraction = back[r];
+  // (negative: no delay found there). Every point-to-point wait state has
+  // one record at most: its fraction goes where its long-term waiting was.
+  std::vector<double>& indirect_fraction = propagated;
+  {
+    std::vector<double> fractions(delay_of_record.size(), -1.0);
+    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+      const uint32_t d = delay_of_record[r];
+      if (d != kNone && delays[d].total > 0)
+        fractions[r] = delays[d].excess_waiting / delays[d].total;
+    }
+    const std::vector<double> back = channel.to_waiters(fractions);
+    std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
+    for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
+      if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
+    }
   }
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
     bus.publish(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
-                                    w * wait.indirect_fraction, std::min(w, wait.passed_on)});
+                                    w * indirect_fraction[k], std::min(w, passed_on[k])});
   }
   return statistics;
 }

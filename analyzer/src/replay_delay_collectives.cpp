@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "orrery/analyzer/lower_bound_near.h"
 #include "reproducible_sum.h"
 #include "vmpi.h"
 
@@ -111,16 +112,25 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
 CollectiveDelays::~CollectiveDelays() = default;
 
 CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) const {
-  auto it = std::lower_bound(sync_points_.begin(), sync_points_.end(), enter,
-                             [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  // Asked in (nearly) increasing order of `enter`, mostly for the same
+  // communicator and peer: the search starts where the last one ended, and
+  // the last membership answer is remembered.
+  const std::size_t at =
+      lower_bound_near(sync_points_, sync_points_.size(), enter, sync_hint_,
+                       [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  auto it = sync_points_.begin() + static_cast<std::ptrdiff_t>(at);
   for (std::size_t steps = 0; it != sync_points_.begin() && steps < kSyncLookBack; ++steps) {
     --it;
-    auto members = std::lower_bound(members_.begin(), members_.end(), it->comm,
-                                    [](const auto& entry, uint32_t id) { return entry.first < id; });
-    if (members != members_.end() && members->first == it->comm &&
-        std::binary_search(members->second.begin(), members->second.end(), peer)) {
-      return *it;
+    if (it->comm != member_cache_.comm || peer != member_cache_.peer) {
+      auto members =
+          std::lower_bound(members_.begin(), members_.end(), it->comm,
+                           [](const auto& entry, uint32_t id) { return entry.first < id; });
+      member_cache_ = MemberCache{it->comm, peer,
+                                  members != members_.end() && members->first == it->comm &&
+                                      std::binary_search(members->second.begin(),
+                                                         members->second.end(), peer)};
     }
+    if (member_cache_.member) return *it;
   }
   return CollectiveSync{};
 }
@@ -267,7 +277,8 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
   }
 }
 
-void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vector<double>& next,
+void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
+                                 const std::vector<double>& propagated, std::vector<double>* next,
                                  std::vector<double>* passed_on) {
   std::vector<double> shares;
   for (auto& [id, instances] : by_comm_) {
@@ -282,7 +293,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
         if (in.wait == kNone || in.total <= 0) continue;
         const WaitState& wait = waits[in.wait];
         const double fraction = in.excess_waiting / in.total;
-        shares[2 * j] = (static_cast<double>(wait.waiting) + wait.propagated) * fraction;
+        shares[2 * j] = (static_cast<double>(wait.waiting) + propagated[in.wait]) * fraction;
         shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
       }
       if (!any) continue;
@@ -292,7 +303,7 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
         if (!in.delayer || in.own_waits_total <= 0) continue;
         for (const auto& [wait, ticks] : in.own_waits) {
           const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
-          next[wait] += shares[2 * j] * weight;
+          if (next != nullptr) (*next)[wait] += shares[2 * j] * weight;
           if (passed_on != nullptr) (*passed_on)[wait] += shares[2 * j + 1] * weight;
         }
       }
@@ -300,7 +311,8 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits, std::vecto
   }
 }
 
-void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const EventBus& bus,
+void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
+                                     const std::vector<double>& propagated, const EventBus& bus,
                                      DelayStatistics& statistics) {
   std::vector<double> costs;
   for (auto& [id, instances] : by_comm_) {
@@ -324,7 +336,7 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits, const 
         for (const auto& [entry, excess] : in.excess) {
           const double share = excess / in.total;
           costs[offsets[j] + 2 * entry] += static_cast<double>(wait.waiting) * share;
-          costs[offsets[j] + 2 * entry + 1] += wait.propagated * share;
+          costs[offsets[j] + 2 * entry + 1] += propagated[in.wait] * share;
         }
       }
       sum_over_members(costs.data(), costs.size(), comm);

@@ -55,10 +55,13 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   result.waits.clear();
   result.waiting = 0;
   const EventStore& events = trace_.events;
-  const auto& nodes = tree_.nodes();
   if (to_enter == kNone || to_enter >= events.size()) return;
+  // Sizes and data in locals: the stores below could alias the vectors'
+  // members as far as the compiler knows, which would reload them per event.
+  const CallPathNode* const nodes = tree_.nodes().data();
+  const std::size_t node_count = tree_.nodes().size();
   const auto parent_of = [&](uint32_t callpath) {
-    return callpath == kNone || callpath >= nodes.size() ? kNone : nodes[callpath].parent;
+    return callpath >= node_count ? kNone : nodes[callpath].parent;
   };
   int64_t* const scratch = scratch_.data();
   const std::size_t callpaths = scratch_.size();
@@ -76,28 +79,37 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
     current = start.kind() == EventKind::kEnter ? start.ref() : parent_of(events[start.link].ref());
     first = from_leave + 1;
   }
-  const std::vector<FoldedSpan>& spans = trace_.folded_spans;
+  const FoldedSpan* const spans = trace_.folded_spans.data();
+  const std::size_t span_count = trace_.folded_spans.size();
   std::size_t span =
-      lower_bound_near(spans, spans.size(), first, span_hint_,
+      lower_bound_near(spans, span_count, first, span_hint_,
                        [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
   // The time between two kept events belongs to the region open between
   // them, minus the folded callees that ran there (no gap before event 0).
   int64_t previous = first > 0 ? events[first - 1].time : 0;
-  for (uint32_t i = first;; ++i) {
-    const Event& event = events[i];
-    int64_t gap = event.time - previous;
-    previous = event.time;
-    for (; span < spans.size() && spans[span].before_event == i; ++span) {
-      add(spans[span].callpath, spans[span].exclusive);
-      gap -= spans[span].exclusive;
+  // The event store is chunked: walk a chunk by pointer, look the chunk up
+  // again at each boundary. The next folded span's event is kept at hand.
+  constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
+  uint32_t next_span = span < span_count ? spans[span].before_event : kNone;
+  const Event* event = &events[first];
+  for (uint32_t i = first;; ++i, ++event) {
+    if ((i & kChunkMask) == 0) event = &events[i];
+    int64_t gap = event->time - previous;
+    previous = event->time;
+    if (i == next_span) {
+      for (; span < span_count && spans[span].before_event == i; ++span) {
+        add(spans[span].callpath, spans[span].exclusive);
+        gap -= spans[span].exclusive;
+      }
+      next_span = span < span_count ? spans[span].before_event : kNone;
     }
     if (i > 0) add(current, gap);
     if (i == to_enter) break;
-    const EventKind kind = event.kind();
+    const EventKind kind = event->kind();
     if (kind == EventKind::kEnter) {
-      current = event.ref();
+      current = event->ref();
     } else if (kind == EventKind::kLeave) {
-      current = parent_of(events[event.link].ref());
+      current = parent_of(events[event->link].ref());
     }
   }
   // The waiting of this rank's wait states inside the interval is not the
