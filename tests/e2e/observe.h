@@ -43,7 +43,7 @@ static void observe_close(void) {
 /* CLOCK_MONOTONIC in seconds: one clock for all ranks of a host. Times
  * compared across ranks must use it: Open MPI's MPI_Wtime counts from each
  * process's first call. */
-static double monotonic_seconds(void) {
+static inline double monotonic_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
