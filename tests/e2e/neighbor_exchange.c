@@ -9,12 +9,6 @@
 
 #include "observe.h"
 
-static double monotonic_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   observe_open(argc, argv);
