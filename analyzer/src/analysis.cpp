@@ -3,7 +3,10 @@
 
 #include "orrery/analyzer/analysis.h"
 
+#include <malloc.h>
+
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 
 #include "analysis_run.h"
@@ -52,7 +55,26 @@ std::string default_report_path(const std::string& experiment) {
   return (dir / "report.h5").string();
 }
 
+namespace {
+
+/// The phases allocate and free tables of every event, message and wait
+/// state one after the other. By default glibc maps blocks above a moving
+/// threshold afresh and gives the heap's top back to the system, so every
+/// phase faulted its pages in again (page faults and page clearing were about
+/// a tenth of the analysis). Blocks up to 32 MiB (glibc's largest threshold)
+/// now come from the heap, and freed memory stays for the next phase: the
+/// peak is the same, the process keeps it until it exits. Measured with
+/// analyzer_bench (10 M events, 2 ranks): the causes on 8.7-9.6 -> 10.3-11.0 M
+/// events/s per rank.
+void keep_freed_memory_for_the_next_phase() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+}
+
+}  // namespace
+
 AnalysisResult analyze(const AnalysisOptions& options, MPI_Comm world) {
+  keep_freed_memory_for_the_next_phase();
   return AnalysisRun(options, world).run();
 }
 

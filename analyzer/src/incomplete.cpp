@@ -79,6 +79,25 @@ std::string incomplete_archive(const std::string& experiment, uint32_t rank) {
   return (fs::path(experiment) / "incomplete" / ("rank-" + std::to_string(rank))).string();
 }
 
+namespace {
+
+/// Whether the archive at `archive` was written to the end: its anchor and
+/// non-empty global definitions. A rank killed while writing it (mpirun's
+/// SIGKILL after its grace period, on a loaded node) leaves an anchor and an
+/// empty traces.def: that rank left no trace.
+bool archive_written(const std::string& archive) {
+  std::error_code error;
+  const fs::path anchor = anchor_path(archive);
+  const fs::path definitions = fs::path(anchor).replace_extension(".def");
+  return fs::exists(anchor, error) && fs::file_size(definitions, error) > 0 && !error;
+}
+
+}  // namespace
+
+bool left_a_trace(const std::string& experiment, uint32_t rank) {
+  return archive_written(incomplete_archive(experiment, rank));
+}
+
 uint32_t incomplete_world_size(const std::string& experiment) {
   // The lowest rank with an archive: rank-<r> directories, numerically.
   uint32_t lowest = UINT32_MAX;
@@ -92,7 +111,7 @@ uint32_t incomplete_world_size(const std::string& experiment) {
       continue;
     }
     const auto r = static_cast<uint32_t>(std::stoul(digits));
-    if (r < lowest && fs::exists(anchor_path(entry.path().string()))) lowest = r;
+    if (r < lowest && archive_written(entry.path().string())) lowest = r;
   }
   if (lowest == UINT32_MAX) {
     throw InputError("'" + experiment + "' is an incomplete experiment without any rank's trace (" +
@@ -106,10 +125,11 @@ uint32_t incomplete_world_size(const std::string& experiment) {
 void check_incomplete_archives(const std::string& experiment, uint32_t ranks) {
   for (uint32_t r = 0; r < ranks; ++r) {
     const std::string anchor = anchor_path(incomplete_archive(experiment, r));
-    if (!fs::exists(anchor)) {
+    if (!left_a_trace(experiment, r)) {
       throw InputError("the incomplete experiment '" + experiment + "' has no trace of rank " +
                        std::to_string(r) + ": " + anchor +
-                       " does not exist (a rank killed with SIGKILL writes nothing); the "
+                       " does not exist or is unfinished (a rank killed with SIGKILL writes "
+                       "nothing, or stops in the middle); the "
                        "analysis needs every rank's trace");
     }
   }
@@ -118,13 +138,13 @@ void check_incomplete_archives(const std::string& experiment, uint32_t ranks) {
 std::vector<uint32_t> ranks_without_trace(const std::string& experiment, uint32_t ranks) {
   std::vector<uint32_t> lost;
   for (uint32_t r = 0; r < ranks; ++r) {
-    if (!fs::exists(anchor_path(incomplete_archive(experiment, r)))) lost.push_back(r);
+    if (!left_a_trace(experiment, r)) lost.push_back(r);
   }
   return lost;
 }
 
 std::string incomplete_reason(const std::string& experiment, uint32_t rank) {
-  if (!fs::exists(anchor_path(incomplete_archive(experiment, rank)))) {
+  if (!left_a_trace(experiment, rank)) {
     const auto run = run_json::read(run_json::file_of(experiment));
     const auto signal = run ? run_json::at(*run, {run_json::key::kRankSignalName}) : nullptr;
     if (signal.is_string()) return "killed by " + signal.get<std::string>() + ", no trace";

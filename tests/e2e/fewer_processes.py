@@ -80,7 +80,10 @@ def main():
                            ["OUT", "imbalance", "20", "200"])
         same_as_one_per_rank(pingpong, 4, "what_if", [3],
                              ["--what-if", "latency=20us,bandwidth=100MB/s"])
-        incomplete = measure(work, "incomplete", 4, "e2e_comm_mix", ["exit"])
+        # A few seconds for the ranks mpirun ends after the first exit() to
+        # write their traces (on a loaded node the default grace is too short).
+        incomplete = measure(work, "incomplete", 4, "e2e_comm_mix", ["exit"],
+                             {"OMPI_MCA_odls_base_sigkill_timeout": "3"})
         same_as_one_per_rank(incomplete, 4, "incomplete", [2, 3])
         if os.path.exists(os.path.join(BIN, "openmp_hybrid")):
             hybrid = measure(work, "hybrid", 3, "openmp_hybrid", ["OUT", "2"],

@@ -35,6 +35,11 @@ namespace orrery::analyzer {
 /// EXP/incomplete/rank-<r> (an archive directory anchor_path accepts).
 [[nodiscard]] std::string incomplete_archive(const std::string& experiment, uint32_t rank);
 
+/// Whether rank `rank` of an incomplete experiment left a readable archive
+/// (its anchor and non-empty definitions; a rank killed while writing leaves
+/// an anchor and an empty traces.def, which counts as no trace).
+[[nodiscard]] bool left_a_trace(const std::string& experiment, uint32_t rank);
+
 /// The world size of an incomplete experiment, from the archive of the
 /// lowest rank that has one; throws InputError if there is none.
 [[nodiscard]] uint32_t incomplete_world_size(const std::string& experiment);
