@@ -5,9 +5,9 @@
 #include <cstdio>
 
 #include "analysis_run.h"
-#include "orrery/analyzer/neighbor_collectives.h"
+#include "orrery/trace/neighbor_collectives.h"
 #include "orrery/analyzer/program_root.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {

@@ -14,8 +14,8 @@
 
 #include "orrery/analyzer/analysis.h"
 #include "orrery/analyzer/balance_metrics.h"
-#include "orrery/analyzer/call_tree.h"
-#include "orrery/analyzer/chunk_memory.h"
+#include "orrery/trace/call_tree.h"
+#include "orrery/trace/chunk_memory.h"
 #include "orrery/analyzer/clock_condition.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/incomplete.h"
@@ -24,7 +24,7 @@
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/summary.h"
 #include "orrery/analyzer/thread_messages.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/groups.h"
 

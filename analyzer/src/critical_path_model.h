@@ -12,7 +12,7 @@
 
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::critical_path {
 

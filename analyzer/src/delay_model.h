@@ -11,14 +11,14 @@
 #include <utility>
 #include <vector>
 
-#include "orrery/analyzer/chunked_array.h"
+#include "orrery/trace/chunked_array.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/delay_events.h"
 #include "orrery/analyzer/event_bus.h"
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/synchronization_interval.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::delay {
 

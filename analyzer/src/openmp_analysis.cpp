@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "orrery/analyzer/region_events.h"
+#include "orrery/trace/region_events.h"
 #include "orrery/patterns/region_class.h"
 
 namespace orrery::analyzer {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "orrery/analyzer/clock.h"
+#include "orrery/trace/clock.h"
 #include "orrery/analyzer/replay_events.h"
 #include "orrery/analyzer/thread_messages.h"
 

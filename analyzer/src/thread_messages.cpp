@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/timeline_stream.h"
+#include "orrery/trace/timeline_stream.h"
 #include "timeline_data.h"
 #include "timeline_summary.h"
 #include "timeline_summary_view.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "orrery/analyzer/program_root.h"
-#include "orrery/analyzer/trace_builder.h"
+#include "orrery/trace/trace_builder.h"
 #include "orrery/patterns/region_class.h"
 #include "orrery/patterns/registry.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "fuzz_support.h"
-#include "orrery/analyzer/trace.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace.h"
+#include "orrery/trace/trace_reader.h"
 #include "orrery/error.h"
 
 namespace fs = std::filesystem;

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "orrery/analyzer/call_tree.h"
+#include "orrery/trace/call_tree.h"
 #include "orrery/analyzer/event_bus.h"
 #include "orrery/analyzer/replay_events.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 #include "orrery/patterns/pattern.h"
 #include "orrery/patterns/refined_events.h"
 #include "orrery/patterns/registry.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 #include "test_archive.h"
 #include "timeline_data.h"
 #include "timeline_summary.h"

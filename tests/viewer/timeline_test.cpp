@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "api.h"
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 #include "orrery/error.h"
 #include "server.h"
 #include "test_archive.h"

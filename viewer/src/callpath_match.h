@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 
 namespace orrery::viewer {
 

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "orrery/viewer/commands.h"
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 #include "orrery/error.h"
 #include "perfetto_export.h"
 

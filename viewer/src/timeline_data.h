@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 
 namespace orrery::viewer {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 #include "orrery/error.h"
 
 namespace orrery::viewer {

@@ -13,7 +13,7 @@
 #include <map>
 #include <tuple>
 
-#include "orrery/analyzer/timeline_stream.h"
+#include "orrery/trace/timeline_stream.h"
 #include "timeline_summary.h"
 
 namespace orrery::viewer {

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "timeline_summary.h"
 
 namespace orrery::viewer {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "timeline_data.h"
 #include "timeline_summary.h"
 #include "timeline_summary_view.h"

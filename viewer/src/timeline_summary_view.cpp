@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-#include "orrery/analyzer/timeline_stream.h"
+#include "orrery/trace/timeline_stream.h"
 
 namespace orrery::viewer {
 namespace {

@@ -28,7 +28,7 @@
 #include "orrery/report/hdf5_io.h"
 #include "server.h"
 #include "timeline_data.h"
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 #include "root_cause_source.h"
 #include "run_analyses.h"
 #include "run_facts.h"

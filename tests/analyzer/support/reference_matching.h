@@ -9,7 +9,7 @@
 
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::reference {
 

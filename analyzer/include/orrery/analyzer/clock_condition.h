@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "orrery/analyzer/message_exchange.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

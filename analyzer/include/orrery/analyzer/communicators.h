@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/trace.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace.h"
+#include "orrery/trace/trace_reader.h"
 
 namespace orrery::analyzer {
 

@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "orrery/analyzer/call_tree.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/call_tree.h"
+#include "orrery/trace/trace.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/cube.h"
 

@@ -17,7 +17,7 @@
 
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/partner_exchange.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/call_tree.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/call_tree.h"
+#include "orrery/trace/trace.h"
 #include "orrery/patterns/pattern.h"
 #include "orrery/patterns/registry.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 #include "orrery/launch_command.h"
 
 namespace orrery::analyzer {

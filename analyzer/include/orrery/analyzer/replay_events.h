@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/call_tree.h"
+#include "orrery/trace/call_tree.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/event_bus.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/openmp_analysis.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/call_tree.h"
+#include "orrery/trace/call_tree.h"
 #include "orrery/analyzer/event_bus.h"
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::patterns {
 

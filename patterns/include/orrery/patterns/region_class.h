@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::patterns {
 

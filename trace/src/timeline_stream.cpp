@@ -2,7 +2,7 @@
 // otf2_reader.cpp, every OTF2 error goes through ReaderHandle::check_call()
 // and no exception crosses OTF2's C frames.
 
-#include "orrery/analyzer/timeline_stream.h"
+#include "orrery/trace/timeline_stream.h"
 
 #include <otf2/otf2.h>
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "orrery/error.h"
 #include "otf2_handle.h"
 

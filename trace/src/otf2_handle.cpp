@@ -3,7 +3,7 @@
 #include <cstdarg>
 #include <filesystem>
 
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "orrery/error.h"
 
 namespace orrery::analyzer {

@@ -1,4 +1,4 @@
-#include "orrery/analyzer/chunk_memory.h"
+#include "orrery/trace/chunk_memory.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

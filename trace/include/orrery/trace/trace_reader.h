@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

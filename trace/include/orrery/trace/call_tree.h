@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "orrery/analyzer/ids.h"
+#include "orrery/trace/ids.h"
 
 namespace orrery::analyzer {
 

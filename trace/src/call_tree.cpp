@@ -1,6 +1,6 @@
-#include "orrery/analyzer/call_tree.h"
+#include "orrery/trace/call_tree.h"
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

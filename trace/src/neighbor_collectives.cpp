@@ -1,4 +1,4 @@
-#include "orrery/analyzer/neighbor_collectives.h"
+#include "orrery/trace/neighbor_collectives.h"
 
 #include <filesystem>
 #include <fstream>

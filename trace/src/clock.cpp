@@ -1,4 +1,4 @@
-#include "orrery/analyzer/clock.h"
+#include "orrery/trace/clock.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // Reading one location's Enter/Leave events (region_events.h).
 
-#include "orrery/analyzer/region_events.h"
+#include "orrery/trace/region_events.h"
 
 #include <otf2/otf2.h>
 

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "orrery/analyzer/trace.h"
-#include "orrery/analyzer/trace_builder.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace.h"
+#include "orrery/trace/trace_builder.h"
+#include "orrery/trace/trace_reader.h"
 
 namespace orrery::analyzer {
 

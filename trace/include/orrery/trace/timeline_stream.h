@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 
 namespace orrery::analyzer::timeline {
 

@@ -1,4 +1,4 @@
-#include "orrery/analyzer/trace_builder.h"
+#include "orrery/trace/trace_builder.h"
 
 #include "orrery/error.h"
 

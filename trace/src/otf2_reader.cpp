@@ -13,11 +13,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "orrery/analyzer/init_finalize.h"
-#include "orrery/analyzer/neighbor_collectives.h"
-#include "orrery/analyzer/trace_builder.h"
+#include "orrery/trace/init_finalize.h"
+#include "orrery/trace/neighbor_collectives.h"
+#include "orrery/trace/trace_builder.h"
 #include "otf2_handle.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/trace_reader.h"
 #include "orrery/error.h"
 
 namespace orrery::analyzer {

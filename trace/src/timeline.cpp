@@ -2,13 +2,13 @@
 // ends, for display. The definitions are the analyzer's own
 // (otf2_reader.cpp); the events come from stream_rank (timeline_stream.cpp).
 
-#include "orrery/analyzer/timeline.h"
+#include "orrery/trace/timeline.h"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "orrery/analyzer/timeline_stream.h"
-#include "orrery/analyzer/trace_reader.h"
+#include "orrery/trace/timeline_stream.h"
+#include "orrery/trace/trace_reader.h"
 
 namespace orrery::analyzer::timeline {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "orrery/analyzer/trace.h"
-#include "orrery/analyzer/trace_builder.h"
+#include "orrery/trace/trace.h"
+#include "orrery/trace/trace_builder.h"
 
 namespace orrery::analyzer {
 

@@ -1,4 +1,4 @@
-#include "orrery/analyzer/init_finalize.h"
+#include "orrery/trace/init_finalize.h"
 
 namespace orrery::analyzer {
 

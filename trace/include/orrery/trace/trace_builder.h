@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "orrery/analyzer/trace.h"
+#include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
 

@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "orrery/analyzer/chunk_memory.h"
-#include "orrery/analyzer/ids.h"
+#include "orrery/trace/chunk_memory.h"
+#include "orrery/trace/ids.h"
 
 namespace orrery::analyzer {
 

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "orrery/analyzer/call_tree.h"
-#include "orrery/analyzer/chunked_array.h"
-#include "orrery/analyzer/clock.h"
-#include "orrery/analyzer/ids.h"
+#include "orrery/trace/call_tree.h"
+#include "orrery/trace/chunked_array.h"
+#include "orrery/trace/clock.h"
+#include "orrery/trace/ids.h"
 #include "orrery/region_kind.h"
 
 namespace orrery::analyzer {
