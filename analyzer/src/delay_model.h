@@ -13,8 +13,8 @@
 
 #include "orrery/trace/chunked_array.h"
 #include "orrery/analyzer/communicators.h"
-#include "orrery/analyzer/delay_events.h"
-#include "orrery/analyzer/event_bus.h"
+#include "orrery/replay/delay_events.h"
+#include "orrery/replay/event_bus.h"
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/synchronization_interval.h"

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "orrery/analyzer/replay.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {

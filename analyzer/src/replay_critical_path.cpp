@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "critical_path_model.h"
-#include "orrery/analyzer/critical_path_events.h"
+#include "orrery/replay/critical_path_events.h"
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/synchronization_interval.h"
 #include "vmpi.h"

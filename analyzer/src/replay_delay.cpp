@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "delay_records.h"
-#include "orrery/analyzer/delay_events.h"
+#include "orrery/replay/delay_events.h"
 #include "orrery/analyzer/synchronization_interval.h"
 #include "reproducible_sum.h"
 #include "vmpi.h"

@@ -13,7 +13,7 @@
 
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {

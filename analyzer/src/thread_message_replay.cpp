@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "orrery/trace/clock.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "orrery/analyzer/thread_messages.h"
 
 namespace orrery::analyzer {

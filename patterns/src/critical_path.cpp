@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/critical_path_events.h"
+#include "orrery/replay/critical_path_events.h"
 
 namespace orrery::patterns {
 namespace {

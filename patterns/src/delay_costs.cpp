@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/delay_events.h"
+#include "orrery/replay/delay_events.h"
 
 namespace orrery::patterns {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "orrery/patterns/refined_events.h"
 
 namespace orrery::patterns {

@@ -11,7 +11,7 @@
 #include <deque>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "orrery/patterns/refined_events.h"
 #include "orrery/patterns/registry.h"
 

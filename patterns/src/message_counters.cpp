@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 
 namespace orrery::patterns {
 namespace {

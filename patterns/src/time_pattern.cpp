@@ -7,7 +7,7 @@
 #include <string>
 
 #include "all_patterns.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 #include "orrery/patterns/region_class.h"
 #include "orrery/patterns/registry.h"
 

@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "orrery/trace/call_tree.h"
-#include "orrery/analyzer/event_bus.h"
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/event_bus.h"
+#include "orrery/replay/replay_events.h"
 #include "orrery/trace/trace.h"
 #include "orrery/patterns/pattern.h"
 #include "orrery/patterns/refined_events.h"

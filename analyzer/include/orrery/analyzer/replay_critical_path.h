@@ -30,7 +30,7 @@
 #include <cstdint>
 
 #include "orrery/analyzer/communicators.h"
-#include "orrery/analyzer/event_bus.h"
+#include "orrery/replay/event_bus.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/trace/trace.h"
 

@@ -32,7 +32,7 @@
 
 #include "orrery/trace/call_tree.h"
 #include "orrery/analyzer/communicators.h"
-#include "orrery/analyzer/event_bus.h"
+#include "orrery/replay/event_bus.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/openmp_analysis.h"
 #include "orrery/trace/trace.h"

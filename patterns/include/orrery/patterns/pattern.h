@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "orrery/trace/call_tree.h"
-#include "orrery/analyzer/event_bus.h"
+#include "orrery/replay/event_bus.h"
 #include "orrery/trace/trace.h"
 
 namespace orrery::patterns {

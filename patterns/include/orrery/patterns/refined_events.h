@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "orrery/analyzer/replay_events.h"
+#include "orrery/replay/replay_events.h"
 
 namespace orrery::patterns {
 
