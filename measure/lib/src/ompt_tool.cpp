@@ -139,9 +139,10 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
 void on_parallel_end(ompt_data_t*, ompt_data_t*, int, const void*) { omp_event(RecordKind::kThreadJoin, 0); }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
-                      unsigned int, unsigned int, int flags) {
+                      unsigned int, unsigned int index, int flags) {
   if ((flags & ompt_task_initial) != 0) return;  // the program's initial task
   if (endpoint == ompt_scope_begin) {
+    number_worker_thread(index);  // a worker's first team gives its OpenMP thread number
     if (parallel_data == nullptr || parallel_data->value < kOmpRegionBase) return;
     omp_enter(static_cast<uint32_t>(parallel_data->value));
   } else {

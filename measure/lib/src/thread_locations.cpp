@@ -82,6 +82,21 @@ WorkerLocation* register_worker_thread() noexcept {
   return t_worker;
 }
 
+void number_worker_thread(uint32_t index) noexcept {
+  WorkerLocation* self = t_worker;
+  if (self == nullptr || self->numbered || index == 0) return;
+  const std::lock_guard<std::mutex> lock(g_locations_mutex);
+  self->numbered = true;
+  if (g_locations == nullptr || self->thread == index) return;
+  for (WorkerLocation* other : *g_locations) {
+    if (other != self && other->thread == index) {
+      other->thread = self->thread;  // the other worker takes the start number
+      break;
+    }
+  }
+  self->thread = index;
+}
+
 std::vector<WorkerLocation*> worker_locations() {
   const std::lock_guard<std::mutex> lock(g_locations_mutex);
   return g_locations != nullptr ? *g_locations : std::vector<WorkerLocation*>();

@@ -35,7 +35,8 @@ inline constexpr uint32_t kMaxOmpRegions = 8192;
 /// its buffer is: two threads' locations never share a line (false sharing
 /// made a thread's Enter+Leave pair 20 times dearer with 4 threads).
 struct alignas(64) WorkerLocation {
-  uint32_t thread = 0;  ///< 1, 2, ... in order of thread start (0 is the MPI thread)
+  uint32_t thread = 0;  ///< its OpenMP thread number (0 is the MPI thread); see number_worker_thread
+  bool numbered = false;  ///< `thread` is the OpenMP thread number, not the start order
   std::unique_ptr<EventBuffer> buffer;
   RegionStack stack;
   uint64_t unmatched_leaves = 0;
@@ -74,6 +75,12 @@ __attribute__((always_inline)) inline void worker_leave(WorkerLocation& w, uint3
 /// Makes the calling thread a worker location (thread-begin callback); null
 /// if its buffer cannot be allocated (its events are then not recorded).
 WorkerLocation* register_worker_thread() noexcept;
+/// Gives the calling worker its OpenMP thread number `index` (its first
+/// implicit task's index in its team) as location number, in place of the
+/// start order it got at thread begin (threads start in any order); a worker
+/// already holding that number swaps with it, so numbers stay unique. Once
+/// per worker; only numbers are exchanged, read when the trace is written.
+void number_worker_thread(uint32_t index) noexcept;
 /// The worker locations made so far, in thread order.
 std::vector<WorkerLocation*> worker_locations();
 /// Leaves the regions still open on every worker, at `time` (MPI_Finalize,
