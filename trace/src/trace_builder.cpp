@@ -315,15 +315,19 @@ void TraceBuilder::collective_end(int64_t time, CollectiveKind kind, uint32_t co
 void TraceBuilder::finish_collective(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                                      uint64_t sent, uint64_t received) {
   if (open_collective_ == kNone) open_collective(time);  // producers without Begin
-  CollectiveOp& op = trace_.collectives[open_collective_];
+  complete_collective(trace_.collectives[open_collective_], kind, comm, root, sent, received);
+  push_communication(time, EventKind::kCollectiveEnd, open_collective_);
+  open_collective_ = kNone;
+}
+
+void TraceBuilder::complete_collective(CollectiveOp& op, CollectiveKind kind, uint32_t comm,
+                                       uint32_t root, uint64_t sent, uint64_t received) const {
   op.complete_call = current_call();
   op.kind = kind_of(op.start_call, kind);
   op.comm = comm;
   op.root = root;
   op.bytes_sent = sent;
   op.bytes_received = received;
-  push_communication(time, EventKind::kCollectiveEnd, open_collective_);
-  open_collective_ = kNone;
 }
 
 void TraceBuilder::nbc_request(int64_t time, uint64_t request) {
@@ -345,13 +349,7 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
   }
   const uint32_t index = it->second;
   pending_nbcs_.erase(it);
-  CollectiveOp& op = trace_.collectives[index];
-  op.complete_call = current_call();
-  op.kind = kind_of(op.start_call, kind);
-  op.comm = comm;
-  op.root = root;
-  op.bytes_sent = sent;
-  op.bytes_received = received;
+  complete_collective(trace_.collectives[index], kind, comm, root, sent, received);
   push_communication(time, EventKind::kNbcComplete, index);
 }
 

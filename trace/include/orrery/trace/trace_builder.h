@@ -124,6 +124,9 @@ class TraceBuilder {
   uint32_t synchronizing_open_ = kNone;  ///< collective opened by such a region's Enter
   /// The kind of a collective started at Enter `start_call` recorded as `kind`.
   CollectiveKind kind_of(uint32_t start_call, CollectiveKind kind) const;
+  /// Completes `op` at the current call (blocking or non-blocking alike).
+  void complete_collective(CollectiveOp& op, CollectiveKind kind, uint32_t comm, uint32_t root,
+                           uint64_t sent, uint64_t received) const;
   std::vector<bool> neighborhood_regions_;  ///< by region id (neighborhood_in)
   /// Time of a ProgramBegin outside any region not yet followed by an Enter.
   int64_t program_begin_pending_ = INT64_MIN;
