@@ -99,6 +99,16 @@ def recv_row(rows, what):
     return matches[0]
 
 
+def welch_t(a, b):
+    """|Welch's t| of two samples; infinite when both are constant but differ."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    spread = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    difference = abs(a.mean() - b.mean())
+    if spread == 0:
+        return 0.0 if difference == 0 else float("inf")
+    return difference / spread
+
+
 def expect_one_line(result, words):
     lines = result.stderr.strip().splitlines()
     check(len(lines) == 1 and all(w in lines[0] for w in words),
@@ -132,7 +142,25 @@ def main():
           "JSON rows have exactly the documented keys")
     same = recv_row(rows, "base vs same")
     print("base vs same: change %+.3f, p %.3g" % (same["change"], same["p_value"]))
-    check(not same["significant"], "identical settings: the wait did not change significantly")
+    # Whether the two groups differ is decided by what the program observed,
+    # not by the settings: on a loaded machine one group can lose tens of
+    # milliseconds per run to the scheduler. Welch's t of the observed waits:
+    # below 2 no test at alpha 0.01 calls it significant (the critical value is
+    # above 3.7 for any degrees of freedom a 3 + 3 comparison can have); above
+    # 12 every such test does (9.9 at the fewest, 2).
+    t_seen = welch_t(observed["base"], observed["same"])
+    if t_seen < 2:
+        check(not same["significant"],
+              "identical settings, observed t %.2f: no significant change" % t_seen)
+    elif t_seen > 12:
+        check(same["significant"],
+              "identical settings but observed t %.2f (a loaded machine): significant" % t_seen)
+    else:
+        print("not checked: the observed waits of base and same differ by t = %.2f, between "
+              "clearly equal and clearly different" % t_seen)
+    seen_same = np.mean(observed["same"]) / np.mean(observed["base"]) - 1
+    check(abs(same["change"] - seen_same) <= 0.025 + 0.1 * abs(seen_same),
+          "change %.3f matches the observed %.3f" % (same["change"], seen_same))
 
     # 50 % longer delay: significant, by about +50 %.
     out = runs.orrery_cmd("compare", "--baseline", *reports["base"], "--candidate",
