@@ -206,7 +206,8 @@ void AnalysisRun::prepare_replay() {
 }
 
 // Messages of the other threads: read and matched per process before the
-// MPI thread's own matching, which they leave out (thread_messages.h).
+// MPI thread's own matching, which they leave out (thread_messages.h); their
+// collectives likewise (thread_collectives.h).
 void AnalysisRun::match_thread_messages() {
   phases_.run([&] {
     if (!incomplete_ && !traceless_) thread_messages_.read(options_.experiment, definitions_, trace_);
@@ -216,6 +217,7 @@ void AnalysisRun::match_thread_messages() {
     thread_messages_.match(trace_, definitions_, *comms_, world_, error);
     if (!error.empty()) throw InputError(error);
   });
+  phases_.run([&] { thread_collectives_.select(trace_, thread_messages_.threads(), definitions_, *comms_, world_); });
 }
 
 // The clock condition, in its own phase (clock_condition.h); the forward

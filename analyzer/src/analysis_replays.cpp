@@ -86,8 +86,8 @@ void AnalysisRun::follow_critical_path() {
 }
 
 // The process's other threads (OpenMP), within the process; not for the
-// rank-local archives of an incomplete run. Then their messages, whose
-// replay events go to each thread's own patterns.
+// rank-local archives of an incomplete run. Then their messages and
+// collectives, whose replay events go to each thread's own patterns.
 void AnalysisRun::analyze_threads() {
   phases_.run([&] {
     if (incomplete_ || traceless_) return;
@@ -105,6 +105,20 @@ void AnalysisRun::analyze_threads() {
     phases_.run_or_abort("the replay of the threads' messages", [&] {
       statistics_.messages +=
           thread_messages_.replay(trace_, definitions_, tree_, threads_.teams, buses, world_);
+    });
+  }
+  if (thread_collectives_.active()) {
+    progress_("replay of the collectives on the other threads");
+    const uint64_t mismatches = statistics_.collective_mismatches;
+    phases_.run_or_abort("the replay of the threads' collectives", [&] {
+      thread_collectives_.replay(trace_, definitions_, *comms_, tree_, threads_.teams, buses, statistics_);
+    });
+    phases_.run([&] {
+      if (statistics_.collective_mismatches > mismatches) {
+        throw InputError("the traces disagree: rank " + std::to_string(rank_) +
+                         " took part in a different number of collective operations of a communicator, "
+                         "over all its threads, than other members of it (a truncated or inconsistent trace)");
+      }
     });
   }
   for (const auto& thread : threads) thread->registry.finish_all(thread->context);

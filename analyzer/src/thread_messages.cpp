@@ -24,8 +24,9 @@ void ThreadMessages::read(const std::string& experiment, const Definitions& defi
   for (const ThreadDef& thread : definitions.threads[master.rank]) {
     LocalTrace& trace = threads_.emplace_back();
     read_thread_trace(experiment, definitions, master.rank, thread, master.clock_offsets, trace);
-    // Only the messages matter here: a thread without any keeps nothing.
-    if (trace.sends.empty() && trace.recvs.empty()) {
+    // Only the messages and collectives matter here (thread_collectives.h
+    // uses the same traces): a thread without any keeps nothing.
+    if (trace.sends.empty() && trace.recvs.empty() && trace.collectives.empty()) {
       trace = LocalTrace{};
       trace.rank = master.rank;
     }
@@ -42,10 +43,7 @@ void ThreadMessages::match(LocalTrace& master, const Definitions& definitions,
   int any = 0;
   vmpi::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
   active_ = any != 0;
-  if (!active_) {
-    threads_.clear();
-    return;
-  }
+  if (!active_) return;
 
   // One table per process: every location's operations in posting order
   // (MPI's non-overtaking order per pair of processes, whatever the thread);

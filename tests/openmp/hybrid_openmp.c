@@ -19,6 +19,15 @@
  *      MPI thread and another thread would be traced on one side only).
  *   5. a parallel region of NT threads in which one thread creates 2 NT
  *      explicit tasks of one unit each; whichever thread is free runs them.
+ *   6. collectives on worker threads (a parallel region of 2 threads on every
+ *      rank): thread 1 calls MPI_Barrier, on rank 1 after 2 units (Wait at
+ *      Barrier on the other ranks' thread 1); after an OpenMP barrier, rank
+ *      0's MPI thread calls MPI_Allreduce after 2 units while the other ranks
+ *      call it on thread 1 at once (Wait at NxN there, the same communicator
+ *      taking turns between the MPI thread and a worker). With "no-cross"
+ *      every rank calls the MPI_Allreduce on thread 1 (with --no-openmp no
+ *      worker is traced: an instance traced on one rank and not on another
+ *      cannot be paired).
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -150,7 +159,38 @@ int main(int argc, char** argv) {
     }
   }
 
+  /* 6. collectives on worker threads; index 0 the barrier, 1 the allreduce */
+  double coll_enter[2] = {0}, coll_exit[2] = {0};
+  int coll_thread[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+  {
+    const int t = omp_get_thread_num();
+    if (t == 1) {
+      if (rank == 1) sleep_seconds(2 * kUnit);
+      coll_thread[0] = t;
+      coll_enter[0] = now_seconds();
+      MPI_Barrier(MPI_COMM_WORLD);
+      coll_exit[0] = now_seconds();
+    }
+#pragma omp barrier
+    const int caller = rank == 0 && cross ? 0 : 1;
+    if (t == caller) {
+      int one = 1, sum = 0;
+      if (rank == 0) sleep_seconds(2 * kUnit);
+      coll_thread[1] = t;
+      coll_enter[1] = now_seconds();
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      coll_exit[1] = now_seconds();
+      if (sum != size) fprintf(stderr, "hybrid_openmp: MPI_Allreduce gave %d\n", sum);
+    }
+  }
+
   char key[64];
+  for (int k = 0; k < 2; ++k) {
+    snprintf(key, sizeof key, "coll_thread_%d", k), observe(key, coll_thread[k]);
+    snprintf(key, sizeof key, "coll_enter_%d", k), observe(key, coll_enter[k]);
+    snprintf(key, sizeof key, "coll_exit_%d", k), observe(key, coll_exit[k]);
+  }
   observe("threads", threads);
   observe("tasks", tasks);
   for (int k = 0; k < tasks; ++k) {

@@ -167,6 +167,41 @@ def check_thread_messages(report, observed, failures):
     print("messages counted on their threads")
 
 
+def check_thread_collectives(report, observed, events, failures):
+    """Collectives on worker threads (hybrid_openmp.c part 6): each recorded
+    as MpiCollectiveBegin/End on the thread that called it, and its wait
+    state (Wait at Barrier, Wait at NxN) on that thread, against the
+    threads' own clock readings: min(latest enter, exit(self)) - enter(self)."""
+    ends = {}
+    for kind, loc, _, rest in events:
+        if kind == "MPI_COLLECTIVE_END":
+            key = (loc & 0xffffffff, loc >> 32)
+            ends[key] = ends.get(key, 0) + 1
+    for r in range(NP):
+        expected = 1 + (1 if int(observed[r]["coll_thread_1"]) == 1 else 0)
+        if ends.get((r, 1), 0) != expected:
+            failures.append("rank %d thread 1: %d MPI_COLLECTIVE_END events, expected %d" %
+                            (r, ends.get((r, 1), 0), expected))
+    for k, (metric, region) in enumerate([("wait_at_barrier", "MPI_Barrier"), ("wait_at_nxn", "MPI_Allreduce")]):
+        latest = max(o["coll_enter_%d" % k] for o in observed)
+        for r in range(NP):
+            o = observed[r]
+            thread = int(o["coll_thread_%d" % k])
+            expected = min(latest, o["coll_exit_%d" % k]) - o["coll_enter_%d" % k]
+            where = report.location(r, thread)
+            actual = report.value(metric, where, lambda n, name=region: n == name)
+            count = report.value("collectives", where, lambda n, name=region: n == name)
+            line = "rank %d thread %d %s at %s %.4f (observed %.4f), %d instance(s)" % (
+                r, thread, metric, region, actual, expected, count)
+            # A worker's call is counted once, on its own thread (the MPI
+            # thread also called MPI_Barrier at the start).
+            instances_ok = count == 1 or (thread == 0 and count >= 1)
+            if close(actual, expected) and (expected < ABS_TOL or actual > 0) and instances_ok:
+                print(line)
+            else:
+                failures.append(line)
+
+
 def check_tasks(report, observed, events, failures):
     """Explicit tasks (hybrid_openmp.c part 5): each creation a "!$omp create
     task" instance on the creating thread, each execution a "!$omp task"
@@ -307,6 +342,7 @@ def main():
         if report.value("omp", locations[1], lambda n: n.startswith("!$omp")) <= 0:
             failures.append("rank %d: no omp time on thread 1" % r)
     check_thread_messages(report, observed, failures)
+    check_thread_collectives(report, observed, events, failures)
     check_tasks(report, observed, events, failures)
     if failures:
         fail("; ".join(failures))

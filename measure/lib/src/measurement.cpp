@@ -88,6 +88,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
           {"counted_not_traced", counted_total},
           {"counted_calls", counted},
           {"other_thread_calls", g_other_thread_events.load()},
+          {"other_thread_mpi_calls", g_other_thread_mpi_calls.load()},
           {"threads", workers.size() + 1},
           {"thread_events", trace.thread_events},
           {"anomalies",
@@ -116,7 +117,8 @@ json settings_json(const Settings& s) {
 // Rank 0: measurement.json (and run.json without the launcher).
 void write_reports(const std::vector<json>& ranks, const std::vector<std::string>& hosts) {
   json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"samples", 0}, {"lost_events", 0},
-                 {"counted_not_traced", 0}, {"other_thread_calls", 0}};
+                 {"counted_not_traced", 0}, {"other_thread_calls", 0},
+                 {"other_thread_mpi_calls", 0}};
   if (g_state.profile) {
     for (const char* key : {"call_paths", "visits", "messages", "collectives"}) totals[key] = 0;
   }

@@ -162,7 +162,7 @@ void start_collective(const Call& call, const MpiArgs& a) noexcept {
   info.root = c.root;
   info.bytes = c.sent;
   info.bytes_received = c.received;
-  info.comm = g_comms.id(a.comm);
+  info.comm = comm_of(call, a.comm);
   track(call, *a.request, info);
 }
 

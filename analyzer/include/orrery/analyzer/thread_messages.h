@@ -59,6 +59,10 @@ class ThreadMessages {
   /// Whether match() found thread messages on some rank (the same on all).
   [[nodiscard]] bool active() const { return active_; }
 
+  /// The traces read of the other threads, by slot - 1 (empty for a thread
+  /// without messages and collectives): thread_collectives.h uses them too.
+  [[nodiscard]] const std::vector<LocalTrace>& threads() const { return threads_; }
+
   /// Collective over `world` when active(). Raises the thread messages'
   /// replay events: `buses[0]` is the MPI thread's, `buses[t]` the bus of
   /// thread slot t (Definitions::threads order, from 1). `tree` is the
@@ -81,7 +85,7 @@ class ThreadMessages {
     return location == 0 ? master : threads_[location - 1];
   }
 
-  std::vector<LocalTrace> threads_;  ///< by slot - 1; empty traces for threads without messages
+  std::vector<LocalTrace> threads_;  ///< by slot - 1; empty traces for threads without messages or collectives
   std::vector<Entry> sends_, recvs_; ///< the process table, in posting order
   std::vector<uint8_t> send_is_thread_message_, recv_is_thread_message_;
   MessageMatching matching_;         ///< of the process table
