@@ -182,9 +182,11 @@ void AnalysisRun::prepare_replay() {
   tree_ = build_call_tree(trace_);
   comms_ = std::make_unique<Communicators>(definitions_, static_cast<uint32_t>(rank_), world_);
   match_thread_messages();
+  untraced_thread_calls_ = untraced_thread_mpi_calls(options_.experiment);
+  const bool one_sided = incomplete_ || untraced_thread_calls_ > 0;  // messages may lack a side
   phases_.run([&] {
     std::string error;
-    matching_ = MessageMatching::build(trace_, definitions_, *comms_, world_, error, incomplete_);
+    matching_ = MessageMatching::build(trace_, definitions_, *comms_, world_, error, one_sided);
     if (!error.empty()) throw InputError(error);
   });
   progress_("checked " + std::to_string(trace_.sends.size()) + " sends of rank 0");
@@ -196,9 +198,11 @@ void AnalysisRun::prepare_replay() {
 
   statistics_.unclosed_regions = trace_.unclosed_regions;
   statistics_.unmatched_requests = trace_.unmatched_requests;
-  if (incomplete_) {
+  if (one_sided) {
     statistics_.sends_unmatched = matching_.unmatched_sends();
     statistics_.recvs_unmatched = matching_.unmatched_recvs();
+  }
+  if (incomplete_) {
     for (const CollectiveOp& op : trace_.collectives) {
       if (!op.nonblocking && op.complete_call == kNone) ++statistics_.collectives_interrupted;
     }

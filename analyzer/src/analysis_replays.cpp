@@ -54,7 +54,13 @@ void AnalysisRun::replay_wait_states() {
     if (statistics_.collective_mismatches > 0) {
       throw InputError("the traces disagree: rank " + std::to_string(rank_) +
                        " saw a different number of collective operations than other members "
-                       "of its communicators (a truncated or inconsistent trace)");
+                       "of its communicators (" +
+                       (untraced_thread_calls_ > 0
+                            ? std::to_string(untraced_thread_calls_) +
+                                  " MPI calls were made on threads that were not traced: measure with "
+                                  "OpenMP on, without --no-openmp"
+                            : std::string("a truncated or inconsistent trace")) +
+                       ")");
     }
   });
   progress_("backward replay");

@@ -90,6 +90,8 @@ class AnalysisRun {
   IdMapping mapping_;                ///< local -> unified ids (incomplete runs)
   std::vector<uint32_t> lost_;       ///< ranks that left no trace
   bool traceless_ = false;           ///< this rank is one of them
+  /// MPI calls on threads not traced (thread_messages.h): messages tolerated unmatched.
+  uint64_t untraced_thread_calls_ = 0;
   LocalTrace trace_;
   CallTree tree_;
   std::unique_ptr<Communicators> comms_;

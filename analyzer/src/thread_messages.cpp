@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "orrery/run_json.h"
 #include "orrery/trace/trace_reader.h"
 #include "vmpi.h"
 
@@ -16,6 +17,24 @@ namespace {
 uint32_t posting(const MessageOp& op) { return op.post_call != kNone ? op.post_call : op.post_event; }
 
 }  // namespace
+
+uint64_t untraced_thread_mpi_calls(const std::string& experiment) {
+  using namespace run_json::key;
+  const auto run = run_json::read(run_json::file_of(experiment));
+  if (!run) return 0;
+  const auto calls = run_json::at(*run, {kMeasurement, kStatistics, kTotal, "other_thread_mpi_calls"});
+  return calls.is_number_unsigned() ? calls.get<uint64_t>() : 0;
+}
+
+std::string describe_untraced_thread_calls(uint64_t calls) {
+  if (calls == 0) return "";
+  return "Note: " + std::to_string(calls) +
+         " MPI calls were made on threads that were not traced (--no-openmp, or threads other than "
+         "OpenMP's): a message between such a thread and a traced one has one side in the trace and is "
+         "left unmatched (counted below; messages of one channel pair in posting order, so a missing one "
+         "may shift the pairing of that channel's later messages), and their collectives are missing. "
+         "Measure with OpenMP on to analyze them.";
+}
 
 void ThreadMessages::read(const std::string& experiment, const Definitions& definitions,
                           const LocalTrace& master) {

@@ -14,9 +14,7 @@
  *      more unit (Late Receiver on rank 1's thread 1), and one unit after
  *      that an MPI_Isend of tag 4, for which rank 0's thread 1 waits in
  *      MPI_Wait on an MPI_Irecv (Late Sender in a wait). With a third
- *      argument "no-cross" the tag 2 message is left out (run with
- *      --no-openmp, only MPI threads are traced, and a message between an
- *      MPI thread and another thread would be traced on one side only).
+ *      argument containing "no-cross" the tag 2 message is left out.
  *   5. a parallel region of NT threads in which one thread creates 2 NT
  *      explicit tasks of one unit each; whichever thread is free runs them.
  *   6. collectives on worker threads (a parallel region of 2 threads on every
@@ -24,10 +22,10 @@
  *      Barrier on the other ranks' thread 1); after an OpenMP barrier, rank
  *      0's MPI thread calls MPI_Allreduce after 2 units while the other ranks
  *      call it on thread 1 at once (Wait at NxN there, the same communicator
- *      taking turns between the MPI thread and a worker). With "no-cross"
- *      every rank calls the MPI_Allreduce on thread 1 (with --no-openmp no
- *      worker is traced: an instance traced on one rank and not on another
- *      cannot be paired).
+ *      taking turns between the MPI thread and a worker). With "no-mixed"
+ *      in the third argument every rank calls the MPI_Allreduce on thread 1
+ *      (with --no-openmp no worker is traced: an instance traced on one rank
+ *      and not on another cannot be paired).
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -58,7 +56,8 @@ int main(int argc, char** argv) {
   }
   observe_open(argc, argv);
   const int threads = argc > 2 ? atoi(argv[2]) : 3;
-  const int cross = !(argc > 3 && strcmp(argv[3], "no-cross") == 0);
+  const int cross = !(argc > 3 && strstr(argv[3], "no-cross") != NULL);
+  const int mixed = !(argc > 3 && strstr(argv[3], "no-mixed") != NULL);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -173,7 +172,7 @@ int main(int argc, char** argv) {
       coll_exit[0] = now_seconds();
     }
 #pragma omp barrier
-    const int caller = rank == 0 && cross ? 0 : 1;
+    const int caller = rank == 0 && mixed ? 0 : 1;
     if (t == caller) {
       int one = 1, sum = 0;
       if (rank == 0) sleep_seconds(2 * kUnit);

@@ -58,9 +58,10 @@ def read_observed(outdir):
     return observed
 
 
-def build_clang(work):
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hybrid_openmp.c")
-    program = os.path.join(work, "hybrid_clang")
+def build_clang(work, name="hybrid_openmp"):
+    """tests/openmp/NAME.c built with clang -fopenmp; exits 77 (skipped) if clang cannot."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".c")
+    program = os.path.join(work, name + "_clang")
     env = dict(os.environ, OMPI_CC="clang")
     try:
         result = subprocess.run(["mpicc", "-fopenmp", "-g", "-O1", source, "-o", program],

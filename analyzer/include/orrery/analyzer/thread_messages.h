@@ -39,6 +39,15 @@
 
 namespace orrery::analyzer {
 
+/// MPI calls (other than queries) the measurement saw on threads it did not
+/// trace (run.json: measurement.statistics.total.other_thread_mpi_calls:
+/// traced with --no-openmp, or on threads other than OpenMP's); 0 if the
+/// experiment does not say. Their messages have one side in the trace only.
+[[nodiscard]] uint64_t untraced_thread_mpi_calls(const std::string& experiment);
+
+/// The summary's note about them ("" for none).
+[[nodiscard]] std::string describe_untraced_thread_calls(uint64_t calls);
+
 /// A rank's thread messages: read and matched before the replays, replayed
 /// after the OpenMP analysis.
 class ThreadMessages {
