@@ -38,8 +38,10 @@ struct ThreadPatterns {
 }  // namespace
 
 void AnalysisRun::replay_wait_states() {
-  run_network_models(options_, {trace_, tree_, definitions_, *comms_, matching_, world_},
-                     incomplete_ || !lost_.empty(), phases_, progress_, result_);
+  // Messages or collectives may lack a side: no network model can replay them.
+  const bool partial = incomplete_ || !lost_.empty() || untraced_thread_calls_ > 0;
+  run_network_models(options_, {trace_, tree_, definitions_, *comms_, matching_, world_}, partial, phases_,
+                     progress_, result_);
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
   progress_("forward replay (messages)");
