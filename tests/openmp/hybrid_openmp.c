@@ -25,7 +25,9 @@
  *      taking turns between the MPI thread and a worker). With "no-mixed"
  *      in the third argument every rank calls the MPI_Allreduce on thread 1
  *      (with --no-openmp no worker is traced: an instance traced on one rank
- *      and not on another cannot be paired).
+ *      and not on another cannot be paired). Then thread 1 starts an
+ *      MPI_Iallreduce, on rank 1 after 2 units, and waits for it in MPI_Wait
+ *      (Wait at NxN in the MPI_Wait on the other ranks' thread 1).
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -158,9 +160,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  /* 6. collectives on worker threads; index 0 the barrier, 1 the allreduce */
-  double coll_enter[2] = {0}, coll_exit[2] = {0};
-  int coll_thread[2] = {-1, -1};
+  /* 6. collectives on worker threads; index 0 the barrier, 1 the allreduce,
+   * 2 the non-blocking allreduce (its exit: that of the MPI_Wait) */
+  double coll_enter[3] = {0}, coll_exit[3] = {0};
+  int coll_thread[3] = {-1, -1, -1};
 #pragma omp parallel num_threads(2)
   {
     const int t = omp_get_thread_num();
@@ -182,10 +185,21 @@ int main(int argc, char** argv) {
       coll_exit[1] = now_seconds();
       if (sum != size) fprintf(stderr, "hybrid_openmp: MPI_Allreduce gave %d\n", sum);
     }
+#pragma omp barrier
+    if (t == 1) {
+      int one = 1, sum = 0;
+      MPI_Request request;
+      if (rank == 1) sleep_seconds(2 * kUnit);
+      coll_thread[2] = t;
+      coll_enter[2] = now_seconds();
+      MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      coll_exit[2] = now_seconds();
+    }
   }
 
   char key[64];
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < 3; ++k) {
     snprintf(key, sizeof key, "coll_thread_%d", k), observe(key, coll_thread[k]);
     snprintf(key, sizeof key, "coll_enter_%d", k), observe(key, coll_enter[k]);
     snprintf(key, sizeof key, "coll_exit_%d", k), observe(key, coll_exit[k]);

@@ -177,15 +177,20 @@ def check_thread_collectives(report, observed, events, failures):
     threads' own clock readings: min(latest enter, exit(self)) - enter(self)."""
     ends = {}
     for kind, loc, _, rest in events:
-        if kind == "MPI_COLLECTIVE_END":
-            key = (loc & 0xffffffff, loc >> 32)
+        if kind in ("MPI_COLLECTIVE_END", "NON_BLOCKING_COLLECTIVE_COMPLETE"):
+            key = (kind, loc & 0xffffffff, loc >> 32)
             ends[key] = ends.get(key, 0) + 1
     for r in range(NP):
-        expected = 1 + (1 if int(observed[r]["coll_thread_1"]) == 1 else 0)
-        if ends.get((r, 1), 0) != expected:
-            failures.append("rank %d thread 1: %d MPI_COLLECTIVE_END events, expected %d" %
-                            (r, ends.get((r, 1), 0), expected))
-    for k, (metric, region) in enumerate([("wait_at_barrier", "MPI_Barrier"), ("wait_at_nxn", "MPI_Allreduce")]):
+        expected = {"MPI_COLLECTIVE_END": 1 + (1 if int(observed[r]["coll_thread_1"]) == 1 else 0),
+                    "NON_BLOCKING_COLLECTIVE_COMPLETE": 1}
+        for kind, count in expected.items():
+            if ends.get((kind, r, 1), 0) != count:
+                failures.append("rank %d thread 1: %d %s events, expected %d" %
+                                (r, ends.get((kind, r, 1), 0), kind, count))
+    # The non-blocking one: analyzed from MPI_Iallreduce's enter to the exit
+    # of the MPI_Wait that completed it, charged there.
+    cases = [("wait_at_barrier", "MPI_Barrier"), ("wait_at_nxn", "MPI_Allreduce"), ("wait_at_nxn", "MPI_Wait")]
+    for k, (metric, region) in enumerate(cases):
         latest = max(o["coll_enter_%d" % k] for o in observed)
         for r in range(NP):
             o = observed[r]
