@@ -13,7 +13,9 @@
  *      MPI_Ssend of tag 3 that rank 0's thread 1 receives only after one
  *      more unit (Late Receiver on rank 1's thread 1), and one unit after
  *      that an MPI_Isend of tag 4, for which rank 0's thread 1 waits in
- *      MPI_Wait on an MPI_Irecv (Late Sender in a wait). With a third
+ *      MPI_Wait on an MPI_Irecv (Late Sender in a wait), then an MPI_Send
+ *      of tag 5 that rank 0's thread 1 matches with MPI_Mprobe and receives
+ *      with MPI_Mrecv. With a third
  *      argument containing "no-cross" the tag 2 message is left out.
  *   5. a parallel region of NT threads in which one thread creates 2 NT
  *      explicit tasks of one unit each; whichever thread is free runs them.
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
   }
 
   /* 4. MPI from two threads of each rank (ranks 0 and 1 only); index = tag */
-  double recv_enter[5] = {0}, recv_exit[5] = {0}, send_enter[5] = {0}, send_exit[5] = {0};
+  double recv_enter[6] = {0}, recv_exit[6] = {0}, send_enter[6] = {0}, send_exit[6] = {0};
   if (size >= 2 && rank < 2) {
     const double start = now_seconds();
 #pragma omp parallel num_threads(2)
@@ -116,6 +118,13 @@ int main(int argc, char** argv) {
           recv_enter[4] = now_seconds();
           MPI_Wait(&request, MPI_STATUS_IGNORE);
           recv_exit[4] = now_seconds();
+          /* tag 5: matched by MPI_Mprobe, received by MPI_Mrecv */
+          MPI_Message message;
+          MPI_Status status;
+          recv_enter[5] = now_seconds();
+          MPI_Mprobe(1, 5, MPI_COMM_WORLD, &message, &status);
+          MPI_Mrecv(&value, 1, MPI_INT, &message, MPI_STATUS_IGNORE);
+          recv_exit[5] = now_seconds();
         }
       } else {
         sleep_seconds((1 + t) * kUnit);
@@ -138,6 +147,8 @@ int main(int argc, char** argv) {
           send_enter[4] = now_seconds();
           MPI_Isend(&value, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &request);
           MPI_Wait(&request, MPI_STATUS_IGNORE);
+          send_enter[5] = now_seconds();
+          MPI_Send(&value, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
         }
       }
     }
@@ -218,7 +229,7 @@ int main(int argc, char** argv) {
   }
   observe("serial_begin", serial_begin);
   observe("serial_end", serial_end);
-  for (int tag = 0; tag < 5; ++tag) {
+  for (int tag = 0; tag < 6; ++tag) {
     snprintf(key, sizeof key, "recv_enter_%d", tag), observe(key, recv_enter[tag]);
     snprintf(key, sizeof key, "recv_exit_%d", tag), observe(key, recv_exit[tag]);
     snprintf(key, sizeof key, "send_enter_%d", tag), observe(key, send_enter[tag]);

@@ -161,7 +161,7 @@ void after_call(Call& call, MpiArgs& a, int rc) noexcept {
     case Category::kMprobe:
     case Category::kImprobe:
       if (*a.message != MPI_MESSAGE_NULL && *a.message != MPI_MESSAGE_NO_PROC) {
-        remember_message(*a.message, g_comms.id(a.comm));
+        remember_message(*a.message, comm_of(call, a.comm));
       }
       break;
     case Category::kMrecv:

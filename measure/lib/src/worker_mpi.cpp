@@ -60,8 +60,12 @@ WorkerLocation* worker_with_events(Category category) noexcept {
     case Category::kRequestFree:
     case Category::kCancel:
     case Category::kColl:
-    case Category::kIcoll: return t_worker;
-    default: return nullptr;  // probes, one-sided, I/O, communicators: regions only
+    case Category::kIcoll:
+    case Category::kMprobe:
+    case Category::kImprobe:
+    case Category::kMrecv:
+    case Category::kImrecv: return t_worker;
+    default: return nullptr;  // MPI_Probe/Iprobe, one-sided, I/O, communicators: regions only
   }
 }
 
