@@ -221,7 +221,10 @@ void AnalysisRun::match_thread_messages() {
     thread_messages_.match(trace_, definitions_, *comms_, world_, error);
     if (!error.empty()) throw InputError(error);
   });
-  phases_.run([&] { thread_collectives_.select(trace_, thread_messages_.threads(), definitions_, *comms_, world_); });
+  phases_.run([&] {
+    thread_collectives_.select(trace_, thread_messages_.threads(), thread_messages_.any_collectives(), definitions_,
+                               *comms_, world_);
+  });
 }
 
 // The clock condition, in its own phase (clock_condition.h); the forward

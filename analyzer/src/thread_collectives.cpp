@@ -28,17 +28,11 @@ bool synchronizing(const CollectiveOp& op, const Communicators& comms) {
 
 }  // namespace
 
-void ThreadCollectives::select(LocalTrace& master, const std::vector<LocalTrace>& threads,
+void ThreadCollectives::select(LocalTrace& master, const std::vector<LocalTrace>& threads, bool any_rank,
                                const Definitions& definitions, const Communicators& comms, MPI_Comm world) {
   threads_ = &threads;
   stream_.clear();
-  int mine = 0;
-  for (const LocalTrace& thread : threads) {
-    if (std::any_of(thread.collectives.begin(), thread.collectives.end(), completed)) mine = 1;
-  }
-  int any = 0;
-  vmpi::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
-  active_ = any != 0;
+  active_ = any_rank;
   if (!active_) return;
 
   // The thread communicators: those on which some rank's other thread

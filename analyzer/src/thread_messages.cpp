@@ -55,13 +55,17 @@ void ThreadMessages::read(const std::string& experiment, const Definitions& defi
 void ThreadMessages::match(LocalTrace& master, const Definitions& definitions,
                            const Communicators& comms, MPI_Comm world, std::string& error) {
   error.clear();
-  int mine = 0;
+  // One reduction: whether any rank's threads have messages, and whether
+  // collectives (for thread_collectives.h).
+  int mine[2] = {0, 0};
   for (const LocalTrace& thread : threads_) {
-    if (!thread.sends.empty() || !thread.recvs.empty()) mine = 1;
+    if (!thread.sends.empty() || !thread.recvs.empty()) mine[0] = 1;
+    if (!thread.collectives.empty()) mine[1] = 1;
   }
-  int any = 0;
-  vmpi::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
-  active_ = any != 0;
+  int any[2] = {0, 0};
+  vmpi::Allreduce(mine, any, 2, MPI_INT, MPI_MAX, world);
+  active_ = any[0] != 0;
+  collectives_ = any[1] != 0;
   if (!active_) return;
 
   // One table per process: every location's operations in posting order

@@ -92,7 +92,9 @@ class ThreadCollectivesTest : public ::testing::Test {
 
     const Definitions definitions = two_ranks();
     const Communicators comms(definitions, static_cast<uint32_t>(rank_), MPI_COMM_WORLD);
-    collectives_.select(master_trace_, threads_, definitions, comms, MPI_COMM_WORLD);
+    int mine = threads_[0].collectives.empty() ? 0 : 1, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    collectives_.select(master_trace_, threads_, any != 0, definitions, comms, MPI_COMM_WORLD);
     EventBus master_bus, worker_bus;
     master_ = Received{};
     worker_ = Received{};

@@ -23,7 +23,8 @@
 // CollectiveCompleted goes to the patterns of the location that called it,
 // at its call path. Members that saw different numbers of instances of a
 // communicator fail the analysis ("the traces disagree"), never a wrong
-// pairing. A trace without other threads' collectives costs one reduction.
+// pairing. A trace without other threads' collectives costs nothing (the
+// thread messages' reduction tells).
 
 #include <mpi.h>
 
@@ -44,13 +45,14 @@ namespace orrery::analyzer {
 /// replays, replayed after the OpenMP analysis.
 class ThreadCollectives {
  public:
-  /// Collective over `world` (nothing for a trace without threads). `threads`
-  /// are the rank's other threads' traces by slot - 1 (ThreadMessages::threads,
-  /// which must outlive this). If any rank's other threads started a
-  /// collective: finds the thread communicators, builds this rank's stream
-  /// and takes its instances on them out of `master`'s replays.
-  void select(LocalTrace& master, const std::vector<LocalTrace>& threads, const Definitions& definitions,
-              const Communicators& comms, MPI_Comm world);
+  /// `threads` are the rank's other threads' traces by slot - 1
+  /// (ThreadMessages::threads, which must outlive this); `any_rank` whether
+  /// any rank's other threads have collectives (ThreadMessages::any_collectives,
+  /// the same on all ranks). If so, collective over `world`: finds the
+  /// thread communicators, builds this rank's stream and takes its
+  /// instances on them out of `master`'s replays. Else nothing.
+  void select(LocalTrace& master, const std::vector<LocalTrace>& threads, bool any_rank,
+              const Definitions& definitions, const Communicators& comms, MPI_Comm world);
 
   /// Whether select() found other threads' collectives on some rank (the same on all).
   [[nodiscard]] bool active() const { return active_; }

@@ -21,8 +21,9 @@
 // partner thread's times, so Late Sender and Late Receiver are charged to
 // the thread that waited.
 //
-// A trace without thread messages on any rank costs one reduction here and
-// nothing else: the MPI thread's replays run exactly as before.
+// A trace without thread messages on any rank costs one reduction here (it
+// also tells whether any thread has collectives) and nothing else: the MPI
+// thread's replays run exactly as before.
 
 #include <mpi.h>
 
@@ -67,6 +68,8 @@ class ThreadMessages {
 
   /// Whether match() found thread messages on some rank (the same on all).
   [[nodiscard]] bool active() const { return active_; }
+  /// Whether match() found collectives on some rank's other threads (the same on all).
+  [[nodiscard]] bool any_collectives() const { return collectives_; }
 
   /// The traces read of the other threads, by slot - 1 (empty for a thread
   /// without messages and collectives): thread_collectives.h uses them too.
@@ -99,6 +102,7 @@ class ThreadMessages {
   std::vector<uint8_t> send_is_thread_message_, recv_is_thread_message_;
   MessageMatching matching_;         ///< of the process table
   bool active_ = false;
+  bool collectives_ = false;
 };
 
 }  // namespace orrery::analyzer
