@@ -34,18 +34,31 @@ Definitions two_ranks() {
   return d;
 }
 
-/// One blocking collective call [enter, exit] of `region`.
-void call(TraceBuilder& b, uint32_t region, CollectiveKind kind, int64_t enter, int64_t exit) {
-  b.enter(enter, region);
-  b.collective_begin(enter);
-  b.collective_end(exit, kind, kWorld, kNone, 4, 4);
-  b.leave(exit, region);
+/// One blocking collective call over the world communicator.
+struct Call {
+  int64_t enter = 0;
+  int64_t exit = 0;
+  CollectiveKind kind = CollectiveKind::kBarrier;
+  uint32_t region = kBarrier;
+};
+const Call kAllreduceCall{0, 0, CollectiveKind::kAllToAll, kAllreduce};
+
+Call at(Call call, int64_t enter, int64_t exit) {
+  call.enter = enter;
+  call.exit = exit;
+  return call;
 }
 
+void record(TraceBuilder& b, const Call& c) {
+  b.enter(c.enter, c.region);
+  b.collective_begin(c.enter);
+  b.collective_end(c.exit, c.kind, kWorld, kNone, 4, 4);
+  b.leave(c.exit, c.region);
+}
+
+/// A rank's collective calls on its MPI thread and on its worker.
 struct Calls {
-  std::vector<std::pair<int64_t, int64_t>> master, worker;  ///< per collective: enter, exit
-  std::vector<CollectiveKind> master_kinds, worker_kinds;
-  std::vector<uint32_t> master_regions, worker_regions;
+  std::vector<Call> master, worker;
 };
 
 /// What each location's bus received.
@@ -65,9 +78,7 @@ class ThreadCollectivesTest : public ::testing::Test {
     {
       TraceBuilder b(master_trace_);
       b.enter(0, kMain);
-      for (std::size_t k = 0; k < calls.master.size(); ++k) {
-        call(b, calls.master_regions[k], calls.master_kinds[k], calls.master[k].first, calls.master[k].second);
-      }
+      for (const Call& c : calls.master) record(b, c);
       b.leave(1000, kMain);
       b.finish();
     }
@@ -77,9 +88,7 @@ class ThreadCollectivesTest : public ::testing::Test {
     {
       TraceBuilder b(threads_[0]);
       b.enter(1, kParallel);
-      for (std::size_t k = 0; k < calls.worker.size(); ++k) {
-        call(b, calls.worker_regions[k], calls.worker_kinds[k], calls.worker[k].first, calls.worker[k].second);
-      }
+      for (const Call& c : calls.worker) record(b, c);
       b.leave(999, kParallel);
       b.finish();
     }
@@ -122,22 +131,8 @@ TEST_F(ThreadCollectivesTest, TheMpiThreadAndAWorkerTakeTurnsOnOneCommunicator) 
   // MPI_Barrier [60, 90]. Rank 1: its worker's MPI_Allreduce [40, 50], then
   // its MPI thread's MPI_Barrier [80, 90]. The k-th instance of the process
   // pairs with the k-th of the other, whichever thread called it.
-  Calls calls;
-  if (rank_ == 0) {
-    calls.master = {{10, 50}};
-    calls.master_kinds = {CollectiveKind::kAllToAll};
-    calls.master_regions = {kAllreduce};
-    calls.worker = {{60, 90}};
-    calls.worker_kinds = {CollectiveKind::kBarrier};
-    calls.worker_regions = {kBarrier};
-  } else {
-    calls.worker = {{40, 50}};
-    calls.worker_kinds = {CollectiveKind::kAllToAll};
-    calls.worker_regions = {kAllreduce};
-    calls.master = {{80, 90}};
-    calls.master_kinds = {CollectiveKind::kBarrier};
-    calls.master_regions = {kBarrier};
-  }
+  const Calls calls = rank_ == 0 ? Calls{{at(kAllreduceCall, 10, 50)}, {at(Call{}, 60, 90)}}
+                                 : Calls{{at(Call{}, 80, 90)}, {at(kAllreduceCall, 40, 50)}};
   run(calls);
   ASSERT_TRUE(collectives_.active());
   EXPECT_EQ(collectives_.size(), 2U);
@@ -169,10 +164,8 @@ TEST_F(ThreadCollectivesTest, DifferentCountsOverAllThreadsAreAMismatchNotAPairi
   // Rank 0's worker calls one barrier more: nothing of the communicator is
   // replayed, and both ranks count the mismatch.
   Calls calls;
-  calls.worker = rank_ == 0 ? std::vector<std::pair<int64_t, int64_t>>{{10, 20}, {30, 40}}
-                            : std::vector<std::pair<int64_t, int64_t>>{{15, 20}};
-  calls.worker_kinds.assign(calls.worker.size(), CollectiveKind::kBarrier);
-  calls.worker_regions.assign(calls.worker.size(), kBarrier);
+  calls.worker = rank_ == 0 ? std::vector<Call>{at(Call{}, 10, 20), at(Call{}, 30, 40)}
+                            : std::vector<Call>{at(Call{}, 15, 20)};
   run(calls);
   ASSERT_TRUE(collectives_.active());
   EXPECT_EQ(statistics_.collective_mismatches, 1U);
@@ -182,9 +175,7 @@ TEST_F(ThreadCollectivesTest, DifferentCountsOverAllThreadsAreAMismatchNotAPairi
 
 TEST_F(ThreadCollectivesTest, WithoutWorkerCollectivesTheMpiThreadKeepsItsOwn) {
   Calls calls;
-  calls.master = {{10 + 10 * rank_, 50}};
-  calls.master_kinds = {CollectiveKind::kBarrier};
-  calls.master_regions = {kBarrier};
+  calls.master = {at(Call{}, 10 + 10 * rank_, 50)};
   run(calls);
   EXPECT_FALSE(collectives_.active());
   EXPECT_TRUE(master_.events.empty());
