@@ -26,14 +26,30 @@ uint64_t untraced_thread_mpi_calls(const std::string& experiment) {
   return calls.is_number_unsigned() ? calls.get<uint64_t>() : 0;
 }
 
-std::string describe_untraced_thread_calls(uint64_t calls) {
-  if (calls == 0) return "";
-  return "Note: " + std::to_string(calls) +
+std::string describe_thread_gaps(const std::string& experiment, uint64_t untraced_calls) {
+  using namespace run_json::key;
+  uint64_t created = 0;
+  if (const auto run = run_json::read(run_json::file_of(experiment))) {
+    const auto ranks = run_json::at(*run, {kMeasurement, kStatistics, kPerRank});
+    for (const auto& rank : ranks.is_array() ? ranks : nlohmann::json::array()) {
+      const auto count = run_json::at(rank, {"anomalies", "thread_created_communicators"});
+      if (count.is_number_unsigned()) created += count.get<uint64_t>();
+    }
+  }
+  std::string text;
+  if (created > 0) {
+    text += "Warning: " + std::to_string(created) +
+            " communicators were created on OpenMP worker threads: they are not registered, and the events "
+            "on them name MPI_COMM_WORLD, so their collectives and messages may be paired with the world "
+            "communicator's. Create communicators on the thread that called MPI_Init.\n";
+  }
+  if (untraced_calls == 0) return text;
+  return text + "Note: " + std::to_string(untraced_calls) +
          " MPI calls were made on threads that were not traced (--no-openmp, or threads other than "
          "OpenMP's): a message between such a thread and a traced one has one side in the trace and is "
          "left unmatched (counted below; messages of one channel pair in posting order, so a missing one "
          "may shift the pairing of that channel's later messages), and their collectives are missing. "
-         "Measure with OpenMP on to analyze them.";
+         "Measure with OpenMP on to analyze them.\n";
 }
 
 void ThreadMessages::read(const std::string& experiment, const Definitions& definitions,

@@ -5,6 +5,9 @@
  *   and waits at the inner region's barrier; after the inner region, outer
  *   thread o works 4 (1 - o) units more and waits at the outer region's
  *   explicit barrier for the other outer thread (thread 1, about 2 units).
+ *   Then, in a parallel region of its own, thread 1 duplicates MPI_COMM_WORLD,
+ *   calls MPI_Barrier on the copy and frees it: a communicator created on a
+ *   worker thread, which the analysis warns about.
  * Each thread writes what it saw with its own clock (CLOCK_MONOTONIC) to
  * OUTDIR/rank<r>.txt: per outer thread its arrival at and departure from the
  * outer barrier, per (outer, inner) pair the time it worked. */
@@ -18,7 +21,11 @@ static const double kUnit = 0.04;
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    fprintf(stderr, "nested_openmp: MPI_THREAD_MULTIPLE not provided\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   observe_open(argc, argv);
   omp_set_max_active_levels(2);
   double arrive[2] = {0}, leave[2] = {0}, work[2][2] = {{0}};
@@ -40,6 +47,13 @@ int main(int argc, char** argv) {
     arrive[o] = monotonic_seconds();
 #pragma omp barrier
     leave[o] = monotonic_seconds();
+  }
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1) {
+    MPI_Comm copy;
+    MPI_Comm_dup(MPI_COMM_WORLD, &copy);
+    MPI_Barrier(copy);
+    MPI_Comm_free(&copy);
   }
   char key[64];
   for (int o = 0; o < 2; ++o) {

@@ -12,7 +12,8 @@ omp_barrier_wait per outer thread equals min(latest arrival, departure) -
 arrival from the threads' own clock readings (GCC's explicit barrier is an
 implicit one to libomp: every barrier of the outer region counts); every (outer, inner) thread's
 work is the time of the inner region on some location; no omp or
-omp_barrier_wait value is negative. Tolerances as run_hybrid.py's.
+omp_barrier_wait value is negative; the summary warns about the
+communicator outer thread 1 created. Tolerances as run_hybrid.py's.
 """
 import os
 import subprocess
@@ -34,15 +35,15 @@ def read_observed(outdir):
 
 
 def parallel_regions(report):
-    """(outer, inner) region names: the parallel region entered from outside
-    any, and the one entered inside it (names may lack source lines)."""
+    """(outer, inner) region names: the parallel region entered inside
+    another, and that one (names may lack source lines)."""
     def is_parallel(region):
         return report.regions[region].startswith("!$omp parallel @")
     outer, inner = set(), set()
     for parent, region in report.callpaths:
-        if is_parallel(region):
-            nested = parent >= 0 and is_parallel(report.callpaths[parent][1])
-            (inner if nested else outer).add(report.regions[region])
+        if is_parallel(region) and parent >= 0 and is_parallel(report.callpaths[parent][1]):
+            inner.add(report.regions[region])
+            outer.add(report.regions[report.callpaths[parent][1]])
     if len(outer) != 1 or len(inner) != 1:
         fail("parallel regions in the report: outer %s, inner %s" % (sorted(outer), sorted(inner)))
     return outer.pop(), inner.pop()
@@ -106,6 +107,8 @@ def main():
         else:
             print("rank %d inner region per location %s (work %s)" %
                   (r, ", ".join("%.3f" % v for v in served), ", ".join("%.3f" % v for v in works)))
+    if "communicators were created on OpenMP worker threads" not in result.stdout:
+        failures.append("no warning about the communicator created on a worker thread")
     for metric in ("omp", "omp_barrier_wait"):
         lowest = float(report.values[metric].min())
         if lowest < -1e-9:

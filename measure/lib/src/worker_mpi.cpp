@@ -29,6 +29,7 @@ uint32_t worker_mpi_enter(FunctionId fn, uint64_t& time) noexcept {
   if (query && !g_state.settings.trace_queries) return 0;
   WorkerLocation& w = *t_worker;
   ++w.mpi_calls;
+  if (kFunctions[fn].category == Category::kCommNew) ++w.created_comms;
   const uint32_t region = worker_region(fn);
   time = now();
   worker_enter(w, region, time);

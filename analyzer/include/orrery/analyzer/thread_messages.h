@@ -46,8 +46,12 @@ namespace orrery::analyzer {
 /// experiment does not say. Their messages have one side in the trace only.
 [[nodiscard]] uint64_t untraced_thread_mpi_calls(const std::string& experiment);
 
-/// The summary's note about them ("" for none).
-[[nodiscard]] std::string describe_untraced_thread_calls(uint64_t calls);
+/// The summary's notes about what the trace lacks of the threads ("" if
+/// nothing): MPI calls on threads not traced (`untraced_calls`), and
+/// communicators created on worker threads (run.json: per rank
+/// anomalies.thread_created_communicators), whose events name
+/// MPI_COMM_WORLD.
+[[nodiscard]] std::string describe_thread_gaps(const std::string& experiment, uint64_t untraced_calls);
 
 /// A rank's thread messages: read and matched before the replays, replayed
 /// after the OpenMP analysis.
