@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "../e2e/observe.h"
+#include "thread_multiple.h"
 
 static const double kUnit = 0.04;
 
@@ -52,12 +53,7 @@ static double now_seconds(void) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    fprintf(stderr, "hybrid_openmp: MPI_THREAD_MULTIPLE not provided\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  init_thread_multiple(&argc, &argv, "hybrid_openmp");
   observe_open(argc, argv);
   const int threads = argc > 2 ? atoi(argv[2]) : 3;
   const int cross = !(argc > 3 && strstr(argv[3], "no-cross") != NULL);

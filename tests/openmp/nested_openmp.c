@@ -16,16 +16,12 @@
 #include <stdio.h>
 
 #include "../e2e/observe.h"
+#include "thread_multiple.h"
 
 static const double kUnit = 0.04;
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    fprintf(stderr, "nested_openmp: MPI_THREAD_MULTIPLE not provided\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  init_thread_multiple(&argc, &argv, "nested_openmp");
   observe_open(argc, argv);
   omp_set_max_active_levels(2);
   double arrive[2] = {0}, leave[2] = {0}, work[2][2] = {{0}};
