@@ -182,9 +182,11 @@ void AnalysisRun::prepare_replay() {
   tree_ = build_call_tree(trace_);
   comms_ = std::make_unique<Communicators>(definitions_, static_cast<uint32_t>(rank_), world_);
   match_thread_messages();
+  untraced_thread_calls_ = untraced_thread_mpi_calls(options_.experiment);
+  const bool one_sided = incomplete_ || untraced_thread_calls_ > 0;  // messages may lack a side
   phases_.run([&] {
     std::string error;
-    matching_ = MessageMatching::build(trace_, definitions_, *comms_, world_, error, incomplete_);
+    matching_ = MessageMatching::build(trace_, definitions_, *comms_, world_, error, one_sided);
     if (!error.empty()) throw InputError(error);
   });
   progress_("checked " + std::to_string(trace_.sends.size()) + " sends of rank 0");
@@ -196,9 +198,11 @@ void AnalysisRun::prepare_replay() {
 
   statistics_.unclosed_regions = trace_.unclosed_regions;
   statistics_.unmatched_requests = trace_.unmatched_requests;
-  if (incomplete_) {
+  if (one_sided) {
     statistics_.sends_unmatched = matching_.unmatched_sends();
     statistics_.recvs_unmatched = matching_.unmatched_recvs();
+  }
+  if (incomplete_) {
     for (const CollectiveOp& op : trace_.collectives) {
       if (!op.nonblocking && op.complete_call == kNone) ++statistics_.collectives_interrupted;
     }
@@ -206,7 +210,8 @@ void AnalysisRun::prepare_replay() {
 }
 
 // Messages of the other threads: read and matched per process before the
-// MPI thread's own matching, which they leave out (thread_messages.h).
+// MPI thread's own matching, which they leave out (thread_messages.h); their
+// collectives likewise (thread_collectives.h).
 void AnalysisRun::match_thread_messages() {
   phases_.run([&] {
     if (!incomplete_ && !traceless_) thread_messages_.read(options_.experiment, definitions_, trace_);
@@ -215,6 +220,10 @@ void AnalysisRun::match_thread_messages() {
     std::string error;
     thread_messages_.match(trace_, definitions_, *comms_, world_, error);
     if (!error.empty()) throw InputError(error);
+  });
+  phases_.run([&] {
+    thread_collectives_.select(trace_, thread_messages_.threads(), thread_messages_.any_collectives(), definitions_,
+                               *comms_, world_);
   });
 }
 

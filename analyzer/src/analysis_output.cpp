@@ -144,6 +144,9 @@ void AnalysisRun::print_closing_summary() {
   std::ostream& out = *options_.progress;
   if (incomplete_) out << "\n" << describe_endings(result_.rank_endings) << "\n";
   if (!lost_.empty()) out << describe_lost_ranks(lost_) << "\n";
+  if (const std::string gaps = describe_thread_gaps(options_.experiment, untraced_thread_calls_); !gaps.empty()) {
+    out << "\n" << gaps;
+  }
   out << "\n";
   print_clock_summary(out, result_.clock, options_.correct_clock_violations);
   if (result_.scratch_ranks > 0) {

@@ -38,8 +38,10 @@ struct ThreadPatterns {
 }  // namespace
 
 void AnalysisRun::replay_wait_states() {
-  run_network_models(options_, {trace_, tree_, definitions_, *comms_, matching_, world_},
-                     incomplete_ || !lost_.empty(), phases_, progress_, result_);
+  // Messages or collectives may lack a side: no network model can replay them.
+  const bool partial = incomplete_ || !lost_.empty() || untraced_thread_calls_ > 0;
+  run_network_models(options_, {trace_, tree_, definitions_, *comms_, matching_, world_}, partial, phases_,
+                     progress_, result_);
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
   progress_("forward replay (messages)");
@@ -54,7 +56,13 @@ void AnalysisRun::replay_wait_states() {
     if (statistics_.collective_mismatches > 0) {
       throw InputError("the traces disagree: rank " + std::to_string(rank_) +
                        " saw a different number of collective operations than other members "
-                       "of its communicators (a truncated or inconsistent trace)");
+                       "of its communicators (" +
+                       (untraced_thread_calls_ > 0
+                            ? std::to_string(untraced_thread_calls_) +
+                                  " MPI calls were made on threads that were not traced: measure with "
+                                  "OpenMP on, without --no-openmp"
+                            : std::string("a truncated or inconsistent trace")) +
+                       ")");
     }
   });
   progress_("backward replay");
@@ -86,8 +94,8 @@ void AnalysisRun::follow_critical_path() {
 }
 
 // The process's other threads (OpenMP), within the process; not for the
-// rank-local archives of an incomplete run. Then their messages, whose
-// replay events go to each thread's own patterns.
+// rank-local archives of an incomplete run. Then their messages and
+// collectives, whose replay events go to each thread's own patterns.
 void AnalysisRun::analyze_threads() {
   phases_.run([&] {
     if (incomplete_ || traceless_) return;
@@ -105,6 +113,20 @@ void AnalysisRun::analyze_threads() {
     phases_.run_or_abort("the replay of the threads' messages", [&] {
       statistics_.messages +=
           thread_messages_.replay(trace_, definitions_, tree_, threads_.teams, buses, world_);
+    });
+  }
+  if (thread_collectives_.active()) {
+    progress_("replay of the collectives on the other threads");
+    const uint64_t mismatches = statistics_.collective_mismatches;
+    phases_.run_or_abort("the replay of the threads' collectives", [&] {
+      thread_collectives_.replay(trace_, definitions_, *comms_, tree_, threads_.teams, buses, statistics_);
+    });
+    phases_.run([&] {
+      if (statistics_.collective_mismatches > mismatches) {
+        throw InputError("the traces disagree: rank " + std::to_string(rank_) +
+                         " took part in a different number of collective operations of a communicator, "
+                         "over all its threads, than other members of it (a truncated or inconsistent trace)");
+      }
     });
   }
   for (const auto& thread : threads) thread->registry.finish_all(thread->context);

@@ -23,6 +23,7 @@
 #include "orrery/analyzer/openmp_analysis.h"
 #include "orrery/analyzer/phases.h"
 #include "orrery/analyzer/summary.h"
+#include "orrery/analyzer/thread_collectives.h"
 #include "orrery/analyzer/thread_messages.h"
 #include "orrery/trace/trace.h"
 #include "orrery/patterns/registry.h"
@@ -54,7 +55,7 @@ class AnalysisRun {
   void read_trace();
   void complete_definitions();      ///< measurement regions, one program root per process
   void prepare_replay();            ///< call tree, communicators, message matching, patterns
-  void match_thread_messages();     ///< the other threads' messages (thread_messages.h)
+  void match_thread_messages();     ///< the other threads' messages and collectives (thread_*.h)
   void correct_clocks();
   // Replays (analysis_replays.cpp).
   void replay_wait_states();
@@ -89,11 +90,14 @@ class AnalysisRun {
   IdMapping mapping_;                ///< local -> unified ids (incomplete runs)
   std::vector<uint32_t> lost_;       ///< ranks that left no trace
   bool traceless_ = false;           ///< this rank is one of them
+  /// MPI calls on threads not traced (thread_messages.h): messages tolerated unmatched.
+  uint64_t untraced_thread_calls_ = 0;
   LocalTrace trace_;
   CallTree tree_;
   std::unique_ptr<Communicators> comms_;
   MessageMatching matching_;
   ThreadMessages thread_messages_;
+  ThreadCollectives thread_collectives_;
   patterns::PatternRegistry registry_;
   std::unique_ptr<patterns::SeverityMap> severities_;
   EventBus bus_;

@@ -25,8 +25,10 @@ struct BarrierVisit {
 struct ParallelVisit {
   int64_t enter = 0;
   int64_t exit = 0;
-  std::vector<BarrierVisit> barriers;
+  std::vector<BarrierVisit> barriers;  ///< the team's own (not those of nested regions)
   uint32_t parent = kNone;  ///< the call path the region was entered from
+  uint32_t region = kNone;
+  uint32_t callpath = kNone;  ///< the instance's own call path
 };
 
 const ParallelVisit* team_of(const std::vector<ParallelVisit>& master, int64_t enter);
@@ -72,10 +74,17 @@ class Walker {
         const RegionDef* def = region(e.region);
         const bool parallel = def != nullptr && def->role == RegionRole::kParallel;
         if (parallel && stack.empty() && !master) {
-          if (const ParallelVisit* instance = team_of(*team, e.time)) parent = instance->parent;
+          // A thread of the team hangs below the master's call path of the
+          // region; a thread that only served a nested team (its outermost
+          // region is another one) below the master's region itself.
+          if (const ParallelVisit* instance = team_of(*team, e.time)) {
+            parent = instance->region == e.region ? instance->parent : instance->callpath;
+          }
         }
         stack.push_back(Open{tree_.child(parent, e.region), e.region, e.time, 0, {}});
-        if (parallel && parallel_depth++ == 0) result.parallels.push_back(ParallelVisit{e.time, e.time, {}, parent});
+        if (parallel && parallel_depth++ == 0) {
+          result.parallels.push_back(ParallelVisit{e.time, e.time, {}, parent, e.region, stack.back().callpath});
+        }
         continue;
       }
       if (stack.empty() || stack.back().region != e.region) continue;  // unmatched: ignored
@@ -90,7 +99,10 @@ class Walker {
       if (def != nullptr && def->role == RegionRole::kParallel && parallel_depth > 0 && --parallel_depth == 0) {
         result.parallels.back().exit = e.time;
       }
-      if (is_barrier(def) && parallel_depth > 0 && !result.parallels.empty()) {
+      // Only the outermost team's barriers are paired: which nested team a
+      // thread served is not in the trace, so a nested barrier's members
+      // are not known (its time stays in omp).
+      if (is_barrier(def) && parallel_depth == 1 && !result.parallels.empty()) {
         result.parallels.back().barriers.push_back(BarrierVisit{open.enter, e.time, open.callpath, std::move(open.inner)});
       }
       if (times_ != nullptr) {
@@ -165,7 +177,8 @@ ThreadSeverities analyze_openmp(const std::string& experiment, const Definitions
   for (std::size_t i = 0; i < teams.size(); ++i) members[i].emplace_back(0, &teams[i]);
   for (std::size_t w = 1; w < walks.size(); ++w) {
     for (const ParallelVisit& visit : walks[w].parallels) {
-      if (const ParallelVisit* team = team_of(teams, visit.enter)) {
+      const ParallelVisit* team = team_of(teams, visit.enter);
+      if (team != nullptr && team->region == visit.region) {
         members[static_cast<std::size_t>(team - teams.data())].emplace_back(w, &visit);
       }
     }

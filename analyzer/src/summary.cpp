@@ -211,8 +211,8 @@ void print_summary(std::ostream& out, const report::CubeHeader& header,
   if (statistics.sends_unmatched > 0 || statistics.recvs_unmatched > 0) {
     out << "Warning: " << statistics.sends_unmatched << " sends and "
         << statistics.recvs_unmatched
-        << " receives had no partner in the traces (it ended before the other side) and were "
-           "left unmatched.\n";
+        << " receives had no partner in the traces (it ended before the other side, or was on a "
+           "thread not traced) and were left unmatched.\n";
   }
   if (statistics.collectives_dropped > 0) {
     out << "Warning: " << statistics.collectives_dropped

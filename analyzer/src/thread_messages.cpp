@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "orrery/run_json.h"
 #include "orrery/trace/trace_reader.h"
 #include "vmpi.h"
 
@@ -17,6 +18,40 @@ uint32_t posting(const MessageOp& op) { return op.post_call != kNone ? op.post_c
 
 }  // namespace
 
+uint64_t untraced_thread_mpi_calls(const std::string& experiment) {
+  using namespace run_json::key;
+  const auto run = run_json::read(run_json::file_of(experiment));
+  if (!run) return 0;
+  const auto calls = run_json::at(*run, {kMeasurement, kStatistics, kTotal, "other_thread_mpi_calls"});
+  return calls.is_number_unsigned() ? calls.get<uint64_t>() : 0;
+}
+
+std::string describe_thread_gaps(const std::string& experiment, uint64_t untraced_calls) {
+  using namespace run_json::key;
+  uint64_t created = 0;
+  if (const auto run = run_json::read(run_json::file_of(experiment))) {
+    const auto ranks = run_json::at(*run, {kMeasurement, kStatistics, kPerRank});
+    for (const auto& rank : ranks.is_array() ? ranks : nlohmann::json::array()) {
+      const auto count = run_json::at(rank, {"anomalies", "thread_created_communicators"});
+      if (count.is_number_unsigned()) created += count.get<uint64_t>();
+    }
+  }
+  std::string text;
+  if (created > 0) {
+    text += "Warning: " + std::to_string(created) +
+            " communicators were created on OpenMP worker threads: they are not registered, and the events "
+            "on them name MPI_COMM_WORLD, so their collectives and messages may be paired with the world "
+            "communicator's. Create communicators on the thread that called MPI_Init.\n";
+  }
+  if (untraced_calls == 0) return text;
+  return text + "Note: " + std::to_string(untraced_calls) +
+         " MPI calls were made on threads that were not traced (--no-openmp, or threads other than "
+         "OpenMP's): a message between such a thread and a traced one has one side in the trace and is "
+         "left unmatched (counted below; messages of one channel pair in posting order, so a missing one "
+         "may shift the pairing of that channel's later messages), and their collectives are missing. "
+         "Measure with OpenMP on to analyze them.\n";
+}
+
 void ThreadMessages::read(const std::string& experiment, const Definitions& definitions,
                           const LocalTrace& master) {
   threads_.clear();
@@ -24,8 +59,9 @@ void ThreadMessages::read(const std::string& experiment, const Definitions& defi
   for (const ThreadDef& thread : definitions.threads[master.rank]) {
     LocalTrace& trace = threads_.emplace_back();
     read_thread_trace(experiment, definitions, master.rank, thread, master.clock_offsets, trace);
-    // Only the messages matter here: a thread without any keeps nothing.
-    if (trace.sends.empty() && trace.recvs.empty()) {
+    // Only the messages and collectives matter here (thread_collectives.h
+    // uses the same traces): a thread without any keeps nothing.
+    if (trace.sends.empty() && trace.recvs.empty() && trace.collectives.empty()) {
       trace = LocalTrace{};
       trace.rank = master.rank;
     }
@@ -35,17 +71,18 @@ void ThreadMessages::read(const std::string& experiment, const Definitions& defi
 void ThreadMessages::match(LocalTrace& master, const Definitions& definitions,
                            const Communicators& comms, MPI_Comm world, std::string& error) {
   error.clear();
-  int mine = 0;
+  // One reduction: whether any rank's threads have messages, and whether
+  // collectives (for thread_collectives.h).
+  int mine[2] = {0, 0};
   for (const LocalTrace& thread : threads_) {
-    if (!thread.sends.empty() || !thread.recvs.empty()) mine = 1;
+    if (!thread.sends.empty() || !thread.recvs.empty()) mine[0] = 1;
+    if (!thread.collectives.empty()) mine[1] = 1;
   }
-  int any = 0;
-  vmpi::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world);
-  active_ = any != 0;
-  if (!active_) {
-    threads_.clear();
-    return;
-  }
+  int any[2] = {0, 0};
+  vmpi::Allreduce(mine, any, 2, MPI_INT, MPI_MAX, world);
+  active_ = any[0] != 0;
+  collectives_ = any[1] != 0;
+  if (!active_) return;
 
   // One table per process: every location's operations in posting order
   // (MPI's non-overtaking order per pair of processes, whatever the thread);

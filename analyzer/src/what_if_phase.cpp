@@ -15,8 +15,9 @@ void run_network_models(const AnalysisOptions& options, const ReplayInputs& in, 
                         AnalysisResult& result) {
   phases.run([&] {
     if (options.what_if && partial) {
-      throw InputError("--what-if needs a complete run: this one ended before MPI_Finalize or "
-                       "lost ranks, whose communication cannot be replayed on a model");
+      throw InputError("--what-if needs a complete run: this one ended before MPI_Finalize, lost "
+                       "ranks or made MPI calls on threads that were not traced, whose communication "
+                       "cannot be replayed on a model");
     }
   });
   if (partial || (!options.ideal_replay && !options.what_if)) return;

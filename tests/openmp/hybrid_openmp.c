@@ -13,12 +13,23 @@
  *      MPI_Ssend of tag 3 that rank 0's thread 1 receives only after one
  *      more unit (Late Receiver on rank 1's thread 1), and one unit after
  *      that an MPI_Isend of tag 4, for which rank 0's thread 1 waits in
- *      MPI_Wait on an MPI_Irecv (Late Sender in a wait). With a third
- *      argument "no-cross" the tag 2 message is left out (run with
- *      --no-openmp, only MPI threads are traced, and a message between an
- *      MPI thread and another thread would be traced on one side only).
+ *      MPI_Wait on an MPI_Irecv (Late Sender in a wait), then an MPI_Send
+ *      of tag 5 that rank 0's thread 1 matches with MPI_Mprobe and receives
+ *      with MPI_Mrecv. With a third
+ *      argument containing "no-cross" the tag 2 message is left out.
  *   5. a parallel region of NT threads in which one thread creates 2 NT
  *      explicit tasks of one unit each; whichever thread is free runs them.
+ *   6. collectives on worker threads (a parallel region of 2 threads on every
+ *      rank): thread 1 calls MPI_Barrier, on rank 1 after 2 units (Wait at
+ *      Barrier on the other ranks' thread 1); after an OpenMP barrier, rank
+ *      0's MPI thread calls MPI_Allreduce after 2 units while the other ranks
+ *      call it on thread 1 at once (Wait at NxN there, the same communicator
+ *      taking turns between the MPI thread and a worker). With "no-mixed"
+ *      in the third argument every rank calls the MPI_Allreduce on thread 1
+ *      (with --no-openmp no worker is traced: an instance traced on one rank
+ *      and not on another cannot be paired). Then thread 1 starts an
+ *      MPI_Iallreduce, on rank 1 after 2 units, and waits for it in MPI_Wait
+ *      (Wait at NxN in the MPI_Wait on the other ranks' thread 1).
  * What each thread saw, with the program's own clock (CLOCK_MONOTONIC, one
  * clock for all ranks of a host: MPI_Wtime may count from each process's
  * own start), goes to
@@ -31,6 +42,7 @@
 #include <string.h>
 
 #include "../e2e/observe.h"
+#include "thread_multiple.h"
 
 static const double kUnit = 0.04;
 
@@ -41,15 +53,11 @@ static double now_seconds(void) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    fprintf(stderr, "hybrid_openmp: MPI_THREAD_MULTIPLE not provided\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  init_thread_multiple(&argc, &argv, "hybrid_openmp");
   observe_open(argc, argv);
   const int threads = argc > 2 ? atoi(argv[2]) : 3;
-  const int cross = !(argc > 3 && strcmp(argv[3], "no-cross") == 0);
+  const int cross = !(argc > 3 && strstr(argv[3], "no-cross") != NULL);
+  const int mixed = !(argc > 3 && strstr(argv[3], "no-mixed") != NULL);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -83,7 +91,7 @@ int main(int argc, char** argv) {
   }
 
   /* 4. MPI from two threads of each rank (ranks 0 and 1 only); index = tag */
-  double recv_enter[5] = {0}, recv_exit[5] = {0}, send_enter[5] = {0}, send_exit[5] = {0};
+  double recv_enter[6] = {0}, recv_exit[6] = {0}, send_enter[6] = {0}, send_exit[6] = {0};
   if (size >= 2 && rank < 2) {
     const double start = now_seconds();
 #pragma omp parallel num_threads(2)
@@ -106,6 +114,13 @@ int main(int argc, char** argv) {
           recv_enter[4] = now_seconds();
           MPI_Wait(&request, MPI_STATUS_IGNORE);
           recv_exit[4] = now_seconds();
+          /* tag 5: matched by MPI_Mprobe, received by MPI_Mrecv */
+          MPI_Message message;
+          MPI_Status status;
+          recv_enter[5] = now_seconds();
+          MPI_Mprobe(1, 5, MPI_COMM_WORLD, &message, &status);
+          MPI_Mrecv(&value, 1, MPI_INT, &message, MPI_STATUS_IGNORE);
+          recv_exit[5] = now_seconds();
         }
       } else {
         sleep_seconds((1 + t) * kUnit);
@@ -128,6 +143,8 @@ int main(int argc, char** argv) {
           send_enter[4] = now_seconds();
           MPI_Isend(&value, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &request);
           MPI_Wait(&request, MPI_STATUS_IGNORE);
+          send_enter[5] = now_seconds();
+          MPI_Send(&value, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
         }
       }
     }
@@ -150,7 +167,50 @@ int main(int argc, char** argv) {
     }
   }
 
+  /* 6. collectives on worker threads; index 0 the barrier, 1 the allreduce,
+   * 2 the non-blocking allreduce (its exit: that of the MPI_Wait) */
+  double coll_enter[3] = {0}, coll_exit[3] = {0};
+  int coll_thread[3] = {-1, -1, -1};
+#pragma omp parallel num_threads(2)
+  {
+    const int t = omp_get_thread_num();
+    if (t == 1) {
+      if (rank == 1) sleep_seconds(2 * kUnit);
+      coll_thread[0] = t;
+      coll_enter[0] = now_seconds();
+      MPI_Barrier(MPI_COMM_WORLD);
+      coll_exit[0] = now_seconds();
+    }
+#pragma omp barrier
+    const int caller = rank == 0 && mixed ? 0 : 1;
+    if (t == caller) {
+      int one = 1, sum = 0;
+      if (rank == 0) sleep_seconds(2 * kUnit);
+      coll_thread[1] = t;
+      coll_enter[1] = now_seconds();
+      MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      coll_exit[1] = now_seconds();
+      if (sum != size) fprintf(stderr, "hybrid_openmp: MPI_Allreduce gave %d\n", sum);
+    }
+#pragma omp barrier
+    if (t == 1) {
+      int one = 1, sum = 0;
+      MPI_Request request;
+      if (rank == 1) sleep_seconds(2 * kUnit);
+      coll_thread[2] = t;
+      coll_enter[2] = now_seconds();
+      MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      coll_exit[2] = now_seconds();
+    }
+  }
+
   char key[64];
+  for (int k = 0; k < 3; ++k) {
+    snprintf(key, sizeof key, "coll_thread_%d", k), observe(key, coll_thread[k]);
+    snprintf(key, sizeof key, "coll_enter_%d", k), observe(key, coll_enter[k]);
+    snprintf(key, sizeof key, "coll_exit_%d", k), observe(key, coll_exit[k]);
+  }
   observe("threads", threads);
   observe("tasks", tasks);
   for (int k = 0; k < tasks; ++k) {
@@ -165,7 +225,7 @@ int main(int argc, char** argv) {
   }
   observe("serial_begin", serial_begin);
   observe("serial_end", serial_end);
-  for (int tag = 0; tag < 5; ++tag) {
+  for (int tag = 0; tag < 6; ++tag) {
     snprintf(key, sizeof key, "recv_enter_%d", tag), observe(key, recv_enter[tag]);
     snprintf(key, sizeof key, "recv_exit_%d", tag), observe(key, recv_exit[tag]);
     snprintf(key, sizeof key, "send_enter_%d", tag), observe(key, send_enter[tag]);

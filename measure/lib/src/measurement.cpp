@@ -70,11 +70,13 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
   uint64_t records = g_state.buffer->records();
   uint64_t write_errors = g_state.buffer->write_errors();
   uint64_t thread_unmatched = 0;
+  uint64_t thread_comms = 0;
   const std::vector<WorkerLocation*> workers = worker_locations();
   for (const WorkerLocation* w : workers) {
     records += w->buffer->records();
     write_errors += w->buffer->write_errors();
     thread_unmatched += w->unmatched_leaves;
+    thread_comms += w->created_comms;
   }
   const uint64_t lost = write_errors > 0 || !trace_ok ? (records > trace.events ? records - trace.events : 0) : 0;
   return {{"rank", g_state.world_rank},
@@ -88,6 +90,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
           {"counted_not_traced", counted_total},
           {"counted_calls", counted},
           {"other_thread_calls", g_other_thread_events.load()},
+          {"other_thread_mpi_calls", g_other_thread_mpi_calls.load()},
           {"threads", workers.size() + 1},
           {"thread_events", trace.thread_events},
           {"anomalies",
@@ -97,6 +100,7 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
             {"request_bookkeeping_failures", a.unknown_requests},
             {"spill_write_errors", write_errors},
             {"thread_unmatched_leaves", thread_unmatched},
+            {"thread_created_communicators", thread_comms},
             {"clamped_timestamps", trace.clamped_timestamps}}},
           {field::kClock, g_session.clock.describe(g_session.host)},
           {"unification",
@@ -116,7 +120,8 @@ json settings_json(const Settings& s) {
 // Rank 0: measurement.json (and run.json without the launcher).
 void write_reports(const std::vector<json>& ranks, const std::vector<std::string>& hosts) {
   json totals = {{"events", 0}, {"bytes", 0}, {"flushes", 0}, {"samples", 0}, {"lost_events", 0},
-                 {"counted_not_traced", 0}, {"other_thread_calls", 0}};
+                 {"counted_not_traced", 0}, {"other_thread_calls", 0},
+                 {"other_thread_mpi_calls", 0}};
   if (g_state.profile) {
     for (const char* key : {"call_paths", "visits", "messages", "collectives"}) totals[key] = 0;
   }

@@ -34,11 +34,11 @@ void collective_end(const Call& call, const MpiArgs& a) noexcept {
   r.kind = RecordKind::kCollEnd;
   r.time = call.stamp();
   r.op = c.op;
-  r.comm = g_comms.id(a.comm);
+  r.comm = comm_of(call, a.comm);
   r.root = c.root;
   r.bytes = c.sent;
   r.bytes_received = c.received;
-  record(r);
+  call.emit(r);
 }
 
 // Deferred calls (tests, iprobes): did this one complete or find something?
@@ -101,7 +101,7 @@ void before_call(Call& call, MpiArgs& a) noexcept {
         Record begin;
         begin.kind = RecordKind::kCollBegin;
         begin.time = call.enter_time();
-        record(begin);
+        call.emit(begin);
       }
       break;
     case Category::kRequestFree:
@@ -161,7 +161,7 @@ void after_call(Call& call, MpiArgs& a, int rc) noexcept {
     case Category::kMprobe:
     case Category::kImprobe:
       if (*a.message != MPI_MESSAGE_NULL && *a.message != MPI_MESSAGE_NO_PROC) {
-        remember_message(*a.message, g_comms.id(a.comm));
+        remember_message(*a.message, comm_of(call, a.comm));
       }
       break;
     case Category::kMrecv:

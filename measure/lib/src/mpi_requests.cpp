@@ -2,6 +2,7 @@
 
 #include "mpi_requests.h"
 
+#include <mutex>
 #include <unordered_map>
 
 #include "collective_bytes.h"
@@ -27,7 +28,11 @@ bool is_shared_request(MPI_Request request) noexcept {
 }
 
 RequestTable g_requests;
-std::unordered_map<MPI_Message, uint32_t> g_messages;  // matched message -> comm id
+// Matched message -> comm id. A message may be matched (MPI_Mprobe) on one
+// thread and received (MPI_Mrecv) on another: shared, behind a mutex (taken
+// only by these calls).
+std::unordered_map<MPI_Message, uint32_t> g_messages;
+std::mutex g_messages_mutex;
 uint64_t g_next_request_id = 1;
 
 /// The request table of the thread `call` records on (a worker has its own).
@@ -162,7 +167,7 @@ void start_collective(const Call& call, const MpiArgs& a) noexcept {
   info.root = c.root;
   info.bytes = c.sent;
   info.bytes_received = c.received;
-  info.comm = g_comms.id(a.comm);
+  info.comm = comm_of(call, a.comm);
   track(call, *a.request, info);
 }
 
@@ -172,6 +177,7 @@ void start_persistent(const Call& call, MPI_Request request) noexcept {
 }
 
 uint32_t message_comm(MPI_Message message) noexcept {
+  const std::lock_guard<std::mutex> lock(g_messages_mutex);
   auto it = g_messages.find(message);
   if (it == g_messages.end()) return CommRegistry::kWorld;
   const uint32_t comm = it->second;
@@ -200,6 +206,7 @@ void mark_cancelled(const Call& call, MPI_Request request) noexcept {
 
 void remember_message(MPI_Message message, uint32_t comm) noexcept {
   try {
+    const std::lock_guard<std::mutex> lock(g_messages_mutex);
     g_messages[message] = comm;
   } catch (...) {
   }
@@ -207,6 +214,7 @@ void remember_message(MPI_Message message, uint32_t comm) noexcept {
 
 void clear_requests() noexcept {
   g_requests.clear();
+  const std::lock_guard<std::mutex> lock(g_messages_mutex);
   g_messages.clear();
 }
 

@@ -53,6 +53,21 @@ thread_local uint64_t t_barrier_enter = 0;
 /// The end time given to this worker's last implicit barrier (its implicit task ends then too).
 thread_local uint64_t t_barrier_end = 0;
 
+/// Parallel regions this thread's implicit tasks are nested in (0 outside any).
+thread_local uint32_t t_level = 0;
+
+// A parallel region's OMPT data: its region id, and in the upper half its
+// nesting level (1: the outermost team).
+uint64_t parallel_value(uint32_t region, uint32_t level) noexcept {
+  return static_cast<uint64_t>(level) << 32 | region;
+}
+uint32_t parallel_region(const ompt_data_t* data) noexcept {
+  return data != nullptr ? static_cast<uint32_t>(data->value & 0xffffffffu) : 0;
+}
+uint32_t parallel_level(const ompt_data_t* data) noexcept {
+  return data != nullptr ? static_cast<uint32_t>(data->value >> 32) : 0;
+}
+
 /// End time of a worker's implicit barrier reported at `now`.
 uint64_t worker_barrier_end(uint64_t now_time) noexcept {
   const uint64_t team_end = g_team_end.load(std::memory_order_acquire);
@@ -132,7 +147,7 @@ void on_thread_begin(ompt_thread_t type, ompt_data_t* thread_data) {
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
-  if (parallel_data != nullptr) parallel_data->value = omp_region(kParallel, codeptr_ra);
+  if (parallel_data != nullptr) parallel_data->value = parallel_value(omp_region(kParallel, codeptr_ra), t_level + 1);
   omp_event(RecordKind::kThreadFork, requested);
 }
 
@@ -142,11 +157,15 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
                       unsigned int, unsigned int index, int flags) {
   if ((flags & ompt_task_initial) != 0) return;  // the program's initial task
   if (endpoint == ompt_scope_begin) {
-    number_worker_thread(index);  // a worker's first team gives its OpenMP thread number
-    if (parallel_data == nullptr || parallel_data->value < kOmpRegionBase) return;
-    omp_enter(static_cast<uint32_t>(parallel_data->value));
+    ++t_level;
+    // A worker's first outermost team gives its OpenMP thread number (a
+    // nested team's numbers repeat the outer ones).
+    if (parallel_level(parallel_data) <= 1) number_worker_thread(index);
+    if (parallel_region(parallel_data) < kOmpRegionBase) return;
+    omp_enter(parallel_region(parallel_data));
   } else {
     (void)task_data;
+    if (t_level > 0) --t_level;
     if (t_is_recorder) {
       const uint64_t time = now();
       g_team_end.store(time, std::memory_order_release);
@@ -202,8 +221,8 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
   if (construct == nullptr) return;
   // Workers get no code address for the barrier ending a parallel region:
   // it is the parallel region's, as the master thread sees it.
-  if (codeptr_ra == nullptr && parallel_data != nullptr && parallel_data->value >= kOmpRegionBase) {
-    codeptr_ra = omp_region_codeptr(static_cast<uint32_t>(parallel_data->value));
+  if (codeptr_ra == nullptr && parallel_region(parallel_data) >= kOmpRegionBase) {
+    codeptr_ra = omp_region_codeptr(parallel_region(parallel_data));
   }
   const bool worker_implicit = construct == &kImplicitBarrier && !t_is_recorder;
   if (endpoint == ompt_scope_begin) {

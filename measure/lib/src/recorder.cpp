@@ -4,6 +4,7 @@ namespace orrery::measure {
 
 RecorderState g_state;
 std::atomic<uint64_t> g_other_thread_events{0};
+std::atomic<uint64_t> g_other_thread_mpi_calls{0};
 constinit thread_local int t_depth __attribute__((tls_model("initial-exec"))) = 0;
 constinit thread_local bool t_is_recorder __attribute__((tls_model("initial-exec"))) = false;
 

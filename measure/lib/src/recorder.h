@@ -102,6 +102,9 @@ struct RecorderState {
 extern RecorderState g_state;
 /// Calls made on threads other than the recording one (counted, not recorded).
 extern std::atomic<uint64_t> g_other_thread_events;
+/// Of those, MPI calls other than queries (worker_mpi.cpp): their messages
+/// and collectives are missing from the trace.
+extern std::atomic<uint64_t> g_other_thread_mpi_calls;
 
 // constinit: no dynamic initialisation, so no TLS wrapper check at each use.
 extern constinit thread_local int t_depth __attribute__((tls_model("initial-exec")));

@@ -18,11 +18,18 @@ uint32_t worker_region(FunctionId fn) noexcept {
 }  // namespace
 
 uint32_t worker_mpi_enter(FunctionId fn, uint64_t& time) noexcept {
-  if (!worker_records()) return 0;
+  const bool query = kFunctions[fn].category == Category::kQuery;
+  if (!worker_records()) {
+    // A thread not traced (--no-openmp, pthreads): the analysis needs to
+    // know that messages and collectives may be missing from the trace.
+    if (!query) g_other_thread_mpi_calls.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
   // Queries (MPI_Wtime, MPI_Comm_rank, ...) are not regions, as on the MPI thread.
-  if (kFunctions[fn].category == Category::kQuery && !g_state.settings.trace_queries) return 0;
+  if (query && !g_state.settings.trace_queries) return 0;
   WorkerLocation& w = *t_worker;
   ++w.mpi_calls;
+  if (kFunctions[fn].category == Category::kCommNew) ++w.created_comms;
   const uint32_t region = worker_region(fn);
   time = now();
   worker_enter(w, region, time);
@@ -52,8 +59,14 @@ WorkerLocation* worker_with_events(Category category) noexcept {
     case Category::kTestany:
     case Category::kTestsome:
     case Category::kRequestFree:
-    case Category::kCancel: return t_worker;
-    default: return nullptr;  // collectives, probes, communicators: regions only
+    case Category::kCancel:
+    case Category::kColl:
+    case Category::kIcoll:
+    case Category::kMprobe:
+    case Category::kImprobe:
+    case Category::kMrecv:
+    case Category::kImrecv: return t_worker;
+    default: return nullptr;  // MPI_Probe/Iprobe, one-sided, I/O, communicators: regions only
   }
 }
 

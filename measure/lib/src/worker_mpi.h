@@ -8,8 +8,12 @@
 // Wait and Test families, Request_free, Cancel) run the MPI thread's
 // handlers (mpi_handlers.h) on the worker's own location and request table
 // (recorder.h: worker_with_events): a request is followed on the thread
-// that posted it. Collectives, probes and communicator calls of a worker
-// are regions without events. Communicators are looked up without a cache
+// that posted it. Collectives (blocking and non-blocking) record their
+// MpiCollectiveBegin/End, NbcRequest/NbcComplete there as on the MPI thread:
+// the process took part in the instance on the thread that called it;
+// so do matched probes and receives (MPI_Mprobe, MPI_Mrecv and their
+// non-blocking forms). MPI_Probe/Iprobe, one-sided, I/O and communicator
+// calls of a worker are regions without events. Communicators are looked up without a cache
 // (CommRegistry::shared_id).
 
 #include <mpi.h>

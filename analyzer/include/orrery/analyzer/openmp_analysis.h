@@ -6,8 +6,11 @@
 // parallel region instance on every thread of its team is one instance:
 // min(latest arrival, exit(self)) - arrival(self)); omp_idle_threads: the
 // master's serial time (outside parallel regions) at its call paths, on
-// every worker thread. Nested parallel regions are analyzed as their
-// outermost region.
+// every worker thread. Nested parallel regions: their time is analyzed on
+// every thread, their call paths below the outermost region; barrier waits
+// are computed for the outermost team's barriers only (a nested team's
+// members are not in the trace), and a thread that served only nested teams
+// is not a member of the outermost team.
 
 #include <string>
 #include <vector>

@@ -21,8 +21,9 @@
 // partner thread's times, so Late Sender and Late Receiver are charged to
 // the thread that waited.
 //
-// A trace without thread messages on any rank costs one reduction here and
-// nothing else: the MPI thread's replays run exactly as before.
+// A trace without thread messages on any rank costs one reduction here (it
+// also tells whether any thread has collectives) and nothing else: the MPI
+// thread's replays run exactly as before.
 
 #include <mpi.h>
 
@@ -38,6 +39,19 @@
 #include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
+
+/// MPI calls (other than queries) the measurement saw on threads it did not
+/// trace (run.json: measurement.statistics.total.other_thread_mpi_calls:
+/// traced with --no-openmp, or on threads other than OpenMP's); 0 if the
+/// experiment does not say. Their messages have one side in the trace only.
+[[nodiscard]] uint64_t untraced_thread_mpi_calls(const std::string& experiment);
+
+/// The summary's notes about what the trace lacks of the threads ("" if
+/// nothing): MPI calls on threads not traced (`untraced_calls`), and
+/// communicators created on worker threads (run.json: per rank
+/// anomalies.thread_created_communicators), whose events name
+/// MPI_COMM_WORLD.
+[[nodiscard]] std::string describe_thread_gaps(const std::string& experiment, uint64_t untraced_calls);
 
 /// A rank's thread messages: read and matched before the replays, replayed
 /// after the OpenMP analysis.
@@ -58,6 +72,12 @@ class ThreadMessages {
 
   /// Whether match() found thread messages on some rank (the same on all).
   [[nodiscard]] bool active() const { return active_; }
+  /// Whether match() found collectives on some rank's other threads (the same on all).
+  [[nodiscard]] bool any_collectives() const { return collectives_; }
+
+  /// The traces read of the other threads, by slot - 1 (empty for a thread
+  /// without messages and collectives): thread_collectives.h uses them too.
+  [[nodiscard]] const std::vector<LocalTrace>& threads() const { return threads_; }
 
   /// Collective over `world` when active(). Raises the thread messages'
   /// replay events: `buses[0]` is the MPI thread's, `buses[t]` the bus of
@@ -81,11 +101,12 @@ class ThreadMessages {
     return location == 0 ? master : threads_[location - 1];
   }
 
-  std::vector<LocalTrace> threads_;  ///< by slot - 1; empty traces for threads without messages
+  std::vector<LocalTrace> threads_;  ///< by slot - 1; empty traces for threads without messages or collectives
   std::vector<Entry> sends_, recvs_; ///< the process table, in posting order
   std::vector<uint8_t> send_is_thread_message_, recv_is_thread_message_;
   MessageMatching matching_;         ///< of the process table
   bool active_ = false;
+  bool collectives_ = false;
 };
 
 }  // namespace orrery::analyzer

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""End-to-end: nested OpenMP parallel regions (nested_openmp.c, two active
+levels) measured with `orrery run` (OMPT), read by otf2-print and analyzed.
+
+    run_nested.py gcc | clang
+
+Checks: otf2-print reads the trace clean and every event the measurement
+wrote (on every thread, those that served only a nested team included);
+the outer team's threads keep their OpenMP numbers (thread 1 is outer thread
+1, whose inner region took 2 units longer); the outer barrier's
+omp_barrier_wait per outer thread equals min(latest arrival, departure) -
+arrival from the threads' own clock readings (GCC's explicit barrier is an
+implicit one to libomp: every barrier of the outer region counts); every (outer, inner) thread's
+work is the time of the inner region on some location; no omp or
+omp_barrier_wait value is negative; the summary warns about the
+communicator outer thread 1 created. Tolerances as run_hybrid.py's.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_hybrid import ABS_TOL, Report, build_clang, close, fail, otf2_events  # noqa: E402
+
+NP = 2
+
+
+def read_observed(outdir):
+    observed = []
+    for r in range(NP):
+        with open(os.path.join(outdir, "rank%d.txt" % r)) as f:
+            observed.append({key: float(value) for key, value in (line.split() for line in f)})
+    return observed
+
+
+def parallel_regions(report):
+    """(outer, inner) region names: the parallel region entered inside
+    another, and that one (names may lack source lines)."""
+    def is_parallel(region):
+        return report.regions[region].startswith("!$omp parallel @")
+    outer, inner = set(), set()
+    for parent, region in report.callpaths:
+        if is_parallel(region) and parent >= 0 and is_parallel(report.callpaths[parent][1]):
+            inner.add(report.regions[region])
+            outer.add(report.regions[report.callpaths[parent][1]])
+    if len(outer) != 1 or len(inner) != 1:
+        fail("parallel regions in the report: outer %s, inner %s" % (sorted(outer), sorted(inner)))
+    return outer.pop(), inner.pop()
+
+
+def main():
+    variant = sys.argv[1]
+    build = os.environ["ORRERY_BUILD_DIR"]
+    work = tempfile.mkdtemp(prefix="orrery-nested-%s-" % variant)
+    exp, outdir = os.path.join(work, "exp"), os.path.join(work, "observed")
+    os.makedirs(outdir)
+    program = build_clang(work, "nested_openmp") if variant == "clang" else \
+        os.path.join(build, "bin", "openmp_nested")
+    mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
+    result = subprocess.run([os.path.join(build, "bin", "orrery"), "run", "-o", exp, "--"] + mpirun +
+                            [program, outdir], capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
+    result = subprocess.run(mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp],
+                            capture_output=True, text=True, timeout=120)
+    print(result.stdout)
+    if result.returncode != 0:
+        fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    observed = read_observed(outdir)
+    if any(o["inner_threads_%d" % k] != 2 for o in observed for k in range(2)):
+        fail("the runtime did not nest (inner team sizes %s)" %
+             [[o["inner_threads_%d" % k] for k in range(2)] for o in observed])
+
+    # The trace: every event of every thread read by otf2-print.
+    import json
+    with open(os.path.join(exp, "run.json")) as f:
+        record = json.load(f)
+    events = otf2_events(exp)
+    counted = record["measurement"]["statistics"]["total"]["events"]
+    if len(events) != counted:
+        fail("otf2-print read %d events, the measurement wrote %d" % (len(events), counted))
+    threads = {r: sorted({loc >> 32 for _, loc, _, _ in events if loc & 0xffffffff == r}) for r in range(NP)}
+    if any(len(t) < 4 for t in threads.values()):
+        fail("threads per rank %s: expected the 2 outer threads and one more per inner team" % threads)
+    print("trace: %d events, threads per rank %s" % (counted, threads))
+
+    report = Report(os.path.join(exp, "report.h5"))
+    outer, inner = parallel_regions(report)
+    failures = []
+    for r in range(NP):
+        o = observed[r]
+        latest = max(o["arrive_0"], o["arrive_1"])
+        for t in range(2):
+            expected = min(latest, o["leave_%d" % t]) - o["arrive_%d" % t]
+            actual = report.value("omp_barrier_wait", report.location(r, t), lambda n: "barrier" in n,
+                                  lambda n: n == outer)
+            line = "rank %d outer thread %d omp_barrier_wait %.4f (observed %.4f)" % (r, t, actual, expected)
+            (print if close(actual, expected) and (expected < ABS_TOL or actual > 0) else failures.append)(line)
+        # Each (outer, inner) thread's work: the inner region's time on some location of the rank.
+        times = sorted(report.value("time", report.location(r, t), lambda n: n == inner)
+                       for t in threads[r])
+        works = sorted(o["work_%d_%d" % (k, i)] for k in range(2) for i in range(2))
+        served = [v for v in times if v > 0]
+        if len(served) != 4 or not all(close(a, e) or a > e for a, e in zip(served, works)):
+            failures.append("rank %d time in the inner region per location %s, work observed %s" % (r, times, works))
+        else:
+            print("rank %d inner region per location %s (work %s)" %
+                  (r, ", ".join("%.3f" % v for v in served), ", ".join("%.3f" % v for v in works)))
+    if "communicators were created on OpenMP worker threads" not in result.stdout:
+        failures.append("no warning about the communicator created on a worker thread")
+    for metric in ("omp", "omp_barrier_wait"):
+        lowest = float(report.values[metric].min())
+        if lowest < -1e-9:
+            failures.append("%s has a negative value %.6f" % (metric, lowest))
+    if failures:
+        fail("; ".join(failures))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
