@@ -39,9 +39,9 @@ std::string describe_thread_gaps(const std::string& experiment, uint64_t untrace
   std::string text;
   if (created > 0) {
     text += "Warning: " + std::to_string(created) +
-            " communicators were created on OpenMP worker threads: they are not registered, and the events "
-            "on them name MPI_COMM_WORLD, so their collectives and messages may be paired with the world "
-            "communicator's. Create communicators on the thread that called MPI_Init.\n";
+            " communicators were created on OpenMP worker threads but could not be registered (out of "
+            "memory): the events on them name MPI_COMM_WORLD, so their collectives and messages may be "
+            "paired with the world communicator's.\n";
   }
   if (untraced_calls == 0) return text;
   return text + "Note: " + std::to_string(untraced_calls) +

@@ -5,12 +5,18 @@
  *   and waits at the inner region's barrier; after the inner region, outer
  *   thread o works 4 (1 - o) units more and waits at the outer region's
  *   explicit barrier for the other outer thread (thread 1, about 2 units).
- *   Then, in a parallel region of its own, thread 1 duplicates MPI_COMM_WORLD,
- *   calls MPI_Barrier on the copy and frees it: a communicator created on a
- *   worker thread, which the analysis warns about.
+ *   Then communicators created on threads, in a parallel region of 2
+ *   threads: each thread duplicates MPI_COMM_WORLD (in turn, so that the
+ *   creations on one parent are ordered alike on every rank), its own
+ *   communicator, and calls MPI_Barrier on it: on rank 0 thread t after
+ *   2 t units, on rank 1 thread 1 at once and thread 0 after 3 units (the
+ *   other rank's thread waits). Thread 1 then splits MPI_COMM_WORLD in
+ *   reverse rank order and calls MPI_Allreduce on that, rank 0 two units
+ *   late. Every communicator is freed on the thread that made it.
  * Each thread writes what it saw with its own clock (CLOCK_MONOTONIC) to
  * OUTDIR/rank<r>.txt: per outer thread its arrival at and departure from the
- * outer barrier, per (outer, inner) pair the time it worked. */
+ * outer barrier, per (outer, inner) pair the time it worked, and the enter
+ * and exit of each collective on the threads' communicators. */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
@@ -44,14 +50,40 @@ int main(int argc, char** argv) {
 #pragma omp barrier
     leave[o] = monotonic_seconds();
   }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double barrier_enter[2] = {0}, barrier_exit[2] = {0}, split_enter = 0, split_exit = 0;
 #pragma omp parallel num_threads(2)
-  if (omp_get_thread_num() == 1) {
-    MPI_Comm copy;
-    MPI_Comm_dup(MPI_COMM_WORLD, &copy);
-    MPI_Barrier(copy);
-    MPI_Comm_free(&copy);
+  {
+    const int t = omp_get_thread_num();
+    MPI_Comm own = MPI_COMM_NULL;
+    for (int k = 0; k < 2; ++k) {
+      if (t == k) MPI_Comm_dup(MPI_COMM_WORLD, &own);
+#pragma omp barrier
+    }
+    sleep_seconds((rank == 0 ? 2 * t : (t == 1 ? 0 : 3)) * kUnit);
+    barrier_enter[t] = monotonic_seconds();
+    MPI_Barrier(own);
+    barrier_exit[t] = monotonic_seconds();
+    if (t == 1) {
+      MPI_Comm reversed;
+      MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reversed);
+      if (rank == 0) sleep_seconds(2 * kUnit);
+      int value = rank, sum = 0;
+      split_enter = monotonic_seconds();
+      MPI_Allreduce(&value, &sum, 1, MPI_INT, MPI_SUM, reversed);
+      split_exit = monotonic_seconds();
+      MPI_Comm_free(&reversed);
+    }
+    MPI_Comm_free(&own);
   }
   char key[64];
+  for (int t = 0; t < 2; ++t) {
+    snprintf(key, sizeof key, "barrier_enter_%d", t), observe(key, barrier_enter[t]);
+    snprintf(key, sizeof key, "barrier_exit_%d", t), observe(key, barrier_exit[t]);
+  }
+  observe("split_enter", split_enter);
+  observe("split_exit", split_exit);
   for (int o = 0; o < 2; ++o) {
     snprintf(key, sizeof key, "arrive_%d", o), observe(key, arrive[o]);
     snprintf(key, sizeof key, "leave_%d", o), observe(key, leave[o]);

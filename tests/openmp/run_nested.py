@@ -12,8 +12,12 @@ omp_barrier_wait per outer thread equals min(latest arrival, departure) -
 arrival from the threads' own clock readings (GCC's explicit barrier is an
 implicit one to libomp: every barrier of the outer region counts); every (outer, inner) thread's
 work is the time of the inner region on some location; no omp or
-omp_barrier_wait value is negative; the summary warns about the
-communicator outer thread 1 created. Tolerances as run_hybrid.py's.
+omp_barrier_wait value is negative. Communicators created on threads
+(each thread its own MPI_Comm_dup, a worker's MPI_Comm_split): Wait at
+Barrier and Wait at NxN on the thread that called, against the threads'
+own clock readings (min(latest enter, exit(self)) - enter(self)), and no
+summary warning about communicators created on worker threads.
+Tolerances as run_hybrid.py's.
 """
 import os
 import subprocess
@@ -47,6 +51,26 @@ def parallel_regions(report):
     if len(outer) != 1 or len(inner) != 1:
         fail("parallel regions in the report: outer %s, inner %s" % (sorted(outer), sorted(inner)))
     return outer.pop(), inner.pop()
+
+
+def check_thread_communicators(report, observed, failures):
+    """Each thread's own MPI_Comm_dup and thread 1's MPI_Comm_split: the
+    collectives on them paired by communicator (recorded as MPI_COMM_WORLD
+    they would pair with each other in start order, which the delays make
+    differ), each wait on the thread that called."""
+    def in_parallel(name):
+        return name.startswith("!$omp parallel")
+    cases = [("wait_at_barrier", "MPI_Barrier", "barrier_enter_%d" % t, "barrier_exit_%d" % t, t) for t in range(2)]
+    cases.append(("wait_at_nxn", "MPI_Allreduce", "split_enter", "split_exit", 1))
+    for metric, region, enter, leave, thread in cases:
+        latest = max(o[enter] for o in observed)
+        for r in range(NP):
+            o = observed[r]
+            expected = min(latest, o[leave]) - o[enter]
+            actual = report.value(metric, report.location(r, thread), lambda n, name=region: n == name, in_parallel)
+            line = "rank %d thread %d %s at %s on its communicator %.4f (observed %.4f)" % (
+                r, thread, metric, region, actual, expected)
+            (print if close(actual, expected) and (expected < ABS_TOL or actual > 0) else failures.append)(line)
 
 
 def main():
@@ -107,8 +131,9 @@ def main():
         else:
             print("rank %d inner region per location %s (work %s)" %
                   (r, ", ".join("%.3f" % v for v in served), ", ".join("%.3f" % v for v in works)))
-    if "communicators were created on OpenMP worker threads" not in result.stdout:
-        failures.append("no warning about the communicator created on a worker thread")
+    check_thread_communicators(report, observed, failures)
+    if "communicators were created on OpenMP worker threads" in result.stdout:
+        failures.append("the summary warns about communicators created on worker threads")
     for metric in ("omp", "omp_barrier_wait"):
         lowest = float(report.values[metric].min())
         if lowest < -1e-9:

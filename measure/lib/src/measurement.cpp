@@ -70,13 +70,12 @@ json rank_statistics(const TraceOutput& trace, bool trace_ok, const std::string&
   uint64_t records = g_state.buffer->records();
   uint64_t write_errors = g_state.buffer->write_errors();
   uint64_t thread_unmatched = 0;
-  uint64_t thread_comms = 0;
+  const uint64_t thread_comms = g_comms.unregistered_thread_comms();
   const std::vector<WorkerLocation*> workers = worker_locations();
   for (const WorkerLocation* w : workers) {
     records += w->buffer->records();
     write_errors += w->buffer->write_errors();
     thread_unmatched += w->unmatched_leaves;
-    thread_comms += w->created_comms;
   }
   const uint64_t lost = write_errors > 0 || !trace_ok ? (records > trace.events ? records - trace.events : 0) : 0;
   return {{"rank", g_state.world_rank},

@@ -111,7 +111,7 @@ void before_call(Call& call, MpiArgs& a) noexcept {
       mark_cancelled(call, a.request_before);
       break;
     case Category::kCommFree:
-      g_comms.on_freed(a.comm);
+      g_comms.on_freed(a.comm, t_is_recorder);
       break;
     default: break;
   }
@@ -180,9 +180,9 @@ void after_call(Call& call, MpiArgs& a, int rc) noexcept {
     case Category::kCommNew:
       if (a.newcomm == nullptr) break;
       if (call.function() == fn::MPI_Comm_idup) {
-        g_comms.on_idup(a.comm, *a.newcomm);
+        g_comms.on_idup(a.comm, *a.newcomm, t_is_recorder);
       } else {
-        g_comms.on_created(a.comm, *a.newcomm, kFunctions[call.function()].name);
+        g_comms.on_created(a.comm, *a.newcomm, kFunctions[call.function()].name, t_is_recorder);
       }
       break;
     default: break;

@@ -188,6 +188,10 @@ void worker_mpi_leave(uint32_t region, uint64_t time = 0) noexcept;
 /// their events (point-to-point requests, MPI_Sendrecv), else null: the
 /// handlers then run for it as for the MPI thread, on its own location.
 WorkerLocation* worker_with_events(Category category) noexcept;
+/// Calls of `category` create or free a communicator.
+inline bool registers_communicator(Category category) noexcept {
+  return category == Category::kCommNew || category == Category::kCommFree;
+}
 /// Appends `record` to a worker's buffer.
 void worker_record(WorkerLocation& worker, const Record& record) noexcept;
 
@@ -237,6 +241,12 @@ class Call {
       worker_region_ = worker_mpi_enter(fn, enter_time_);
       if (worker_region_ == 0) {
         g_other_thread_events.fetch_add(1, std::memory_order_relaxed);
+        // Communicators are registered on every thread: their creation is
+        // collective, the key agreed over the new communicator (comm_registry.h).
+        if (registers_communicator(kFunctions[fn].category)) {
+          fn_ = fn;
+          mode_ = Mode::kBookkeeping;
+        }
       } else if ((worker_ = worker_with_events(kFunctions[fn].category)) != nullptr) {
         fn_ = fn;
         mode_ = Mode::kTraced;
@@ -321,7 +331,9 @@ class Call {
   }
 
  private:
-  enum class Mode : uint8_t { kPassive, kDeferred, kTraced };
+  // kBookkeeping: the handlers run, nothing is recorded (a communicator
+  // created or freed on a thread that is not traced).
+  enum class Mode : uint8_t { kPassive, kDeferred, kTraced, kBookkeeping };
   Mode mode_ = Mode::kPassive;
   bool guarded_ = false;
   FunctionId fn_ = 0;

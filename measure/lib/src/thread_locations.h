@@ -41,7 +41,6 @@ struct alignas(64) WorkerLocation {
   RegionStack stack;
   uint64_t unmatched_leaves = 0;
   uint64_t mpi_calls = 0;  ///< MPI calls this thread made (recorded as regions)
-  uint64_t created_comms = 0;  ///< communicators it created (not registered: comm_registry.h)
   RequestTable requests;   ///< the requests this thread posted (worker_mpi.h)
   uint64_t next_request_id = 1;
 };

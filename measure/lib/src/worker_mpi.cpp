@@ -29,7 +29,6 @@ uint32_t worker_mpi_enter(FunctionId fn, uint64_t& time) noexcept {
   if (query && !g_state.settings.trace_queries) return 0;
   WorkerLocation& w = *t_worker;
   ++w.mpi_calls;
-  if (kFunctions[fn].category == Category::kCommNew) ++w.created_comms;
   const uint32_t region = worker_region(fn);
   time = now();
   worker_enter(w, region, time);
@@ -65,8 +64,10 @@ WorkerLocation* worker_with_events(Category category) noexcept {
     case Category::kMprobe:
     case Category::kImprobe:
     case Category::kMrecv:
-    case Category::kImrecv: return t_worker;
-    default: return nullptr;  // MPI_Probe/Iprobe, one-sided, I/O, communicators: regions only
+    case Category::kImrecv:
+    case Category::kCommNew:   // registered (comm_registry.h); no events
+    case Category::kCommFree: return t_worker;
+    default: return nullptr;  // MPI_Probe/Iprobe, one-sided, I/O: regions only
   }
 }
 

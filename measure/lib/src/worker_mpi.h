@@ -12,9 +12,10 @@
 // MpiCollectiveBegin/End, NbcRequest/NbcComplete there as on the MPI thread:
 // the process took part in the instance on the thread that called it;
 // so do matched probes and receives (MPI_Mprobe, MPI_Mrecv and their
-// non-blocking forms). MPI_Probe/Iprobe, one-sided, I/O and communicator
-// calls of a worker are regions without events. Communicators are looked up without a cache
-// (CommRegistry::shared_id).
+// non-blocking forms). Communicators a worker creates or frees are
+// registered as on the MPI thread, and looked up under the registry's mutex
+// (CommRegistry::shared_id). MPI_Probe/Iprobe, one-sided and I/O calls of a
+// worker are regions without events.
 
 #include <mpi.h>
 

@@ -48,9 +48,9 @@ namespace orrery::analyzer {
 
 /// The summary's notes about what the trace lacks of the threads ("" if
 /// nothing): MPI calls on threads not traced (`untraced_calls`), and
-/// communicators created on worker threads (run.json: per rank
-/// anomalies.thread_created_communicators), whose events name
-/// MPI_COMM_WORLD.
+/// communicators created on worker threads that could not be registered
+/// (run.json: per rank anomalies.thread_created_communicators), whose
+/// events name MPI_COMM_WORLD.
 [[nodiscard]] std::string describe_thread_gaps(const std::string& experiment, uint64_t untraced_calls);
 
 /// A rank's thread messages: read and matched before the replays, replayed
