@@ -13,6 +13,8 @@
  *   other rank's thread waits). Thread 1 then splits MPI_COMM_WORLD in
  *   reverse rank order and calls MPI_Allreduce on that, rank 0 two units
  *   late. Every communicator is freed on the thread that made it.
+ *   Then requests completed on another thread than the one that posted them
+ *   (requests_across_threads below).
  * Each thread writes what it saw with its own clock (CLOCK_MONOTONIC) to
  * OUTDIR/rank<r>.txt: per outer thread its arrival at and departure from the
  * outer barrier, per (outer, inner) pair the time it worked, and the enter
@@ -25,6 +27,44 @@
 #include "thread_multiple.h"
 
 static const double kUnit = 0.04;
+
+/* Requests posted on one thread and completed on another (a team of 2):
+ *   a. rank 0's thread 1 posts MPI_Irecv in a parallel region, the MPI thread
+ *      waits for it after the region; rank 1 sends 2 units late (Late Sender
+ *      in rank 0's MPI_Wait);
+ *   b. thread 1 of every rank starts MPI_Iallreduce, on rank 1 2 units late;
+ *      the MPI thread completes it in MPI_Wait after the region;
+ *   c. rank 0's MPI thread posts MPI_Isend, thread 1 completes it in MPI_Wait
+ *      inside a parallel region. */
+static void requests_across_threads(int rank) {
+  int value = rank, sum = 0, message = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Barrier(MPI_COMM_WORLD);
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1 && rank == 0) MPI_Irecv(&message, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &request);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    observe("irecv_wait_enter", monotonic_seconds());
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    observe("irecv_wait_exit", monotonic_seconds());
+  } else {
+    sleep_seconds(2 * kUnit);
+    observe("irecv_send_enter", monotonic_seconds());
+    MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+  }
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1) {
+    if (rank == 1) sleep_seconds(2 * kUnit);
+    MPI_Iallreduce(&value, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+  }
+  observe("iallreduce_wait_enter", monotonic_seconds());
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  observe("iallreduce_wait_exit", monotonic_seconds());
+  if (rank == 0) MPI_Isend(&value, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, &request);
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1 && rank == 0) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  if (rank == 1) MPI_Recv(&message, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char** argv) {
   init_thread_multiple(&argc, &argv, "nested_openmp");
@@ -84,6 +124,7 @@ int main(int argc, char** argv) {
   }
   observe("split_enter", split_enter);
   observe("split_exit", split_exit);
+  requests_across_threads(rank);
   for (int o = 0; o < 2; ++o) {
     snprintf(key, sizeof key, "arrive_%d", o), observe(key, arrive[o]);
     snprintf(key, sizeof key, "leave_%d", o), observe(key, leave[o]);

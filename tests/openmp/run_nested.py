@@ -16,10 +16,17 @@ omp_barrier_wait value is negative. Communicators created on threads
 (each thread its own MPI_Comm_dup, a worker's MPI_Comm_split): Wait at
 Barrier and Wait at NxN on the thread that called, against the threads'
 own clock readings (min(latest enter, exit(self)) - enter(self)), and no
-summary warning about communicators created on worker threads.
+summary warning about communicators created on worker threads. Requests
+completed on another thread than the one that posted them: the completion
+event on the thread that completed it, with the post's request id; the
+Late Sender of a worker's MPI_Irecv in the MPI thread's MPI_Wait, and the
+Wait at NxN of a worker's MPI_Iallreduce in the MPI thread's MPI_Wait
+(analyzed from that wait: min(latest wait enter, exit(self)) -
+enter(self)), against the threads' own clocks.
 Tolerances as run_hybrid.py's.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -71,6 +78,39 @@ def check_thread_communicators(report, observed, failures):
             line = "rank %d thread %d %s at %s on its communicator %.4f (observed %.4f)" % (
                 r, thread, metric, region, actual, expected)
             (print if close(actual, expected) and (expected < ABS_TOL or actual > 0) else failures.append)(line)
+
+
+def request_id(rest):
+    return int(re.search(r"Request: (\d+)", rest).group(1))
+
+
+def check_requests_across_threads(report, observed, events, failures):
+    """nested_openmp.c requests_across_threads: each completion on the
+    thread that completed the request, with the id of its post on another
+    thread, and the wait states there."""
+    def ids(kind, rank, thread):
+        return [request_id(rest) for k, loc, _, rest in events
+                if k == kind and loc & 0xffffffff == rank and loc >> 32 == thread]
+    pairs = [("MPI_IRECV_REQUEST", "MPI_IRECV", 0, 1, 0), ("MPI_ISEND", "MPI_ISEND_COMPLETE", 0, 0, 1)]
+    pairs += [("NON_BLOCKING_COLLECTIVE_REQUEST", "NON_BLOCKING_COLLECTIVE_COMPLETE", r, 1, 0) for r in range(NP)]
+    for post, completion, rank, poster, completer in pairs:
+        posted, completed = ids(post, rank, poster), ids(completion, rank, completer)
+        if len(posted) != 1 or posted != completed:
+            failures.append("rank %d: %s on thread %d %s, %s on thread %d %s" %
+                            (rank, post, poster, posted, completion, completer, completed))
+        else:
+            print("rank %d: %s of thread %d completed on thread %d (request %d)" %
+                  (rank, post, poster, completer, posted[0]))
+    o0, o1 = observed
+    checks = [("late_sender", 0, max(0.0, min(o1["irecv_send_enter"], o0["irecv_wait_exit"]) - o0["irecv_wait_enter"]))]
+    latest = max(o["iallreduce_wait_enter"] for o in observed)
+    for r, o in enumerate(observed):
+        checks.append(("wait_at_nxn", r, min(latest, o["iallreduce_wait_exit"]) - o["iallreduce_wait_enter"]))
+    for metric, rank, expected in checks:
+        actual = report.value(metric, report.location(rank, 0), lambda n: n == "MPI_Wait")
+        line = "rank %d MPI thread %s at MPI_Wait of a request posted on thread 1 %.4f (observed %.4f)" % (
+            rank, metric, actual, expected)
+        (print if close(actual, expected) and (expected < ABS_TOL or actual > 0) else failures.append)(line)
 
 
 def main():
@@ -132,6 +172,10 @@ def main():
             print("rank %d inner region per location %s (work %s)" %
                   (r, ", ".join("%.3f" % v for v in served), ", ".join("%.3f" % v for v in works)))
     check_thread_communicators(report, observed, failures)
+    check_requests_across_threads(report, observed, events, failures)
+    for warning in ("had no matching post", "had no partner"):
+        if warning in result.stdout:
+            failures.append("the summary warns: requests or messages %s" % warning)
     if "communicators were created on OpenMP worker threads" in result.stdout:
         failures.append("the summary warns about communicators created on worker threads")
     for metric in ("omp", "omp_barrier_wait"):

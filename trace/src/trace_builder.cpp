@@ -343,12 +343,19 @@ void TraceBuilder::nbc_request(int64_t time, uint64_t request) {
 void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                                 uint64_t sent, uint64_t received, uint64_t request) {
   auto it = pending_nbcs_.find(request);
+  uint32_t index = 0;
   if (it == pending_nbcs_.end()) {
-    ++trace_.unmatched_requests;
-    return;
+    // Started on another location (a thread of the process): the instance
+    // is this location's, from its completing call, as irecv() does.
+    CollectiveOp op;
+    op.start_call = current_call();
+    op.nonblocking = true;
+    index = static_cast<uint32_t>(trace_.collectives.size());
+    trace_.collectives.push_back(op);
+  } else {
+    index = it->second;
+    pending_nbcs_.erase(it);
   }
-  const uint32_t index = it->second;
-  pending_nbcs_.erase(it);
   complete_collective(trace_.collectives[index], kind, comm, root, sent, received);
   push_communication(time, EventKind::kNbcComplete, index);
 }

@@ -78,6 +78,9 @@ uint64_t type_size_slow(MPI_Datatype type) noexcept {
 }
 
 void init_handlers() noexcept {
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  share_requests(provided == MPI_THREAD_MULTIPLE && !g_state.profile);
   try {
     g_comms.init(g_state.definitions, g_state.world_rank, g_state.world_size);
   } catch (...) {

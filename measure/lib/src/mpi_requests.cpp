@@ -27,21 +27,36 @@ bool is_shared_request(MPI_Request request) noexcept {
 #endif
 }
 
+// The requests of every thread of the process, with ids unique in the
+// process: a request posted on one thread may be completed on another
+// (MPI_THREAD_MULTIPLE), whose location then records the completion with
+// the id the post had. Behind a mutex when threads may call MPI at once
+// (g_requests_shared); else, as in MPI-only programs, without one.
 RequestTable g_requests;
+uint64_t g_next_request_id = 1;
+bool g_requests_shared = false;
+std::mutex g_requests_mutex;
 // Matched message -> comm id. A message may be matched (MPI_Mprobe) on one
 // thread and received (MPI_Mrecv) on another: shared, behind a mutex (taken
 // only by these calls).
 std::unordered_map<MPI_Message, uint32_t> g_messages;
 std::mutex g_messages_mutex;
-uint64_t g_next_request_id = 1;
 
-/// The request table of the thread `call` records on (a worker has its own).
-RequestTable& requests_of(const Call& call) noexcept {
-  return call.worker() != nullptr ? call.worker()->requests : g_requests;
-}
-uint64_t next_request_id(const Call& call) noexcept {
-  return call.worker() != nullptr ? call.worker()->next_request_id++ : g_next_request_id++;
-}
+/// Holds the request table's mutex for a scope if threads share it.
+class RequestsLock {
+ public:
+  RequestsLock() noexcept {
+    if (g_requests_shared) g_requests_mutex.lock();
+  }
+  ~RequestsLock() {
+    if (g_requests_shared) g_requests_mutex.unlock();
+  }
+  RequestsLock(const RequestsLock&) = delete;
+  RequestsLock& operator=(const RequestsLock&) = delete;
+};
+
+RequestTable& requests_of(const Call& /*call*/) noexcept { return g_requests; }
+uint64_t next_request_id(const Call& /*call*/) noexcept { return g_next_request_id++; }
 
 Record p2p(RecordKind kind, uint64_t time, int peer, uint32_t comm, int tag, uint64_t bytes) noexcept {
   Record r;
@@ -97,8 +112,10 @@ RequestInfo p2p_request(const Call& call, const MpiArgs& a, bool send, bool pers
 }
 
 void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
+  const RequestsLock lock;
   if (request == MPI_REQUEST_NULL) return;
   try {
+    info.poster = call.worker();
     RequestInfo& stored = requests_of(call).add(request, info, is_shared_request(request));
     if (!info.persistent) post(call, stored);
   } catch (...) {
@@ -108,8 +125,9 @@ void track(const Call& call, MPI_Request request, RequestInfo info) noexcept {
 
 // The request `before` completed with `status`.
 void complete(const Call& call, MPI_Request before, const MPI_Status* status) noexcept {
+  const RequestsLock lock;
   if (before == MPI_REQUEST_NULL) return;
-  RequestInfo* found = requests_of(call).find(before);
+  RequestInfo* found = requests_of(call).find(before, call.worker());
   if (found == nullptr) return;  // file I/O, RMA or generalized requests: not tracked
   RequestInfo& info = *found;
   if (info.active && call.recording() && info.kind != RequestInfo::Kind::kIgnored) {
@@ -143,12 +161,13 @@ void complete(const Call& call, MPI_Request before, const MPI_Status* status) no
     info.active = false;
     info.cancelled = false;
   } else {
-    requests_of(call).remove(before);
+    requests_of(call).remove(before, found);
   }
 }
 
 // An unsuccessful test that is traced (ORRERY_TRACE_QUERIES=1).
 void tested(const Call& call, const MPI_Request* requests, int count) noexcept {
+  const RequestsLock lock;
   // A worker's tests are traced calls, but their events only as the MPI thread's are.
   if (!call.recording() || (call.worker() != nullptr && !g_state.settings.trace_queries)) return;
   for (int i = 0; i < count; ++i) {
@@ -172,6 +191,7 @@ void start_collective(const Call& call, const MpiArgs& a) noexcept {
 }
 
 void start_persistent(const Call& call, MPI_Request request) noexcept {
+  const RequestsLock lock;
   RequestInfo* info = requests_of(call).find(request);
   if (info != nullptr && info->persistent) post(call, *info);
 }
@@ -197,10 +217,12 @@ void complete_some(const Call& call, const MpiArgs& a) noexcept {
 }
 
 void forget_request(const Call& call, MPI_Request request) noexcept {
+  const RequestsLock lock;
   if (request != MPI_REQUEST_NULL) requests_of(call).remove(request);
 }
 
 void mark_cancelled(const Call& call, MPI_Request request) noexcept {
+  const RequestsLock lock;
   if (RequestInfo* info = requests_of(call).find(request)) info->cancelled = true;
 }
 
@@ -212,8 +234,14 @@ void remember_message(MPI_Message message, uint32_t comm) noexcept {
   }
 }
 
+void share_requests(bool shared) noexcept { g_requests_shared = shared; }
+
 void clear_requests() noexcept {
-  g_requests.clear();
+  {
+    const RequestsLock lock;
+    g_requests.clear();
+  }
+  g_requests_shared = false;
   const std::lock_guard<std::mutex> lock(g_messages_mutex);
   g_messages.clear();
 }

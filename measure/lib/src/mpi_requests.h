@@ -1,7 +1,9 @@
 #pragma once
 // The requests of non-blocking and persistent operations and matched probes
 // (mpi_handlers.cpp dispatches to these): each tracked request gets an id,
-// its post and completion become OTF2 request events.
+// its post and completion become OTF2 request events. One table for the
+// process: a request posted on one thread and completed on another has its
+// completion recorded on the thread that completed it, with the post's id.
 
 #include <mpi.h>
 
@@ -36,6 +38,9 @@ void mark_cancelled(const Call& call, MPI_Request request) noexcept;
 void remember_message(MPI_Message message, uint32_t comm) noexcept;
 /// The communicator of a matched message, forgotten as it is received.
 uint32_t message_comm(MPI_Message message) noexcept;
+/// At MPI_Init: whether threads may call MPI at the same time
+/// (MPI_THREAD_MULTIPLE), so that the request table takes a mutex.
+void share_requests(bool shared) noexcept;
 /// At MPI_Finalize.
 void clear_requests() noexcept;
 

@@ -29,6 +29,7 @@ struct RequestInfo {
   uint64_t bytes_received = 0;
   uint8_t op = 0;
   uint32_t root = OTF2_UNDEFINED_UINT32;
+  const void* poster = nullptr;  ///< the thread's location that posted it (null: the MPI thread)
 };
 
 /// Live requests by handle, oldest first for a shared handle. Open
@@ -66,6 +67,18 @@ class RequestTable {
     Slot* slot = lookup(handle);
     return slot == nullptr ? nullptr : &slot->first;
   }
+  /// Of the live requests with this handle, the oldest `poster` posted,
+  /// else the oldest; nullptr if none (a shared handle stands for the
+  /// requests of several threads: each completes its own first).
+  RequestInfo* find(MPI_Request handle, const void* poster) noexcept {
+    Slot* slot = lookup(handle);
+    if (slot == nullptr) return nullptr;
+    if (slot->first.poster == poster) return &slot->first;
+    for (RequestInfo& info : slot->more) {
+      if (info.poster == poster) return &info;
+    }
+    return &slot->first;
+  }
   /// Forgets the oldest request with this handle.
   void remove(MPI_Request handle) noexcept {
     Slot* slot = lookup(handle);
@@ -76,6 +89,18 @@ class RequestTable {
       return;
     }
     erase_at(static_cast<std::size_t>(slot - slots_.data()));
+  }
+  /// Forgets `info`, a request find() returned for this handle.
+  void remove(MPI_Request handle, const RequestInfo* info) noexcept {
+    Slot* slot = lookup(handle);
+    if (slot == nullptr) return;
+    for (auto it = slot->more.begin(); it != slot->more.end(); ++it) {
+      if (&*it == info) {
+        slot->more.erase(it);
+        return;
+      }
+    }
+    remove(handle);  // the oldest
   }
   void clear() noexcept {
     slots_.clear();

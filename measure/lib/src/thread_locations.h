@@ -21,7 +21,6 @@
 #include "definitions.h"
 #include "event_buffer.h"
 #include "recorder.h"
-#include "request_table.h"
 
 namespace orrery::measure {
 
@@ -41,8 +40,6 @@ struct alignas(64) WorkerLocation {
   RegionStack stack;
   uint64_t unmatched_leaves = 0;
   uint64_t mpi_calls = 0;  ///< MPI calls this thread made (recorded as regions)
-  RequestTable requests;   ///< the requests this thread posted (worker_mpi.h)
-  uint64_t next_request_id = 1;
 };
 
 /// This thread's worker location (null on the MPI thread and on threads the

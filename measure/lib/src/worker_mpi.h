@@ -6,9 +6,10 @@
 // MpiRecv here, so the analysis matches their messages. MPI_Sendrecv and
 // the request calls (Isend/Irecv and their persistent forms, Start, the
 // Wait and Test families, Request_free, Cancel) run the MPI thread's
-// handlers (mpi_handlers.h) on the worker's own location and request table
-// (recorder.h: worker_with_events): a request is followed on the thread
-// that posted it. Collectives (blocking and non-blocking) record their
+// handlers (mpi_handlers.h) on the worker's own location (recorder.h:
+// worker_with_events), with the process's one request table: a request
+// posted on one thread and completed on another has its completion on the
+// thread that completed it (mpi_requests.h). Collectives (blocking and non-blocking) record their
 // MpiCollectiveBegin/End, NbcRequest/NbcComplete there as on the MPI thread:
 // the process took part in the instance on the thread that called it;
 // so do matched probes and receives (MPI_Mprobe, MPI_Mrecv and their
