@@ -17,8 +17,10 @@
 namespace orrery::analyzer::critical_path {
 
 /// Where the path goes on at the process that caused a wait: the Enter of
-/// its send (by send index), of its receive's posting call (by receive
-/// index), or of its start of a collective instance (communicator, ordinal).
+/// its send or of its receive's posting call (a = the message's route
+/// number, b = the partner's world rank: MessageMatching::RouteIndex finds
+/// the operation), or of its start of a collective instance (a =
+/// communicator, b = ordinal).
 /// kEnd: the end of the trace (the walk's start) or, in a look-ahead, "no
 /// wait before: the path starts on that process".
 enum class ResumeKind : int64_t { kDone = 0, kEnd = 1, kSend = 2, kRecv = 3, kCollective = 4 };
@@ -119,6 +121,7 @@ class CollectiveArrivals {
 /// (exchanges along the messages and reductions over the communicators).
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
+                                        const MessageMatching::RouteIndex& routes,
                                         CollectiveArrivals& collectives, MPI_Comm world);
 
 }  // namespace orrery::analyzer::critical_path

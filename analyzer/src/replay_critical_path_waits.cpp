@@ -275,6 +275,7 @@ LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*thi
 
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
+                                        const MessageMatching::RouteIndex& routes,
                                         CollectiveArrivals& collectives, MPI_Comm world) {
   const EventStore& events = trace.events;
   std::vector<int64_t> post_enters(trace.recvs.size());
@@ -282,35 +283,31 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     post_enters[j] = events[posting_call(trace.recvs[j])].time;
   }
   const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
-  // Which operation of the partner each message is: the path resumes there.
-  std::vector<int64_t> indices(std::max(trace.sends.size(), trace.recvs.size()));
-  std::iota(indices.begin(), indices.end(), int64_t{0});
-  const auto first = [&](std::size_t n) {
-    return std::vector<int64_t>(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(n));
-  };
-  const std::vector<int64_t> send_of_recv = matching.to_receivers(first(trace.sends.size()), world);
-  const std::vector<int64_t> recv_of_send = matching.to_senders(first(trace.recvs.size()), world);
-
+  // Where the path resumes at the partner: the message's route number
+  // (MessageMatching::Route) and this rank, by which the partner finds its
+  // own operation (RouteIndex) without an exchange of operation indices.
+  const auto self = static_cast<int64_t>(trace.rank);
   std::vector<WaitPoint> points;
   // Late Sender: the receiver waited until the send began.
   for (uint32_t j = 0; j < trace.recvs.size() && j < trace.send_enters.size(); ++j) {
     const MessageOp& op = trace.recvs[j];
     if (op.cancelled || op.complete_call == kNone || trace.send_enters[j] == kNoValue ||
-        j >= send_of_recv.size() || send_of_recv[j] == kNoValue) {
+        !matching.recv_matched(j)) {
       continue;
     }
     const int64_t wait_end = std::min(trace.send_enters[j], trace.exit_time(op.complete_call));
     const uint32_t sender = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (wait_end <= events[op.complete_call].time || sender == kNone) continue;
     points.push_back(WaitPoint{op.complete_call, wait_end, sender,
-                               Token{ResumeKind::kSend, send_of_recv[j], 0, 0}, j, LookAhead{}});
+                               Token{ResumeKind::kSend, routes.recv_route(j).number, self, 0},
+                               j, LookAhead{}});
   }
   // Late Receiver: a send that completed only after the receive was posted
   // waited for it (an eager send that returned before does not).
   for (uint32_t i = 0; i < trace.sends.size() && i < recv_enters.size(); ++i) {
     const MessageOp& op = trace.sends[i];
     if (op.cancelled || op.complete_call == kNone || recv_enters[i] == kNoValue ||
-        i >= recv_of_send.size() || recv_of_send[i] == kNoValue) {
+        !matching.send_matched(i)) {
       continue;
     }
     const int64_t exit = trace.exit_time(op.complete_call);
@@ -318,7 +315,8 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     const uint32_t receiver = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (recv_enters[i] <= events[op.complete_call].time || receiver == kNone) continue;
     points.push_back(WaitPoint{op.complete_call, recv_enters[i], receiver,
-                               Token{ResumeKind::kRecv, recv_of_send[i], 0, 0}, i, LookAhead{}});
+                               Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0},
+                               i, LookAhead{}});
   }
   collectives.find_waits(points);
   one_per_call(points);
@@ -339,12 +337,15 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     }
     return ahead;
   };
-  const auto [who, where] = ahead_of(trace.sends);
-  const std::vector<int64_t> who_at_recv = matching.to_receivers(who, world);
-  const std::vector<int64_t> where_at_recv = matching.to_receivers(where, world);
-  const auto [their_who, their_where] = ahead_of(trace.recvs);
-  const std::vector<int64_t> who_at_send = matching.to_senders(their_who, world);
-  const std::vector<int64_t> where_at_send = matching.to_senders(their_where, world);
+  // Both values of a message in one exchange per direction.
+  const auto [who_at_recv, where_at_recv] = [&] {
+    const auto [who, where] = ahead_of(trace.sends);
+    return matching.to_receivers(who, where, world);
+  }();
+  const auto [who_at_send, where_at_send] = [&] {
+    const auto [who, where] = ahead_of(trace.recvs);
+    return matching.to_senders(who, where, world);
+  }();
   for (WaitPoint& point : points) {
     const bool late_sender = point.resume.kind == ResumeKind::kSend;
     if (!late_sender && point.resume.kind != ResumeKind::kRecv) continue;
