@@ -80,13 +80,14 @@ class Walker {
         return {token, kNone};
       }
       if (!back_here) {
-        Token next = wait->resume;
+        Token next = wait->resume.token();
         next.hops = hops;
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
       std::vector<int64_t>& note = notes[wait->delayer];
-      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), wait->resume.a, wait->resume.b});
+      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), int64_t{wait->resume.a},
+                               int64_t{wait->resume.b}});
       token = wait->ahead.token();
       to = resume_event(token);
     }

@@ -170,10 +170,10 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
         if (wait_end <= trace_.enter_time(op.complete_call)) continue;
         const uint32_t world = definitions_.world_rank(id, static_cast<uint32_t>(delayer), trace_.rank);
         if (world == kNone) continue;
-        points.push_back(WaitPoint{op.complete_call, wait_end, world,
-                                   Token{ResumeKind::kCollective, id,
-                                         static_cast<int64_t>(first + j), 0},
-                                   kNone, LookAhead{}});
+        points.push_back(WaitPoint{
+            .call = op.complete_call, .delayer = world, .wait_end = wait_end,
+            .resume = ResumePoint(Token{ResumeKind::kCollective, id, static_cast<int64_t>(first + j), 0}),
+            .op = kNone, .ahead = LookAhead{}});
       }
     }
   }
@@ -203,8 +203,9 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
         const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
         auto it = std::lower_bound(points.begin(), points.end(), call,
                                    [](const WaitPoint& p, uint32_t c) { return p.call < c; });
-        if (it == points.end() || it->call != call || it->resume.kind != ResumeKind::kCollective ||
-            it->resume.a != entry.comm || it->resume.b != static_cast<int64_t>(first + j)) {
+        if (it == points.end() || it->call != call ||
+            it->resume.resume_kind() != ResumeKind::kCollective || it->resume.a != entry.comm ||
+            it->resume.b != static_cast<uint32_t>(first + j)) {
           continue;  // this member did not wait, or waited longer for something else
         }
         it->ahead = LookAhead{values[2 * j], values[2 * j + 1]};
@@ -223,7 +224,7 @@ namespace {
 
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
-  return LookAhead::of(wait->delayer, wait->resume);
+  return LookAhead::of(wait->delayer, wait->resume.token());
 }
 
 }  // namespace
@@ -298,9 +299,10 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     const int64_t wait_end = std::min(trace.send_enters[j], trace.exit_time(op.complete_call));
     const uint32_t sender = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (wait_end <= events[op.complete_call].time || sender == kNone) continue;
-    points.push_back(WaitPoint{op.complete_call, wait_end, sender,
-                               Token{ResumeKind::kSend, routes.recv_route(j).number, self, 0},
-                               j, LookAhead{}});
+    points.push_back(WaitPoint{
+        .call = op.complete_call, .delayer = sender, .wait_end = wait_end,
+        .resume = ResumePoint(Token{ResumeKind::kSend, routes.recv_route(j).number, self, 0}),
+        .op = j, .ahead = LookAhead{}});
   }
   // Late Receiver: a send that completed only after the receive was posted
   // waited for it (an eager send that returned before does not).
@@ -314,9 +316,10 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     if (exit <= recv_enters[i]) continue;
     const uint32_t receiver = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (recv_enters[i] <= events[op.complete_call].time || receiver == kNone) continue;
-    points.push_back(WaitPoint{op.complete_call, recv_enters[i], receiver,
-                               Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0},
-                               i, LookAhead{}});
+    points.push_back(WaitPoint{
+        .call = op.complete_call, .delayer = receiver, .wait_end = recv_enters[i],
+        .resume = ResumePoint(Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0}),
+        .op = i, .ahead = LookAhead{}});
   }
   collectives.find_waits(points);
   one_per_call(points);
@@ -347,8 +350,8 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     return matching.to_senders(who, where, world);
   }();
   for (WaitPoint& point : points) {
-    const bool late_sender = point.resume.kind == ResumeKind::kSend;
-    if (!late_sender && point.resume.kind != ResumeKind::kRecv) continue;
+    const bool late_sender = point.resume.resume_kind() == ResumeKind::kSend;
+    if (!late_sender && point.resume.resume_kind() != ResumeKind::kRecv) continue;
     const auto& whos = late_sender ? who_at_recv : who_at_send;
     const auto& wheres = late_sender ? where_at_recv : where_at_send;
     if (point.op < whos.size()) point.ahead = LookAhead{whos[point.op], wheres[point.op]};
