@@ -79,7 +79,7 @@ MessageMatching::RouteIndex MessageMatching::route_index() const {
 }
 
 std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receivers(
-    const std::vector<int64_t>& first, const std::vector<int64_t>& second, MPI_Comm world) const {
+    std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
   check_sizes("to_receivers", first.size(), second.size(), send_position_.size());
   std::vector<int64_t> outgoing(2 * to_.total);
   for (std::size_t i = 0; i < first.size(); ++i) {
@@ -88,8 +88,11 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receiv
     outgoing[2 * std::size_t{position}] = first[i];
     outgoing[2 * std::size_t{position} + 1] = second[i];
   }
+  std::vector<int64_t>().swap(first);
+  std::vector<int64_t>().swap(second);
   std::vector<int64_t> incoming(2 * from_.total);
   exchange_blocks(outgoing.data(), doubled(to_), incoming.data(), doubled(from_), MPI_INT64_T, world);
+  std::vector<int64_t>().swap(outgoing);
   std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
   result.first.resize(recv_position_.size());
   result.second.resize(recv_position_.size());
@@ -102,7 +105,7 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receiv
 }
 
 std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_senders(
-    const std::vector<int64_t>& first, const std::vector<int64_t>& second, MPI_Comm world) const {
+    std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
   check_sizes("to_senders", first.size(), second.size(), recv_position_.size());
   std::vector<int64_t> outgoing(2 * from_.total, kNoValue);
   for (std::size_t j = 0; j < first.size(); ++j) {
@@ -111,8 +114,11 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_sender
     outgoing[2 * std::size_t{position}] = first[j];
     outgoing[2 * std::size_t{position} + 1] = second[j];
   }
+  std::vector<int64_t>().swap(first);
+  std::vector<int64_t>().swap(second);
   std::vector<int64_t> incoming(2 * to_.total);
   exchange_blocks(outgoing.data(), doubled(from_), incoming.data(), doubled(to_), MPI_INT64_T, world);
+  std::vector<int64_t>().swap(outgoing);
   std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
   result.first.resize(send_position_.size());
   result.second.resize(send_position_.size());

@@ -283,7 +283,8 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
     post_enters[j] = events[posting_call(trace.recvs[j])].time;
   }
-  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+  std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+  std::vector<int64_t>().swap(post_enters);
   // Where the path resumes at the partner: the message's route number
   // (MessageMatching::Route) and this rank, by which the partner finds its
   // own operation (RouteIndex) without an exchange of operation indices.
@@ -321,6 +322,7 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
         .resume = ResumePoint(Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0}),
         .op = i, .ahead = LookAhead{}});
   }
+  std::vector<int64_t>().swap(recv_enters);
   collectives.find_waits(points);
   one_per_call(points);
 
@@ -340,21 +342,25 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     }
     return ahead;
   };
-  // Both values of a message in one exchange per direction.
-  const auto [who_at_recv, where_at_recv] = [&] {
-    const auto [who, where] = ahead_of(trace.sends);
-    return matching.to_receivers(who, where, world);
-  }();
-  const auto [who_at_send, where_at_send] = [&] {
-    const auto [who, where] = ahead_of(trace.recvs);
-    return matching.to_senders(who, where, world);
-  }();
-  for (WaitPoint& point : points) {
-    const bool late_sender = point.resume.resume_kind() == ResumeKind::kSend;
-    if (!late_sender && point.resume.resume_kind() != ResumeKind::kRecv) continue;
-    const auto& whos = late_sender ? who_at_recv : who_at_send;
-    const auto& wheres = late_sender ? where_at_recv : where_at_send;
-    if (point.op < whos.size()) point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+  // Both values of a message in one exchange per direction; each
+  // direction's values are applied and freed before the next is built.
+  const auto apply = [&](ResumeKind kind, const std::vector<int64_t>& whos,
+                         const std::vector<int64_t>& wheres) {
+    for (WaitPoint& point : points) {
+      if (point.resume.resume_kind() == kind && point.op < whos.size()) {
+        point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+      }
+    }
+  };
+  {
+    auto [who, where] = ahead_of(trace.sends);
+    const auto [whos, wheres] = matching.to_receivers(std::move(who), std::move(where), world);
+    apply(ResumeKind::kSend, whos, wheres);
+  }
+  {
+    auto [who, where] = ahead_of(trace.recvs);
+    const auto [whos, wheres] = matching.to_senders(std::move(who), std::move(where), world);
+    apply(ResumeKind::kRecv, whos, wheres);
   }
   collectives.share_look_ahead(points);
   return points;

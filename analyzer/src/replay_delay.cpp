@@ -44,10 +44,6 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   collectives.find_waits(waits);
   statistics.wait_states = waits.size();
 
-  // Which operation of the partner each message is: the waiter names it by
-  // its route number, the delayer finds its own operation locally.
-  const MessageMatching::RouteIndex routes = matching.route_index();
-
   const CallpathKeys keys(tree);
   RecordChannel channel;
   std::vector<uint32_t> delay_of_record;  // per incoming record
@@ -77,6 +73,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     RecordPlan plan = plan_records(waits, point_to_point, matching);
     channel.open(plan.peers, plan.records, world);
     collectives.compare_intervals(profiler, keys);
+    // Which operation of the partner each message is: the waiter names it
+    // by its route number, the delayer finds its own operation locally.
+    const MessageMatching::RouteIndex routes = matching.route_index();
     RecordContext context{trace, matching, routes, sync, collectives, profiler, keys};
     exchange_records(waits, plan, channel, context, pool, delay_of_record);
     return std::move(plan.record_wait);

@@ -118,12 +118,14 @@ class MessageMatching {
   /// Builds the RouteIndex (linear in this rank's messages, local).
   [[nodiscard]] RouteIndex route_index() const;
 
-  /// to_receivers for two values per message in one exchange.
+  /// to_receivers for two values per message in one exchange. The inputs
+  /// are taken (and freed as soon as they are packed: the peak holds two
+  /// of the four per-message vectors at a time, not all of them).
   [[nodiscard]] std::pair<std::vector<int64_t>, std::vector<int64_t>> to_receivers(
-      const std::vector<int64_t>& first, const std::vector<int64_t>& second, MPI_Comm world) const;
-  /// to_senders for two values per message in one exchange.
+      std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const;
+  /// to_senders for two values per message in one exchange (inputs taken, as above).
   [[nodiscard]] std::pair<std::vector<int64_t>, std::vector<int64_t>> to_senders(
-      const std::vector<int64_t>& first, const std::vector<int64_t>& second, MPI_Comm world) const;
+      std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const;
 
   /// Number of sends / receives the matching was built for.
   [[nodiscard]] std::size_t sends() const { return send_position_.size(); }
