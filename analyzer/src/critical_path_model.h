@@ -17,8 +17,10 @@
 namespace orrery::analyzer::critical_path {
 
 /// Where the path goes on at the process that caused a wait: the Enter of
-/// its send (by send index), of its receive's posting call (by receive
-/// index), or of its start of a collective instance (communicator, ordinal).
+/// its send or of its receive's posting call (a = the message's route
+/// number, b = the partner's world rank: MessageMatching::RouteIndex finds
+/// the operation), or of its start of a collective instance (a =
+/// communicator, b = ordinal).
 /// kEnd: the end of the trace (the walk's start) or, in a look-ahead, "no
 /// wait before: the path starts on that process".
 enum class ResumeKind : int64_t { kDone = 0, kEnd = 1, kSend = 2, kRecv = 3, kCollective = 4 };
@@ -51,15 +53,31 @@ struct LookAhead {
   }
 };
 
-/// A call of this process that waited for another process.
+/// A Token's place without its hops, in 12 bytes (a and b fit 32 bits, as
+/// LookAhead packs them): a wait point holds one per wait state.
+struct ResumePoint {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint32_t kind = static_cast<uint32_t>(ResumeKind::kDone);
+  ResumePoint() = default;
+  explicit ResumePoint(const Token& token)
+      : a(static_cast<uint32_t>(token.a)), b(static_cast<uint32_t>(token.b)),
+        kind(static_cast<uint32_t>(token.kind)) {}
+  [[nodiscard]] ResumeKind resume_kind() const { return static_cast<ResumeKind>(kind); }
+  [[nodiscard]] Token token() const { return Token{resume_kind(), a, b, 0}; }
+};
+
+/// A call of this process that waited for another process (48 bytes: the
+/// communication-only benchmark trace has one per six events).
 struct WaitPoint {
   uint32_t call = kNone;     ///< Enter index of the waiting call
-  int64_t wait_end = 0;      ///< when the waiting ended (the other process arrived)
   uint32_t delayer = kNone;  ///< world rank of the process that arrived late
-  Token resume;              ///< where the path goes on there
+  int64_t wait_end = 0;      ///< when the waiting ended (the other process arrived)
+  ResumePoint resume;        ///< where the path goes on there
   uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver)
   LookAhead ahead;           ///< where the path goes from the delayer's entry point
 };
+static_assert(sizeof(WaitPoint) == 48, "wait points must stay compact");
 
 /// The latest of `points` (sorted by call) before event `entry`; nullptr if none.
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry);
@@ -119,6 +137,7 @@ class CollectiveArrivals {
 /// (exchanges along the messages and reductions over the communicators).
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
+                                        const MessageMatching::RouteIndex& routes,
                                         CollectiveArrivals& collectives, MPI_Comm world);
 
 }  // namespace orrery::analyzer::critical_path

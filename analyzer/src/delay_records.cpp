@@ -16,8 +16,8 @@ namespace {
 enum class SyncKind : int64_t { kNone = 0, kMessage = 1, kCollective = 2 };
 
 /// A record: header, then n x (call path key, ticks).
-///   [0] kind | sync kind << 8 | n << 16   [1] the delayer's operation
-///   [2] sync a (operation or communicator)  [3] sync b (ordinal)
+///   [0] kind | sync kind << 8 | n << 16   [1] the delayer's operation (its route number)
+///   [2] sync a (a message's route number, or communicator)  [3] sync b (ordinal)
 ///   [4] the waiting   [5] the waiter's own waiting in the interval
 constexpr std::size_t kHeader = 6;
 
@@ -68,13 +68,11 @@ SyncPoints& Synchronizations::posted(bool sends) {
 }
 
 RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
-                        const std::vector<int64_t>& send_index_of_recv,
-                        const std::vector<int64_t>& recv_index_of_send) {
+                        const MessageMatching& matching) {
   const auto has_record = [&](const WaitState& wait) {
     if (wait.delayer == kNone) return false;
-    const auto& partner =
-        wait.kind == WaitKind::kLateSender ? send_index_of_recv : recv_index_of_send;
-    return partner[wait.op] != kNoValue;
+    return wait.kind == WaitKind::kLateSender ? matching.recv_matched(wait.op)
+                                              : matching.send_matched(wait.op);
   };
   // The destinations, ascending (few: the partners of this rank), and the
   // wait states in destination order (a counting sort: stable).
@@ -120,9 +118,13 @@ namespace {
 /// The waiter's side: appends the record of `wait` to `values`.
 void write_record(const WaitState& wait, RecordContext& context, IntervalProfile& profile,
                   std::vector<int64_t>& values) {
+  // The message's number between the two (the delayer finds its own
+  // operation by it); kNoValue if it has no partner.
   const auto partner_op_of = [&](uint32_t op) {
-    return wait.kind == WaitKind::kLateSender ? context.send_index_of_recv[op]
-                                              : context.recv_index_of_send[op];
+    const MessageMatching::Route route = wait.kind == WaitKind::kLateSender
+                                             ? context.routes.recv_route(op)
+                                             : context.routes.send_route(op);
+    return route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
   };
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
@@ -175,7 +177,14 @@ class DelayFinder {
       const auto kind = static_cast<WaitKind>(head & 0xff);
       const auto sync_kind = static_cast<SyncKind>((head >> 8) & 0xff);
       const std::size_t n = entries_of(head);
-      const auto op = static_cast<uint32_t>(values[at + 1]);
+      const bool late_sender = kind == WaitKind::kLateSender;
+      // This side's operation of a message the waiter names by its route number.
+      const auto own_op = [&](int64_t number) {
+        const auto n32 = static_cast<uint32_t>(number);
+        return late_sender ? context_.routes.send_at(source, n32)
+                           : context_.routes.recv_at(source, n32);
+      };
+      const uint32_t op = own_op(values[at + 1]);
       const int64_t sync_a = values[at + 2];
       const int64_t sync_b = values[at + 3];
       const int64_t waited = values[at + 4];
@@ -185,14 +194,13 @@ class DelayFinder {
         const uint32_t callpath = context_.keys.find(static_cast<uint64_t>(values[at]));
         if (callpath != kNone) theirs_.set(callpath, values[at + 1]);
       }
-      const bool late_sender = kind == WaitKind::kLateSender;
       const MessageTable& table = late_sender ? trace.sends : trace.recvs;
       if (op < table.size()) {
         const uint32_t to = posting_call(table[op]);
         // Start where the waiter started: the same message or collective.
         uint32_t from = kNone;
         if (sync_kind == SyncKind::kMessage) {
-          const auto index = static_cast<std::size_t>(sync_a);
+          const uint32_t index = own_op(sync_a);
           if (index < table.size()) from = posting_call(table[index]);
         } else if (sync_kind == SyncKind::kCollective) {
           from = context_.collectives.leave_of(static_cast<uint32_t>(sync_a),

@@ -35,22 +35,23 @@ class Synchronizations {
 
 /// Which wait states get a record (those whose delayer and partner
 /// operation are known; the first `point_to_point` of `waits`), by
-/// destination. `send_index_of_recv` and `recv_index_of_send`: the
-/// partner's operation index per message.
+/// destination (a record needs a matched message: `matching`).
 struct RecordPlan {
   std::vector<uint32_t> peers;        ///< destinations, ascending
   std::vector<std::size_t> records;   ///< records per destination
   std::vector<uint32_t> record_wait;  ///< wait state per record: destination-major, wait order
 };
 RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_to_point,
-                        const std::vector<int64_t>& send_index_of_recv,
-                        const std::vector<int64_t>& recv_index_of_send);
+                        const MessageMatching& matching);
 
 /// What writing and reading records needs.
 struct RecordContext {
   const LocalTrace& trace;
-  const std::vector<int64_t>& send_index_of_recv;
-  const std::vector<int64_t>& recv_index_of_send;
+  /// A record names the delayer's operations by their route numbers
+  /// (MessageMatching::Route): the waiter looks them up in `matching`, the
+  /// delayer finds its own operation in `routes`.
+  const MessageMatching& matching;
+  const MessageMatching::RouteIndex& routes;
   Synchronizations& sync;
   const CollectiveDelays& collectives;
   IntervalProfiler& profiler;

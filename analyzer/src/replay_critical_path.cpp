@@ -48,8 +48,10 @@ using Notes = std::map<uint32_t, std::vector<int64_t>>;
 class Walker {
  public:
   Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
-         std::vector<WaitPoint> points, const EventBus& bus, uint32_t self, int64_t max_hops)
-      : trace_(trace), collectives_(collectives), points_(std::move(points)), bus_(bus),
+         const MessageMatching::RouteIndex& routes, std::vector<WaitPoint> points,
+         const EventBus& bus, uint32_t self, int64_t max_hops)
+      : trace_(trace), collectives_(collectives), routes_(routes),
+        points_(std::move(points)), bus_(bus),
         profiler_(trace, tree, waits_of(points_), waiting_of(trace, points_)), self_(self),
         max_hops_(max_hops) {}
 
@@ -78,13 +80,14 @@ class Walker {
         return {token, kNone};
       }
       if (!back_here) {
-        Token next = wait->resume;
+        Token next = wait->resume.token();
         next.hops = hops;
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
       std::vector<int64_t>& note = notes[wait->delayer];
-      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), wait->resume.a, wait->resume.b});
+      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), int64_t{wait->resume.a},
+                               int64_t{wait->resume.b}});
       token = wait->ahead.token();
       to = resume_event(token);
     }
@@ -123,15 +126,21 @@ class Walker {
     for (const WaitPoint& p : points) waiting.push_back(p.wait_end - trace.enter_time(p.call));
     return waiting;
   }
+  /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
-    const auto index = static_cast<std::size_t>(std::max<int64_t>(0, token.a));
+    const auto number = static_cast<uint32_t>(std::max<int64_t>(0, token.a));
+    const auto partner = static_cast<uint32_t>(std::max<int64_t>(0, token.b));
     switch (token.kind) {
       case ResumeKind::kEnd:
         return trace_.events.size() == 0 ? kNone : static_cast<uint32_t>(trace_.events.size() - 1);
-      case ResumeKind::kSend:
-        return index < trace_.sends.size() ? posting_call(trace_.sends[index]) : kNone;
-      case ResumeKind::kRecv:
-        return index < trace_.recvs.size() ? posting_call(trace_.recvs[index]) : kNone;
+      case ResumeKind::kSend: {
+        const uint32_t send = routes_.send_at(partner, number);
+        return send < trace_.sends.size() ? posting_call(trace_.sends[send]) : kNone;
+      }
+      case ResumeKind::kRecv: {
+        const uint32_t recv = routes_.recv_at(partner, number);
+        return recv < trace_.recvs.size() ? posting_call(trace_.recvs[recv]) : kNone;
+      }
       case ResumeKind::kCollective:
         return collectives_.start_of(token.a, token.b);
       default:
@@ -141,6 +150,7 @@ class Walker {
 
   const LocalTrace& trace_;
   const CollectiveArrivals& collectives_;
+  const MessageMatching::RouteIndex& routes_;
   std::vector<WaitPoint> points_;
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
   const EventBus& bus_;
@@ -188,8 +198,9 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
                                             const EventBus& bus) {
   CriticalPathStatistics statistics;
   CollectiveArrivals collectives(trace, definitions, comms);
+  const MessageMatching::RouteIndex routes = matching.route_index();
   std::vector<WaitPoint> points =
-      critical_path::find_wait_points(trace, definitions, matching, collectives, world);
+      critical_path::find_wait_points(trace, definitions, matching, routes, collectives, world);
   // Every hop moves back to an earlier wait state: more hops than wait
   // states overall means inconsistent times (a cycle); the walk stops there.
   int64_t max_hops = static_cast<int64_t>(points.size());
@@ -197,8 +208,8 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   int rank = 0, size = 0;
   vmpi::Comm_rank(world, &rank);
   vmpi::Comm_size(world, &size);
-  Walker walker(trace, tree, collectives, std::move(points), bus, static_cast<uint32_t>(rank),
-                max_hops);
+  Walker walker(trace, tree, collectives, routes, std::move(points), bus,
+                static_cast<uint32_t>(rank), max_hops);
   Notes notes;
   // The process whose trace ended last (ties: the highest rank).
   const int64_t my_end =

@@ -170,10 +170,10 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
         if (wait_end <= trace_.enter_time(op.complete_call)) continue;
         const uint32_t world = definitions_.world_rank(id, static_cast<uint32_t>(delayer), trace_.rank);
         if (world == kNone) continue;
-        points.push_back(WaitPoint{op.complete_call, wait_end, world,
-                                   Token{ResumeKind::kCollective, id,
-                                         static_cast<int64_t>(first + j), 0},
-                                   kNone, LookAhead{}});
+        points.push_back(WaitPoint{
+            .call = op.complete_call, .delayer = world, .wait_end = wait_end,
+            .resume = ResumePoint(Token{ResumeKind::kCollective, id, static_cast<int64_t>(first + j), 0}),
+            .op = kNone, .ahead = LookAhead{}});
       }
     }
   }
@@ -203,8 +203,9 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
         const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
         auto it = std::lower_bound(points.begin(), points.end(), call,
                                    [](const WaitPoint& p, uint32_t c) { return p.call < c; });
-        if (it == points.end() || it->call != call || it->resume.kind != ResumeKind::kCollective ||
-            it->resume.a != entry.comm || it->resume.b != static_cast<int64_t>(first + j)) {
+        if (it == points.end() || it->call != call ||
+            it->resume.resume_kind() != ResumeKind::kCollective || it->resume.a != entry.comm ||
+            it->resume.b != static_cast<uint32_t>(first + j)) {
           continue;  // this member did not wait, or waited longer for something else
         }
         it->ahead = LookAhead{values[2 * j], values[2 * j + 1]};
@@ -223,7 +224,7 @@ namespace {
 
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
-  return LookAhead::of(wait->delayer, wait->resume);
+  return LookAhead::of(wait->delayer, wait->resume.token());
 }
 
 }  // namespace
@@ -275,51 +276,53 @@ LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*thi
 
 std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
+                                        const MessageMatching::RouteIndex& routes,
                                         CollectiveArrivals& collectives, MPI_Comm world) {
   const EventStore& events = trace.events;
   std::vector<int64_t> post_enters(trace.recvs.size());
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
     post_enters[j] = events[posting_call(trace.recvs[j])].time;
   }
-  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
-  // Which operation of the partner each message is: the path resumes there.
-  std::vector<int64_t> indices(std::max(trace.sends.size(), trace.recvs.size()));
-  std::iota(indices.begin(), indices.end(), int64_t{0});
-  const auto first = [&](std::size_t n) {
-    return std::vector<int64_t>(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(n));
-  };
-  const std::vector<int64_t> send_of_recv = matching.to_receivers(first(trace.sends.size()), world);
-  const std::vector<int64_t> recv_of_send = matching.to_senders(first(trace.recvs.size()), world);
-
+  std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+  std::vector<int64_t>().swap(post_enters);
+  // Where the path resumes at the partner: the message's route number
+  // (MessageMatching::Route) and this rank, by which the partner finds its
+  // own operation (RouteIndex) without an exchange of operation indices.
+  const auto self = static_cast<int64_t>(trace.rank);
   std::vector<WaitPoint> points;
   // Late Sender: the receiver waited until the send began.
   for (uint32_t j = 0; j < trace.recvs.size() && j < trace.send_enters.size(); ++j) {
     const MessageOp& op = trace.recvs[j];
     if (op.cancelled || op.complete_call == kNone || trace.send_enters[j] == kNoValue ||
-        j >= send_of_recv.size() || send_of_recv[j] == kNoValue) {
+        !matching.recv_matched(j)) {
       continue;
     }
     const int64_t wait_end = std::min(trace.send_enters[j], trace.exit_time(op.complete_call));
     const uint32_t sender = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (wait_end <= events[op.complete_call].time || sender == kNone) continue;
-    points.push_back(WaitPoint{op.complete_call, wait_end, sender,
-                               Token{ResumeKind::kSend, send_of_recv[j], 0, 0}, j, LookAhead{}});
+    points.push_back(WaitPoint{
+        .call = op.complete_call, .delayer = sender, .wait_end = wait_end,
+        .resume = ResumePoint(Token{ResumeKind::kSend, routes.recv_route(j).number, self, 0}),
+        .op = j, .ahead = LookAhead{}});
   }
   // Late Receiver: a send that completed only after the receive was posted
   // waited for it (an eager send that returned before does not).
   for (uint32_t i = 0; i < trace.sends.size() && i < recv_enters.size(); ++i) {
     const MessageOp& op = trace.sends[i];
     if (op.cancelled || op.complete_call == kNone || recv_enters[i] == kNoValue ||
-        i >= recv_of_send.size() || recv_of_send[i] == kNoValue) {
+        !matching.send_matched(i)) {
       continue;
     }
     const int64_t exit = trace.exit_time(op.complete_call);
     if (exit <= recv_enters[i]) continue;
     const uint32_t receiver = definitions.world_rank(op.comm, op.peer, trace.rank);
     if (recv_enters[i] <= events[op.complete_call].time || receiver == kNone) continue;
-    points.push_back(WaitPoint{op.complete_call, recv_enters[i], receiver,
-                               Token{ResumeKind::kRecv, recv_of_send[i], 0, 0}, i, LookAhead{}});
+    points.push_back(WaitPoint{
+        .call = op.complete_call, .delayer = receiver, .wait_end = recv_enters[i],
+        .resume = ResumePoint(Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0}),
+        .op = i, .ahead = LookAhead{}});
   }
+  std::vector<int64_t>().swap(recv_enters);
   collectives.find_waits(points);
   one_per_call(points);
 
@@ -339,18 +342,25 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     }
     return ahead;
   };
-  const auto [who, where] = ahead_of(trace.sends);
-  const std::vector<int64_t> who_at_recv = matching.to_receivers(who, world);
-  const std::vector<int64_t> where_at_recv = matching.to_receivers(where, world);
-  const auto [their_who, their_where] = ahead_of(trace.recvs);
-  const std::vector<int64_t> who_at_send = matching.to_senders(their_who, world);
-  const std::vector<int64_t> where_at_send = matching.to_senders(their_where, world);
-  for (WaitPoint& point : points) {
-    const bool late_sender = point.resume.kind == ResumeKind::kSend;
-    if (!late_sender && point.resume.kind != ResumeKind::kRecv) continue;
-    const auto& whos = late_sender ? who_at_recv : who_at_send;
-    const auto& wheres = late_sender ? where_at_recv : where_at_send;
-    if (point.op < whos.size()) point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+  // Both values of a message in one exchange per direction; each
+  // direction's values are applied and freed before the next is built.
+  const auto apply = [&](ResumeKind kind, const std::vector<int64_t>& whos,
+                         const std::vector<int64_t>& wheres) {
+    for (WaitPoint& point : points) {
+      if (point.resume.resume_kind() == kind && point.op < whos.size()) {
+        point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+      }
+    }
+  };
+  {
+    auto [who, where] = ahead_of(trace.sends);
+    const auto [whos, wheres] = matching.to_receivers(std::move(who), std::move(where), world);
+    apply(ResumeKind::kSend, whos, wheres);
+  }
+  {
+    auto [who, where] = ahead_of(trace.recvs);
+    const auto [whos, wheres] = matching.to_senders(std::move(who), std::move(where), world);
+    apply(ResumeKind::kRecv, whos, wheres);
   }
   collectives.share_look_ahead(points);
   return points;

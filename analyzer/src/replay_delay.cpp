@@ -1,7 +1,7 @@
 // Delay analysis of the point-to-point wait states (replay_delay.h).
 //
 // Cost per rank: linear in its messages for finding the wait states and
-// their synchronization points (three MessageMatching exchanges), and
+// their synchronization points (one MessageMatching exchange), and
 // linear in its wait states and their intervals' kept events afterwards:
 // each waiter sends its delayer one record per wait state (RecordChannel),
 // and every later exchange — one per propagation round, one at the end —
@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -45,16 +44,6 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   collectives.find_waits(waits);
   statistics.wait_states = waits.size();
 
-  // Which operation of the partner each message is: the delayer learns of
-  // its late message by its own index.
-  std::vector<int64_t> indices(trace.sends.size());
-  std::iota(indices.begin(), indices.end(), int64_t{0});
-  std::vector<int64_t> send_index_of_recv = matching.to_receivers(indices, world);
-  indices.resize(trace.recvs.size());
-  std::iota(indices.begin(), indices.end(), int64_t{0});
-  std::vector<int64_t> recv_index_of_send = matching.to_senders(indices, world);
-  std::vector<int64_t>().swap(indices);
-
   const CallpathKeys keys(tree);
   RecordChannel channel;
   std::vector<uint32_t> delay_of_record;  // per incoming record
@@ -81,16 +70,16 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       std::sort(wait_calls.begin(), wait_calls.end());
     }
     IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
-    RecordPlan plan = plan_records(waits, point_to_point, send_index_of_recv, recv_index_of_send);
+    RecordPlan plan = plan_records(waits, point_to_point, matching);
     channel.open(plan.peers, plan.records, world);
     collectives.compare_intervals(profiler, keys);
-    RecordContext context{
-        trace, send_index_of_recv, recv_index_of_send, sync, collectives, profiler, keys};
+    // Which operation of the partner each message is: the waiter names it
+    // by its route number, the delayer finds its own operation locally.
+    const MessageMatching::RouteIndex routes = matching.route_index();
+    RecordContext context{trace, matching, routes, sync, collectives, profiler, keys};
     exchange_records(waits, plan, channel, context, pool, delay_of_record);
     return std::move(plan.record_wait);
   }();
-  std::vector<int64_t>().swap(send_index_of_recv);
-  std::vector<int64_t>().swap(recv_index_of_send);
   std::vector<Delay>& delays = pool.delays;
   // Every loop over the delays below goes in the order of their records
   // (source by source): sums come out the same however the batches

@@ -7,6 +7,8 @@
 // state of the time tree (MetricKind::kCounter): they re-attribute waiting
 // that the wait-state metrics already count.
 
+#include <array>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -30,25 +32,43 @@ class Aggregate final : public Pattern {
   MetricInfo info_;
 };
 
+/// The delay-cost patterns of one registry by wait kind (short-term,
+/// long-term), so that one subscription per bus routes each DelayCostFound
+/// to its two rows: twelve handlers that each looked at every event and
+/// kept one in six cost more than adding the values up.
+struct DelayCostRows {
+  std::array<std::array<const Pattern*, 2>, 6> by_kind{};  ///< [WaitKind][long_term]
+  const analyzer::EventBus* routed = nullptr;              ///< the bus with the router
+};
+
 /// Short-term or long-term costs of the delays behind one wait-state pattern.
 class DelayCost final : public Pattern {
  public:
-  DelayCost(MetricInfo info, WaitKind kind, bool long_term)
-      : info_(std::move(info)), kind_(kind), long_term_(long_term) {}
+  DelayCost(MetricInfo info, WaitKind kind, bool long_term, std::shared_ptr<DelayCostRows> rows)
+      : info_(std::move(info)), rows_(std::move(rows)) {
+    rows_->by_kind.at(static_cast<std::size_t>(kind))[long_term ? 1 : 0] = this;
+  }
   [[nodiscard]] MetricInfo info() const override { return info_; }
   void attach(PatternContext& context) override {
+    if (rows_->routed == &context.bus) return;  // a sibling routes this bus's costs
+    rows_->routed = &context.bus;
     const auto* ctx = &context;
-    context.bus.subscribe<DelayCostFound>([this, ctx](const DelayCostFound& e) {
-      if (e.kind != kind_) return;
-      const double ticks = long_term_ ? e.long_term : e.short_term;
-      if (ticks > 0) ctx->severities.add(row(), e.callpath, ticks * ctx->seconds_per_tick);
+    context.bus.subscribe<DelayCostFound>([rows = rows_, ctx](const DelayCostFound& e) {
+      const auto kind = static_cast<std::size_t>(e.kind);
+      if (kind >= rows->by_kind.size()) return;
+      const auto& [short_term, long_term] = rows->by_kind[kind];
+      if (short_term != nullptr && e.short_term > 0) {
+        ctx->severities.add(short_term->row(), e.callpath, e.short_term * ctx->seconds_per_tick);
+      }
+      if (long_term != nullptr && e.long_term > 0) {
+        ctx->severities.add(long_term->row(), e.callpath, e.long_term * ctx->seconds_per_tick);
+      }
     });
   }
 
  private:
   MetricInfo info_;
-  WaitKind kind_;
-  bool long_term_;
+  std::shared_ptr<DelayCostRows> rows_;
 };
 
 /// Which part of a classified wait a class takes.
@@ -85,9 +105,9 @@ MetricInfo sec(const char* name, const char* display, const char* parent, std::s
 
 /// One pattern's delay costs: the aggregate and its two children.
 void add_pattern_costs(const std::function<void(std::unique_ptr<Pattern>)>& add,
-                       const std::string& name, const std::string& display,
-                       const std::string& parent, const std::string& waits, WaitKind kind,
-                       const std::string& advice) {
+                       const std::shared_ptr<DelayCostRows>& rows, const std::string& name,
+                       const std::string& display, const std::string& parent,
+                       const std::string& waits, WaitKind kind, const std::string& advice) {
   const std::string aggregate = "delay_" + name;
   add(std::make_unique<Aggregate>(
       MetricInfo{aggregate, "Delay Costs: " + display, "sec", parent,
@@ -101,7 +121,7 @@ void add_pattern_costs(const std::function<void(std::unique_ptr<Pattern>)>& add,
                      "beyond its waiting partner since their previous synchronization, as a "
                      "share of the partner's waiting.",
                  "This call path is a root cause: " + advice, MetricKind::kCounter},
-      kind, false));
+      kind, false, rows));
   add(std::make_unique<DelayCost>(
       MetricInfo{aggregate + "_long_term", "Long-term", "sec", aggregate,
                  "The waiting that the " + waits +
@@ -109,7 +129,7 @@ void add_pattern_costs(const std::function<void(std::unique_ptr<Pattern>)>& add,
                      "(through their messages and collectives), traced back to this delay.",
                  "Removing this delay would also remove waiting several hops away: " + advice,
                  MetricKind::kCounter},
-      kind, true));
+      kind, true, rows));
 }
 
 }  // namespace
@@ -118,6 +138,7 @@ void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add)
   const std::string balance =
       "balance the work of this call path across processes, or move it out of the "
       "interval before the synchronization.";
+  const auto rows = std::make_shared<DelayCostRows>();
   add(std::make_unique<Aggregate>(sec(
       "delay", "Delay Costs", "",
       "Root causes of wait states (Böhme et al., 2010): time a process spent beyond its "
@@ -130,21 +151,21 @@ void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add)
   add(std::make_unique<Aggregate>(sec("delay_p2p", "Point-to-point", "delay_mpi",
                                       "Delay costs of point-to-point wait states (aggregate).",
                                       balance)));
-  add_pattern_costs(add, "late_sender", "Late Sender", "delay_p2p", "Late Sender",
+  add_pattern_costs(add, rows, "late_sender", "Late Sender", "delay_p2p", "Late Sender",
                     WaitKind::kLateSender, balance);
-  add_pattern_costs(add, "late_receiver", "Late Receiver", "delay_p2p", "Late Receiver",
+  add_pattern_costs(add, rows, "late_receiver", "Late Receiver", "delay_p2p", "Late Receiver",
                     WaitKind::kLateReceiver, balance);
   add(std::make_unique<Aggregate>(sec("delay_collective", "Collective", "delay_mpi",
                                       "Delay costs of collective wait states (aggregate).",
                                       balance)));
-  add_pattern_costs(add, "barrier", "Wait at Barrier", "delay_collective", "Wait at Barrier",
+  add_pattern_costs(add, rows, "barrier", "Wait at Barrier", "delay_collective", "Wait at Barrier",
                     WaitKind::kBarrier, balance);
-  add_pattern_costs(add, "nxn", "Wait at N x N", "delay_collective", "Wait at N x N",
+  add_pattern_costs(add, rows, "nxn", "Wait at N x N", "delay_collective", "Wait at N x N",
                     WaitKind::kNxN, balance);
-  add_pattern_costs(add, "late_broadcast", "Late Broadcast", "delay_collective",
+  add_pattern_costs(add, rows, "late_broadcast", "Late Broadcast", "delay_collective",
                     "Late Broadcast", WaitKind::kLateBroadcast,
                     "the root is late: " + balance);
-  add_pattern_costs(add, "early_reduce", "Early Reduce", "delay_collective", "Early Reduce",
+  add_pattern_costs(add, rows, "early_reduce", "Early Reduce", "delay_collective", "Early Reduce",
                     WaitKind::kEarlyReduce, "the contributors are late: " + balance);
   add(std::make_unique<WaitClassMetric>(
       sec("wait_direct", "Direct Wait States", "",

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orrery/analyzer/communicators.h"
@@ -73,6 +74,58 @@ class MessageMatching {
   };
   [[nodiscard]] Route send_route(std::size_t i) const;
   [[nodiscard]] Route recv_route(std::size_t j) const;
+
+  /// The way back from a Route to this rank's own operation, without
+  /// communication: a partner names one of this rank's messages by its
+  /// Route (its peer: this rank, the number: the same on both sides), and
+  /// this rank finds its send or receive by (the partner, the number). What
+  /// an exchange of operation indices along every message would tell, at
+  /// 4 bytes per message and no traffic (message_routes.cpp).
+  class RouteIndex {
+   public:
+    /// This rank's send with `number` among its messages to `peer` (kNone if none).
+    [[nodiscard]] uint32_t send_at(uint32_t peer, uint32_t number) const {
+      return at(send_of_position_, to_, peer, number);
+    }
+    /// This rank's receive matching message `number` from `peer` (kNone if none).
+    [[nodiscard]] uint32_t recv_at(uint32_t peer, uint32_t number) const {
+      return at(recv_of_position_, from_, peer, number);
+    }
+
+    /// send_route / recv_route of the matching, quicker for runs of one partner.
+    [[nodiscard]] Route send_route(std::size_t i) const;
+    [[nodiscard]] Route recv_route(std::size_t j) const;
+
+   private:
+    friend class MessageMatching;
+    /// The route of flat `position` in `layout`, trying block `last` first.
+    [[nodiscard]] static Route route_at(const BlockLayout& layout, uint32_t position,
+                                        std::size_t& last);
+    /// Lookups come in runs of one partner: the last block found is tried first.
+    [[nodiscard]] uint32_t at(const std::vector<uint32_t>& of_position, const BlockLayout& layout,
+                              uint32_t peer, uint32_t number) const {
+      std::size_t& last = &layout == &to_ ? last_to_ : last_from_;
+      if (last >= layout.peers.size() || layout.peers[last] != peer) last = block_of(layout, peer);
+      if (last >= layout.peers.size() || number >= layout.counts[last]) return kNone;
+      return of_position[layout.displs[last] + number];
+    }
+    [[nodiscard]] static std::size_t block_of(const BlockLayout& layout, uint32_t peer);
+    std::vector<uint32_t> send_of_position_, recv_of_position_;
+    BlockLayout to_, from_;  ///< the matching's layouts (one entry per partner)
+    const MessageMatching* matching_ = nullptr;
+    mutable std::size_t last_to_ = 0, last_from_ = 0, route_to_ = 0, route_from_ = 0;
+  };
+  /// Builds the RouteIndex (linear in this rank's messages, local).
+  [[nodiscard]] RouteIndex route_index() const;
+
+  /// to_receivers for two values per message in one exchange. The inputs
+  /// are taken (and freed as soon as they are packed: the peak holds two
+  /// of the four per-message vectors at a time, not all of them).
+  [[nodiscard]] std::pair<std::vector<int64_t>, std::vector<int64_t>> to_receivers(
+      std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const;
+  /// to_senders for two values per message in one exchange (inputs taken, as above).
+  [[nodiscard]] std::pair<std::vector<int64_t>, std::vector<int64_t>> to_senders(
+      std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const;
 
   /// Number of sends / receives the matching was built for.
   [[nodiscard]] std::size_t sends() const { return send_position_.size(); }

@@ -1,0 +1,133 @@
+// MessageMatching's additions for the delay analysis and the critical path
+// (message_exchange.h): the local way back from a Route to this rank's
+// operation, and exchanges of two values per message in one.
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "orrery/analyzer/message_exchange.h"
+
+namespace orrery::analyzer {
+namespace {
+
+/// `layout` with every block twice as long (two values per message).
+BlockLayout doubled(const BlockLayout& layout) {
+  BlockLayout twice;
+  for (std::size_t k = 0; k < layout.peers.size(); ++k) twice.add(layout.peers[k], 2 * layout.counts[k]);
+  return twice;
+}
+
+void check_sizes(const char* what, std::size_t first, std::size_t second, std::size_t expected) {
+  if (first != expected || second != expected) {
+    throw std::invalid_argument(std::string("MessageMatching::") + what + ": " +
+                                std::to_string(first) + " and " + std::to_string(second) +
+                                " values for " + std::to_string(expected) + " operations");
+  }
+}
+
+}  // namespace
+
+std::size_t MessageMatching::RouteIndex::block_of(const BlockLayout& layout, uint32_t peer) {
+  const auto it = std::lower_bound(layout.peers.begin(), layout.peers.end(), peer);
+  if (it == layout.peers.end() || *it != peer) return layout.peers.size();
+  return static_cast<std::size_t>(it - layout.peers.begin());
+}
+
+MessageMatching::Route MessageMatching::RouteIndex::route_at(const BlockLayout& layout,
+                                                            uint32_t position, std::size_t& last) {
+  const auto inside = [&](std::size_t k) {
+    return k < layout.peers.size() && layout.displs[k] <= position &&
+           position < layout.displs[k] + layout.counts[k];
+  };
+  if (!inside(last)) {
+    const auto after = std::upper_bound(layout.displs.begin(), layout.displs.end(),
+                                        static_cast<std::size_t>(position));
+    last = static_cast<std::size_t>(after - layout.displs.begin()) - 1;
+  }
+  return {layout.peers[last], static_cast<uint32_t>(position - layout.displs[last])};
+}
+
+MessageMatching::Route MessageMatching::RouteIndex::send_route(std::size_t i) const {
+  const MessageMatching& m = *matching_;
+  if (i >= m.send_position_.size() || m.send_position_[i] == kNone || m.send_matched_[i] == 0) {
+    return {};
+  }
+  return route_at(to_, m.send_position_[i], route_to_);
+}
+
+MessageMatching::Route MessageMatching::RouteIndex::recv_route(std::size_t j) const {
+  const MessageMatching& m = *matching_;
+  if (j >= m.recv_position_.size() || m.recv_position_[j] == kNone) return {};
+  return route_at(from_, m.recv_position_[j], route_from_);
+}
+
+MessageMatching::RouteIndex MessageMatching::route_index() const {
+  RouteIndex index;
+  index.matching_ = this;
+  index.to_ = to_;
+  index.from_ = from_;
+  index.send_of_position_.assign(to_.total, kNone);
+  for (std::size_t i = 0; i < send_position_.size(); ++i) {
+    if (send_position_[i] != kNone) index.send_of_position_[send_position_[i]] = static_cast<uint32_t>(i);
+  }
+  index.recv_of_position_.assign(from_.total, kNone);
+  for (std::size_t j = 0; j < recv_position_.size(); ++j) {
+    if (recv_position_[j] != kNone) index.recv_of_position_[recv_position_[j]] = static_cast<uint32_t>(j);
+  }
+  return index;
+}
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receivers(
+    std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
+  check_sizes("to_receivers", first.size(), second.size(), send_position_.size());
+  std::vector<int64_t> outgoing(2 * to_.total);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const uint32_t position = send_position_[i];
+    if (position == kNone) continue;
+    outgoing[2 * std::size_t{position}] = first[i];
+    outgoing[2 * std::size_t{position} + 1] = second[i];
+  }
+  std::vector<int64_t>().swap(first);
+  std::vector<int64_t>().swap(second);
+  std::vector<int64_t> incoming(2 * from_.total);
+  exchange_blocks(outgoing.data(), doubled(to_), incoming.data(), doubled(from_), MPI_INT64_T, world);
+  std::vector<int64_t>().swap(outgoing);
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
+  result.first.resize(recv_position_.size());
+  result.second.resize(recv_position_.size());
+  for (std::size_t j = 0; j < recv_position_.size(); ++j) {
+    const uint32_t position = recv_position_[j];
+    result.first[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position}];
+    result.second[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position} + 1];
+  }
+  return result;
+}
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_senders(
+    std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
+  check_sizes("to_senders", first.size(), second.size(), recv_position_.size());
+  std::vector<int64_t> outgoing(2 * from_.total, kNoValue);
+  for (std::size_t j = 0; j < first.size(); ++j) {
+    const uint32_t position = recv_position_[j];
+    if (position == kNone) continue;
+    outgoing[2 * std::size_t{position}] = first[j];
+    outgoing[2 * std::size_t{position} + 1] = second[j];
+  }
+  std::vector<int64_t>().swap(first);
+  std::vector<int64_t>().swap(second);
+  std::vector<int64_t> incoming(2 * to_.total);
+  exchange_blocks(outgoing.data(), doubled(from_), incoming.data(), doubled(to_), MPI_INT64_T, world);
+  std::vector<int64_t>().swap(outgoing);
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
+  result.first.resize(send_position_.size());
+  result.second.resize(send_position_.size());
+  for (std::size_t i = 0; i < send_position_.size(); ++i) {
+    const uint32_t position = send_position_[i];
+    result.first[i] = position == kNone ? kNoValue : incoming[2 * std::size_t{position}];
+    result.second[i] = position == kNone ? kNoValue : incoming[2 * std::size_t{position} + 1];
+  }
+  return result;
+}
+
+}  // namespace orrery::analyzer
