@@ -237,8 +237,16 @@ void write_tables(hid_t root, const std::string& file, const CubeHeader& header)
                   header.locations.size());
 }
 
+/// Chunk rows of the large-cube layout: at most kLargeCubeChunkRows, about
+/// kChunkElements per chunk.
+hsize_t band_chunk_rows(hsize_t rows, hsize_t band_columns) {
+  return std::clamp<hsize_t>(kChunkElements / band_columns, 1,
+                             std::min<hsize_t>(rows, kLargeCubeChunkRows));
+}
+
 /// Creation properties of a values dataset: chunked + shuffled + deflated, zero fill.
-h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t columns) {
+h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t columns,
+                           hsize_t band_columns) {
   h5::Handle creation = h5::checked_plist(H5Pcreate(H5P_DATASET_CREATE), file,
                                           "cannot create /values");
   const double zero = 0.0;
@@ -247,8 +255,12 @@ h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t column
   if (rows == 0 || columns == 0) {
     return creation;  // an empty dataset cannot be chunked; nothing to compress anyway
   }
-  const hsize_t chunk_columns = std::min<hsize_t>(columns, kMaxChunkColumns);
-  const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkElements / chunk_columns, 1, rows);
+  hsize_t chunk_columns = std::min<hsize_t>(columns, kMaxChunkColumns);
+  hsize_t chunk_rows = std::clamp<hsize_t>(kChunkElements / chunk_columns, 1, rows);
+  if (band_columns > 0) {
+    chunk_columns = std::min<hsize_t>(columns, band_columns);
+    chunk_rows = band_chunk_rows(rows, chunk_columns);
+  }
   const hsize_t chunk[2] = {chunk_rows, chunk_columns};
   h5::check(H5Pset_chunk(creation.get(), 2, chunk), file, "cannot create /values");
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
@@ -258,7 +270,29 @@ h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t column
   return creation;
 }
 
+/// Dataset access of the large-cube layout: a chunk cache of two bands, so
+/// that the chunks a block of locations leaves incomplete wait there for the
+/// next block; complete chunks leave first (w0 = 1).
+h5::Handle band_access(const std::string& file, hsize_t rows, hsize_t columns,
+                       hsize_t band_columns) {
+  h5::Handle access = h5::checked_plist(H5Pcreate(H5P_DATASET_ACCESS), file, "cannot create /values");
+  if (band_columns == 0 || rows == 0 || columns == 0) return access;
+  const hsize_t width = std::min<hsize_t>(columns, band_columns);
+  const hsize_t chunk_rows = band_chunk_rows(rows, width);
+  const hsize_t chunks_per_band = (rows + chunk_rows - 1) / chunk_rows;
+  const hsize_t chunk_bytes = chunk_rows * width * sizeof(double);
+  const hsize_t slots = 100 * (2 * chunks_per_band + 1) + 1;
+  H5Pset_chunk_cache(access.get(), static_cast<std::size_t>(slots),
+                     static_cast<std::size_t>((2 * chunks_per_band + 1) * chunk_bytes), 1.0);
+  return access;
+}
+
 }  // namespace
+
+CubeLayout large_cube_layout(std::size_t callpaths, std::size_t memory_values) {
+  const std::size_t band = memory_values / 2 / std::max<std::size_t>(1, callpaths);
+  return CubeLayout{std::clamp<std::size_t>(band, 1, kMaxChunkColumns)};
+}
 
 // ---- CubeReader -----------------------------------------------------------------
 
@@ -419,7 +453,7 @@ struct CubeWriter::Impl {
   std::vector<h5::Handle> datasets;  // one per metric row, created up front
 };
 
-CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header)
+CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header, CubeLayout layout)
     : impl_(std::make_unique<Impl>()) {
   h5::silence_errors();
   impl_->path = path;
@@ -446,11 +480,12 @@ CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header)
   const hsize_t dims[2] = {header.callpaths.size(), header.locations.size()};
   h5::Handle space = h5::checked_space(H5Screate_simple(2, dims, nullptr), path,
                                        "cannot create /values");
-  h5::Handle creation = values_creation(path, dims[0], dims[1]);
+  h5::Handle creation = values_creation(path, dims[0], dims[1], layout.band_columns);
+  h5::Handle access = band_access(path, dims[0], dims[1], layout.band_columns);
   for (const Metric& metric : header.metrics) {
     impl_->datasets.push_back(h5::checked_dataset(
         H5Dcreate2(group.get(), metric.name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                   creation.get(), H5P_DEFAULT),
+                   creation.get(), access.get()),
         path, "cannot create dataset /" + values_path(metric.name)));
   }
 }
@@ -485,6 +520,45 @@ void CubeWriter::write_metric(std::size_t metric_row, const MetricValues& values
   h5::check(H5Dwrite(impl_->datasets[metric_row].get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
                      H5P_DEFAULT, values.data()),
             impl_->path, "cannot write /" + values_path(name));
+}
+
+void CubeWriter::write_columns(std::size_t metric_row, std::size_t first, std::size_t count,
+                               const double* values) {
+  h5::silence_errors();
+  const auto& header = impl_->header;
+  if (!impl_->file.valid()) h5::fail(impl_->path, "report already closed");
+  if (metric_row >= header.metrics.size() || !impl_->datasets[metric_row].valid()) {
+    h5::fail(impl_->path, "no open metric row " + std::to_string(metric_row));
+  }
+  const std::string what = "cannot write /" + values_path(header.metrics[metric_row].name);
+  if (first + count > header.locations.size()) {
+    h5::fail(impl_->path, what + ": locations " + std::to_string(first) + " + " +
+                              std::to_string(count) + " beyond " +
+                              std::to_string(header.locations.size()));
+  }
+  if (count == 0 || header.callpaths.empty()) return;
+  const hid_t dataset = impl_->datasets[metric_row].get();
+  h5::Handle file_space = h5::checked_space(H5Dget_space(dataset), impl_->path, what);
+  const hsize_t start[2] = {0, first};
+  const hsize_t block[2] = {header.callpaths.size(), count};
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
+            impl_->path, what);
+  h5::Handle memory_space =
+      h5::checked_space(H5Screate_simple(2, block, nullptr), impl_->path, what);
+  h5::check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
+                     H5P_DEFAULT, values),
+            impl_->path, what);
+}
+
+void CubeWriter::finish_metric(std::size_t metric_row) {
+  if (!impl_->file.valid() || metric_row >= impl_->datasets.size() ||
+      !impl_->datasets[metric_row].valid()) {
+    return;
+  }
+  const herr_t flushed = H5Dflush(impl_->datasets[metric_row].get());
+  impl_->datasets[metric_row].reset();
+  h5::check(flushed, impl_->path,
+            "cannot write /" + values_path(impl_->header.metrics[metric_row].name));
 }
 
 void CubeWriter::close() {
