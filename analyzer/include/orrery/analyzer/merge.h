@@ -46,10 +46,10 @@ struct ValueBlock {
   }
 };
 
-/// From this many values in one metric (call paths x locations: 128 MiB) a
+/// From this many values in one metric (call paths x locations: 32 MiB) a
 /// cube is large: rank 0 writes it block by block instead of one metric at
 /// a time (orrery-analyze; docs/analyzer.md, "Scale").
-inline constexpr std::size_t kLargeCubeValues = std::size_t{1} << 24;
+inline constexpr std::size_t kLargeCubeValues = std::size_t{1} << 22;
 
 /// The unified call tree and the cube header (rank 0), then metric by metric.
 class CubeMerge {
