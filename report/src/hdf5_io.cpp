@@ -418,30 +418,50 @@ void CubeReader::add_metric(std::size_t metric_row, MetricValues& sum) const {
 
 std::vector<double> CubeReader::read_callpath(std::size_t metric_row,
                                               std::size_t callpath_row) const {
+  return read_rows(metric_row, callpath_row, 1);
+}
+
+MetricValues CubeReader::read_rows(std::size_t metric_row, std::size_t first,
+                                   std::size_t count) const {
   h5::silence_errors();
   const hid_t dataset = impl_->dataset(metric_row);
   const auto& header = impl_->header;
-  if (callpath_row >= header.callpaths.size()) {
-    h5::fail(impl_->path, "no call path row " + std::to_string(callpath_row));
+  if (count == 0 || first + count > header.callpaths.size()) {
+    h5::fail(impl_->path, count == 1 ? "no call path row " + std::to_string(first)
+                                     : "no call path rows " + std::to_string(first) + " + " +
+                                           std::to_string(count));
   }
-  std::vector<double> values(header.locations.size());
+  MetricValues values(count * header.locations.size());
   if (values.empty()) {
     return values;
   }
   const std::string what = "cannot read /" + values_path(header.metrics[metric_row].name) +
                            " (corrupt or truncated?)";
   h5::Handle file_space = h5::checked_space(H5Dget_space(dataset), impl_->path, what);
-  const hsize_t start[2] = {callpath_row, 0};
-  const hsize_t count[2] = {1, values.size()};
-  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+  const hsize_t start[2] = {first, 0};
+  const hsize_t block[2] = {count, header.locations.size()};
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
             impl_->path, what);
-  const hsize_t memory_dims[1] = {values.size()};
   h5::Handle memory_space =
-      h5::checked_space(H5Screate_simple(1, memory_dims, nullptr), impl_->path, what);
+      h5::checked_space(H5Screate_simple(2, block, nullptr), impl_->path, what);
   h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
                     values.data()),
             impl_->path, what);
   return values;
+}
+
+void CubeReader::add_rows(std::size_t metric_row, std::size_t first, std::size_t count,
+                          MetricValues& sum) const {
+  if (first == 0 && count == impl_->header.callpaths.size()) {
+    add_metric(metric_row, sum);  // whole: chunks inflated in parallel
+    return;
+  }
+  const MetricValues values = read_rows(metric_row, first, count);
+  if (sum.size() != values.size()) {
+    h5::fail(impl_->path, "add_rows: the sum has " + std::to_string(sum.size()) +
+                              " elements, the rows " + std::to_string(values.size()));
+  }
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
 }
 
 // ---- CubeWriter -----------------------------------------------------------------

@@ -35,6 +35,12 @@ class CubeReader {
   /// The values of one metric at one call path, one per location.
   [[nodiscard]] std::vector<double> read_callpath(std::size_t metric_row,
                                                   std::size_t callpath_row) const;
+  /// Call paths first .. first + count - 1 of one metric, [callpath][location].
+  [[nodiscard]] MetricValues read_rows(std::size_t metric_row, std::size_t first,
+                                       std::size_t count) const;
+  /// Adds those rows into `sum` (count x locations); all rows: as add_metric.
+  void add_rows(std::size_t metric_row, std::size_t first, std::size_t count,
+                MetricValues& sum) const;
 
  private:
   struct Impl;
