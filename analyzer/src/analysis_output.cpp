@@ -1,6 +1,8 @@
 // The analysis's output steps (analysis_run.h): the merge on rank 0, the
 // report written metric by metric, and the closing summary.
 
+#include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include "analysis_run.h"
 #include "orrery/analyzer/clock_report.h"
 #include "orrery/analyzer/merge.h"
+#include "large_cube.h"
 #include "orrery/analyzer/summary_critical_path.h"
 #include "orrery/analyzer/summary_findings.h"
 #include "orrery/analyzer/what_if_phase.h"
@@ -38,20 +41,29 @@ void mark_absent(report::MetricValues& values, std::size_t locations,
   }
 }
 
+}  // namespace
+
 /// Rank 0's report file, written under a temporary name and renamed when
 /// complete: a failed or interrupted write (a full disk) never leaves a half
 /// report under its name. A failure is kept until every metric went by (the
 /// other ranks are in the gathers) and then agreed on (rethrow_failure).
 class ReportOutput {
  public:
-  ReportOutput(const std::string& path, const report::CubeHeader& header) {
+  ReportOutput(const std::string& path, const report::CubeHeader& header,
+               report::CubeLayout layout) {
     attempt([&] {
       file_.emplace(path);
-      writer_ = std::make_unique<report::CubeWriter>(file_->temporary(), header);
+      writer_ = std::make_unique<report::CubeWriter>(file_->temporary(), header, layout);
     });
   }
   void write_metric(std::size_t metric, const report::MetricValues& values) {
     attempt([&] { writer_->write_metric(metric, values); });
+  }
+  void write_block(std::size_t metric, const ValueBlock& block) {
+    attempt([&] { writer_->write_columns(metric, block.first, block.count, block.values.data()); });
+  }
+  void finish_metric(std::size_t metric) {
+    attempt([&] { writer_->finish_metric(metric); });
   }
   void close() {
     attempt([&] { writer_->close(); });
@@ -87,12 +99,28 @@ class ReportOutput {
   std::exception_ptr failure_;
 };
 
+namespace {
+
+/// The merge's memory knobs; the environment sets them for tests:
+/// ORRERY_MERGE_BLOCK_VALUES (values rank 0 receives per block of ranks) and
+/// ORRERY_MERGE_MEMORY_VALUES (from which size of one metric the cube is large).
+std::size_t merge_knob(const char* name, std::size_t otherwise) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return otherwise;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  return end != nullptr && *end == '\0' && value > 0 ? static_cast<std::size_t>(value) : otherwise;
+}
+
 }  // namespace
 
 void AnalysisRun::merge_and_write() {
   progress_("merging call trees and severities");
   std::optional<CubeMerge> merge;
-  phases_.run([&] { merge.emplace(tree_, registry_, definitions_, world_); });
+  const std::size_t block_values = merge_knob("ORRERY_MERGE_BLOCK_VALUES", CubeMerge::kBlockValues);
+  const std::size_t memory_values = merge_knob("ORRERY_MERGE_MEMORY_VALUES", kLargeCubeValues);
+  phases_.run([&] { merge.emplace(tree_, registry_, definitions_, world_, block_values); });
+  const LocalValues mine{severities_.get(), &threads_.slots, BalanceMetrics::time_rows(registry_)};
   if (rank_ == 0) {
     header_ = merge->header();
     for (const uint32_t l : lost_) {
@@ -102,27 +130,29 @@ void AnalysisRun::merge_and_write() {
                                                 options_.experiment, iso8601_now()};
   }
   if (options_.write_report) progress_("writing " + result_.report_path);
-  // One metric at a time: rank 0 writes each as it arrives, so it never
-  // holds more than one metric of the cube (unless asked to keep it).
-  std::optional<ReportOutput> output;
-  if (rank_ == 0 && options_.write_report) output.emplace(result_.report_path, header_);
   digest_ = std::make_unique<SummaryDigest>(header_);
-  if (rank_ == 0) balance_.emplace(header_, registry_);
-  if (rank_ == 0 && options_.keep_cube) result_.cube.header = header_;
-  for (std::size_t m = 0; m < severities_->metrics(); ++m) {
-    report::MetricValues values = merge->gather_metric(m, *severities_, &threads_.slots);
-    if (rank_ != 0) continue;
-    mark_absent(values, header_.locations.size(), lost_);
-    balance_->take(m, values);
-    digest_->add(m, values);
-    if (output) output->write_metric(m, values);
-    if (options_.keep_cube) result_.cube.values.push_back(std::move(values));
+  std::optional<ReportOutput> output;
+  if (rank_ != 0) {
+    merge->serve(mine);  // until rank 0 has every metric
+  } else {
+    const bool large = header_.callpaths.size() * header_.locations.size() > memory_values;
+    if (options_.write_report) {
+      output.emplace(result_.report_path, header_,
+                     large ? report::large_cube_layout(header_.callpaths.size(), memory_values)
+                           : report::CubeLayout{});
+    }
+    if (options_.keep_cube) result_.cube.header = header_;
+    if (large) {
+      write_large_cube(*merge, mine, output ? &*output : nullptr);
+    } else {
+      write_ordinary_cube(*merge, mine, output ? &*output : nullptr);
+    }
+    merge->done();
   }
   if (output) output->close();
   const std::vector<ClockCorrection> corrections = gather_clock_corrections(clock_correction_, world_);
   if (rank_ == 0) {
     result_.clock = clock_record(describe_clock(options_.experiment), corrections, seconds_per_tick());
-    result_.groups = balance_->groups(group_rules_);
     result_.efficiencies = run_efficiencies(header_, digest_->by_location(), result_);
   }
   if (output) {
@@ -137,6 +167,54 @@ void AnalysisRun::merge_and_write() {
   phases_.run([&] {
     if (failure) std::rethrow_exception(failure);
   });
+}
+
+void AnalysisRun::write_ordinary_cube(const CubeMerge& merge, const LocalValues& mine,
+                                      ReportOutput* output) {
+  // One metric at a time, gathered in blocks of ranks: rank 0 holds one
+  // metric of the cube (and BalanceMetrics' four) unless asked to keep it.
+  balance_.emplace(header_, registry_);
+  const std::size_t locations = header_.locations.size();
+  const std::vector<std::pair<int, int>> blocks = merge.rank_blocks();
+  for (std::size_t m = 0; m < severities_->metrics(); ++m) {
+    report::MetricValues values(header_.callpaths.size() * locations, 0.0);
+    for (const auto& ranks : blocks) {
+      const ValueBlock block = merge.fetch(ranks, {static_cast<int32_t>(m)}, mine);
+      for (std::size_t c = 0; c < block.callpaths; ++c) {
+        std::copy_n(block.values.data() + c * block.count, block.count,
+                    values.data() + c * locations + block.first);
+      }
+    }
+    mark_absent(values, locations, lost_);
+    balance_->take(m, values);
+    digest_->add(m, values);
+    if (output != nullptr) output->write_metric(m, values);
+    if (options_.keep_cube) result_.cube.values.push_back(std::move(values));
+  }
+  result_.groups = balance_->groups(group_rules_);
+  critical_entries_ = balance_->path_entries(3);
+}
+
+void AnalysisRun::write_large_cube(const CubeMerge& merge, const LocalValues& mine,
+                                   ReportOutput* output) {
+  LargeCubeMerge large(merge, header_, registry_, mine, lost_);
+  const std::size_t locations = header_.locations.size();
+  for (std::size_t m = 0; m < severities_->metrics(); ++m) {
+    report::MetricValues kept;
+    if (options_.keep_cube) kept.assign(header_.callpaths.size() * locations, 0.0);
+    large.metric(m, [&](const ValueBlock& block) {
+      digest_->add_block(m, block.values.data(), block.first, block.count);
+      if (output != nullptr) output->write_block(m, block);
+      for (std::size_t c = 0; c < block.callpaths && !kept.empty(); ++c) {
+        std::copy_n(block.values.data() + c * block.count, block.count,
+                    kept.data() + c * locations + block.first);
+      }
+    });
+    if (output != nullptr) output->finish_metric(m);
+    if (options_.keep_cube) result_.cube.values.push_back(std::move(kept));
+  }
+  result_.groups = large.groups(group_rules_);
+  critical_entries_ = large.path_entries(3);
 }
 
 void AnalysisRun::print_closing_summary() {
@@ -162,7 +240,7 @@ void AnalysisRun::print_closing_summary() {
                  options_.delay_analysis);
   if (options_.critical_path) {
     print_critical_path(out, header_, result_.critical_path, seconds_per_tick(),
-                        balance_->path_entries(3));
+                        critical_entries_);
   }
 }
 

@@ -31,6 +31,10 @@
 
 namespace orrery::analyzer {
 
+class CubeMerge;
+struct LocalValues;
+class ReportOutput;  // analysis_output.cpp
+
 /// Progress lines on rank 0, with the time since the start.
 class Progress {
  public:
@@ -109,7 +113,14 @@ class AnalysisRun {
 
   report::CubeHeader header_;        ///< the merged cube's (rank 0)
   std::unique_ptr<SummaryDigest> digest_;
-  std::optional<BalanceMetrics> balance_;
+  std::optional<BalanceMetrics> balance_;  ///< ordinary cubes
+  /// The call paths with the most critical-path time (rank 0, the closing summary).
+  std::vector<BalanceMetrics::PathEntry> critical_entries_;
+
+  /// Rank 0's part of merge_and_write (analysis_output.cpp): every metric
+  /// whole (ordinary cubes) or block by block (large ones).
+  void write_ordinary_cube(const CubeMerge& merge, const LocalValues& mine, ReportOutput* output);
+  void write_large_cube(const CubeMerge& merge, const LocalValues& mine, ReportOutput* output);
 };
 
 }  // namespace orrery::analyzer

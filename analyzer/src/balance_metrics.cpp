@@ -21,20 +21,27 @@ BalanceMetrics::BalanceMetrics(const report::CubeHeader& header,
       below_(registry.row("imbalance_below")),
       below_bypass_(registry.row("imbalance_below_bypass")),
       below_singularity_(registry.row("imbalance_below_singularity")) {
-  const std::size_t time_row = registry.row("time");
-  for (std::size_t m = 0; m < registry.size(); ++m) {
-    int up = static_cast<int>(m);
-    while (registry.parent_row(static_cast<std::size_t>(up)) >= 0) {
-      up = registry.parent_row(static_cast<std::size_t>(up));
-    }
-    in_time_tree_.push_back(static_cast<std::size_t>(up) == time_row);
-  }
+  in_time_tree_.assign(registry.size(), false);
+  for (const std::size_t m : time_rows(registry)) in_time_tree_[m] = true;
   for (const report::Location& location : header.locations) ranks_.push_back(location.thread == 0);
   const std::size_t cells = header.callpaths.size() * locations_;
   time_.assign(cells, 0.0);
   computation_.assign(cells, 0.0);
   visit_counts_.assign(cells, 0.0);
   critical_.assign(cells, 0.0);
+}
+
+std::vector<std::size_t> BalanceMetrics::time_rows(const patterns::PatternRegistry& registry) {
+  const std::size_t time_row = registry.row("time");
+  std::vector<std::size_t> rows;
+  for (std::size_t m = 0; m < registry.size(); ++m) {
+    int up = static_cast<int>(m);
+    while (registry.parent_row(static_cast<std::size_t>(up)) >= 0) {
+      up = registry.parent_row(static_cast<std::size_t>(up));
+    }
+    if (static_cast<std::size_t>(up) == time_row) rows.push_back(m);
+  }
+  return rows;
 }
 
 std::vector<double> BalanceMetrics::row(const report::MetricValues& values, std::size_t c) const {

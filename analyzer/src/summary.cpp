@@ -83,16 +83,23 @@ SummaryDigest::SummaryDigest(const report::CubeHeader& header)
       by_location_(header.metrics.size()) {}
 
 void SummaryDigest::add(std::size_t metric, const report::MetricValues& values) {
+  add_block(metric, values.data(), 0, locations_);
+}
+
+void SummaryDigest::add_block(std::size_t metric, const double* values, std::size_t first,
+                              std::size_t count) {
   std::vector<double>& per_callpath = by_callpath_.at(metric);
   std::vector<double>& per_location = by_location_.at(metric);
-  per_callpath.assign(callpaths_, 0.0);
-  per_location.assign(locations_, 0.0);
+  if (first == 0) {
+    per_callpath.assign(callpaths_, 0.0);
+    per_location.assign(locations_, 0.0);
+  }
   for (std::size_t c = 0; c < callpaths_; ++c) {
-    for (std::size_t l = 0; l < locations_; ++l) {
-      const double value = values[c * locations_ + l];
+    for (std::size_t l = 0; l < count; ++l) {
+      const double value = values[c * count + l];
       if (std::isnan(value)) continue;  // a rank without trace: absent
       per_callpath[c] += value;
-      per_location[l] += value;
+      per_location[first + l] += value;
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -52,19 +53,38 @@ std::optional<std::size_t> find_metric(const CubeHeader& header, std::string_vie
   return std::nullopt;
 }
 
-/// A metric with its sub-metrics, [callpath][location]; NaN (absent ranks) as 0.
-MetricValues load_subtree(const CubeReader& reader, std::size_t row) {
-  const CubeHeader& header = reader.header();
-  MetricValues sum(header.callpaths.size() * header.locations.size(), 0.0);
-  for (const std::size_t m : metric_subtree(header, row)) reader.add_metric(m, sum);
-  for (double& v : sum) {
-    if (std::isnan(v)) v = 0;
-  }
-  return sum;
+/// Call paths per band when a metric is read in bands of whole rows: about
+/// 2^22 values (32 MiB), so that an ordinary cube reads in one band (whole
+/// metrics, chunks inflated in parallel) and a large one in bounded memory.
+std::size_t band_rows(const CubeHeader& header) {
+  constexpr std::size_t kBandValues = std::size_t{1} << 22;
+  return std::max<std::size_t>(1, kBandValues / std::max<std::size_t>(1, header.locations.size()));
 }
 
-MetricValues load_one(const CubeReader& reader, std::size_t row) {
-  MetricValues values = reader.read_metric(row);
+/// Calls `visit(first call path, bands)` for each band of call paths in
+/// order; bands[k]: metric group k (a metric with its sub-metrics, summed)
+/// over the band's rows, [callpath - first][location], NaN (absent ranks) as 0.
+void for_each_band(const CubeReader& reader, const std::vector<std::vector<std::size_t>>& groups,
+                   const std::function<void(std::size_t, const std::vector<MetricValues>&)>& visit) {
+  const CubeHeader& header = reader.header();
+  const std::size_t callpaths = header.callpaths.size(), per_band = band_rows(header);
+  std::vector<MetricValues> bands(groups.size());
+  for (std::size_t first = 0; first < callpaths; first += per_band) {
+    const std::size_t count = std::min(per_band, callpaths - first);
+    for (std::size_t k = 0; k < groups.size(); ++k) {
+      bands[k].assign(count * header.locations.size(), 0.0);
+      for (const std::size_t m : groups[k]) reader.add_rows(m, first, count, bands[k]);
+      for (double& v : bands[k]) {
+        if (std::isnan(v)) v = 0;
+      }
+    }
+    visit(first, bands);
+  }
+}
+
+/// One metric at one call path, NaN as 0.
+std::vector<double> row_of(const CubeReader& reader, std::size_t metric, std::size_t callpath) {
+  std::vector<double> values = reader.read_callpath(metric, callpath);
   for (double& v : values) {
     if (std::isnan(v)) v = 0;
   }
@@ -138,10 +158,12 @@ struct FindingInputs {
         corrections(locations, 0.0) {
     // The run's time: the inclusive total of `time` (all its sub-metrics).
     if (const auto time = find_metric(header, "time")) {
-      const MetricValues values = load_subtree(reader, *time);
-      run_time = std::accumulate(values.begin(), values.end(), 0.0);
+      for_each_band(reader, {metric_subtree(header, *time)},
+                    [&](std::size_t, const std::vector<MetricValues>& bands) {
+                      run_time = std::accumulate(bands[0].begin(), bands[0].end(), run_time);
+                    });
     }
-    if (const auto row = find_metric(header, "performance_impact")) impact = load_one(reader, *row);
+    impact = find_metric(header, "performance_impact");
     if (const auto record = read_clock_record(path)) {
       for (const ClockCorrectionRow& row : record->corrections) {
         for (std::size_t l = 0; l < locations; ++l) {
@@ -158,25 +180,43 @@ struct FindingInputs {
   const std::size_t callpaths;
   const std::size_t locations;
   double run_time = 0;
-  std::optional<MetricValues> impact;
+  std::optional<std::size_t> impact;  ///< its metric row, if the report has it
   std::vector<double> corrections;  ///< clock-condition corrections per location
 };
 
-/// Where: the call path with most waiting and the most affected processes;
-/// returns the waiting per location.
-std::vector<double> locate_waiting(const FindingInputs& in, const MetricValues& waiting,
-                                   RootCauseFinding& finding) {
-  const auto hottest = largest(sum_over_locations(in.header, waiting), 1);
+/// A pattern's waiting (the metric with its sub-metrics) read in bands: its
+/// total, and its sums per call path and per location.
+struct Waiting {
+  double total = 0;
+  std::vector<double> by_callpath, by_location;
+};
+
+Waiting read_waiting(const FindingInputs& in, std::size_t row) {
+  Waiting waiting{0, std::vector<double>(in.callpaths, 0.0), std::vector<double>(in.locations, 0.0)};
+  for_each_band(in.reader, {metric_subtree(in.header, row)},
+                [&](std::size_t first, const std::vector<MetricValues>& bands) {
+                  const MetricValues& band = bands[0];
+                  waiting.total = std::accumulate(band.begin(), band.end(), waiting.total);
+                  for (std::size_t c = 0; c * in.locations < band.size(); ++c) {
+                    for (std::size_t l = 0; l < in.locations; ++l) {
+                      waiting.by_callpath[first + c] += band[c * in.locations + l];
+                      waiting.by_location[l] += band[c * in.locations + l];
+                    }
+                  }
+                });
+  return waiting;
+}
+
+/// Where: the call path with most waiting and the most affected processes.
+void locate_waiting(const FindingInputs& in, const Waiting& waiting, RootCauseFinding& finding) {
+  const auto hottest = largest(waiting.by_callpath, 1);
   if (!hottest.empty()) {
     finding.callpath = hottest.front().first;
     finding.path = in.labels[finding.callpath];
   }
-  std::vector<double> by_location(in.locations, 0.0);
-  for (std::size_t c = 0; c < in.callpaths; ++c) {
-    for (std::size_t l = 0; l < in.locations; ++l) by_location[l] += waiting[c * in.locations + l];
+  for (const auto& [l, value] : largest(waiting.by_location, 3)) {
+    finding.affected.push_back({in.rank_of(l), value});
   }
-  for (const auto& [l, value] : largest(by_location, 3)) finding.affected.push_back({in.rank_of(l), value});
-  return by_location;
 }
 
 /// Why: the three call paths with the largest delay costs of the pattern and
@@ -188,25 +228,34 @@ double attach_causes(const FindingInputs& in, const PatternCosts& entry, RootCau
   const auto short_row = find_metric(in.header, std::string(entry.delay) + "_short_term");
   const auto long_row = find_metric(in.header, std::string(entry.delay) + "_long_term");
   if (!short_row || !long_row) return 0;
-  const MetricValues short_term = load_one(in.reader, *short_row);
-  const MetricValues long_term = load_one(in.reader, *long_row);
-  const double short_total = std::accumulate(short_term.begin(), short_term.end(), 0.0);
-  finding.delay_metric = std::string(entry.delay);
-  finding.delay_costs = short_total + std::accumulate(long_term.begin(), long_term.end(), 0.0);
   const std::size_t width = in.locations;
+  double short_total = 0, long_total = 0;
   std::vector<double> costs(in.callpaths, 0.0);
-  for (std::size_t c = 0; c < in.callpaths; ++c) {
-    for (std::size_t l = 0; l < width; ++l) costs[c] += short_term[c * width + l] + long_term[c * width + l];
-  }
+  for_each_band(in.reader, {{*short_row}, {*long_row}},
+                [&](std::size_t first, const std::vector<MetricValues>& bands) {
+                  const MetricValues& short_term = bands[0];
+                  const MetricValues& long_term = bands[1];
+                  short_total = std::accumulate(short_term.begin(), short_term.end(), short_total);
+                  long_total = std::accumulate(long_term.begin(), long_term.end(), long_total);
+                  for (std::size_t c = 0; c * width < short_term.size(); ++c) {
+                    for (std::size_t l = 0; l < width; ++l) {
+                      costs[first + c] += short_term[c * width + l] + long_term[c * width + l];
+                    }
+                  }
+                });
+  finding.delay_metric = std::string(entry.delay);
+  finding.delay_costs = short_total + long_total;
   for (const auto& [c, total] : largest(costs, 3)) {
     RootCause cause;
     cause.callpath = c;
     cause.path = in.labels[c];
+    const std::vector<double> short_term = row_of(in.reader, *short_row, c);
+    const std::vector<double> long_term = row_of(in.reader, *long_row, c);
     std::vector<double> per_location(width, 0.0);
     for (std::size_t l = 0; l < width; ++l) {
-      cause.short_term += short_term[c * width + l];
-      cause.long_term += long_term[c * width + l];
-      per_location[l] = short_term[c * width + l] + long_term[c * width + l];
+      cause.short_term += short_term[l];
+      cause.long_term += long_term[l];
+      per_location[l] = short_term[l] + long_term[l];
     }
     // The processes that carry most of it (at least 10% of the largest).
     const auto carriers = largest(per_location, 4);
@@ -232,8 +281,7 @@ void estimate_gain(const FindingInputs& in, const PatternCosts& entry, double mo
   double gain = 0;
   for (const RootCause& cause : finding.causes) {
     double sum = 0;
-    for (std::size_t l = 0; l < in.locations; ++l) {
-      const double value = (*in.impact)[cause.callpath * in.locations + l];
+    for (const double value : in.reader.read_callpath(*in.impact, cause.callpath)) {
       if (!std::isnan(value)) sum += value;
     }
     gain = std::max(gain, sum);
@@ -294,15 +342,16 @@ std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::
   for (const PatternCosts& entry : kPatterns) {
     const auto row = find_metric(in.header, entry.pattern);
     if (!row) continue;
-    const MetricValues waiting = load_subtree(in.reader, *row);
+    const Waiting waiting = read_waiting(in, *row);
     RootCauseFinding finding;
-    finding.waiting = std::accumulate(waiting.begin(), waiting.end(), 0.0);
+    finding.waiting = waiting.total;
     if (finding.waiting <= 0) continue;
     const Metric& metric = in.header.metrics[*row];
     finding.pattern = metric.name;
     finding.title = metric.display_name.empty() ? metric.name : metric.display_name;
     finding.share = in.run_time > 0 ? finding.waiting / in.run_time : 0;
-    const std::vector<double> by_location = locate_waiting(in, waiting, finding);
+    locate_waiting(in, waiting, finding);
+    const std::vector<double>& by_location = waiting.by_location;
     std::vector<std::size_t> involved;  // locations of the affected and the causes
     for (const auto& [l, value] : largest(by_location, in.locations)) involved.push_back(l);
     const double short_total = attach_causes(in, entry, finding, involved);

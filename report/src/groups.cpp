@@ -83,77 +83,12 @@ double load_similarity(const double* a, const double* b, std::size_t n) {
 FunctionGroups function_groups(const CubeHeader& header, const std::vector<double>& time,
                                const std::vector<GroupRule>& rules) {
   const std::size_t n = header.locations.size();
-  FunctionGroups result;
-  result.locations = n;
-  // Per region: its time per location, and its total.
-  std::vector<std::vector<double>> by_region(header.regions.size());
-  double all = 0;
-  for (std::size_t c = 0; c < header.callpaths.size(); ++c) {
-    const auto region = static_cast<std::size_t>(header.callpaths[c].region);
-    if (region >= by_region.size()) continue;
-    auto& row = by_region[region];
-    if (row.empty()) row.assign(n, 0.0);
-    for (std::size_t l = 0; l < n && c * n + l < time.size(); ++l) {
-      const double value = time[c * n + l];
-      if (std::isnan(value)) continue;
-      row[l] += value;
-      all += value;
-    }
+  FunctionGroupBuilder builder(header, rules);
+  if (time.size() >= header.callpaths.size() * n) {
+    builder.add_totals(time.data(), 0, n);
+    builder.add_values(time.data(), 0, n);
   }
-  // (top, second) → time per location; tops in the built-in order, then the user's.
-  std::vector<std::string> tops(kBuiltinTopGroups.begin(), kBuiltinTopGroups.end());
-  std::map<std::pair<std::size_t, std::string>, std::vector<double>> seconds;
-  for (std::size_t r = 0; r < by_region.size(); ++r) {
-    if (by_region[r].empty()) continue;
-    double total = 0;
-    for (const double v : by_region[r]) total += v;
-    if (total < kTinyFunctionShare * all) {
-      result.filtered += total;
-      continue;
-    }
-    const Region& region = header.regions[r];
-    auto [top_name, second] = default_group_of(region);
-    for (const GroupRule& rule : rules) {
-      if (fnmatch(rule.pattern.c_str(), region.name.c_str(), 0) != 0) continue;
-      top_name = rule.top;
-      if (!rule.second.empty()) second = rule.second;
-      break;
-    }
-    auto top = std::find(tops.begin(), tops.end(), top_name);
-    if (top == tops.end()) top = tops.insert(tops.end(), top_name);
-    auto& values = seconds[{static_cast<std::size_t>(top - tops.begin()), second}];
-    if (values.empty()) values.assign(n, 0.0);
-    for (std::size_t l = 0; l < n; ++l) values[l] += by_region[r][l];
-  }
-  std::vector<double> run(n, 0.0);
-  for (const auto& [key, values] : seconds) {
-    for (std::size_t l = 0; l < n; ++l) run[l] += values[l];
-  }
-  for (std::size_t t = 0; t < tops.size(); ++t) {
-    std::vector<std::pair<std::string, const std::vector<double>*>> children;
-    std::vector<double> total(n, 0.0);
-    for (const auto& [key, values] : seconds) {
-      if (key.first != t) continue;
-      children.emplace_back(key.second, &values);
-      for (std::size_t l = 0; l < n; ++l) total[l] += values[l];
-    }
-    if (children.empty()) continue;
-    const auto sum = [&](const std::vector<double>& v) {
-      double s = 0;
-      for (const double x : v) s += x;
-      return s;
-    };
-    std::stable_sort(children.begin(), children.end(),
-                     [&](const auto& x, const auto& y) { return sum(*x.second) > sum(*y.second); });
-    const auto top_row = static_cast<int32_t>(result.groups.size());
-    result.groups.push_back({tops[t], -1, load_similarity(total.data(), run.data(), n)});
-    result.time.insert(result.time.end(), total.begin(), total.end());
-    for (const auto& [name, values] : children) {
-      result.groups.push_back({name, top_row, load_similarity(values->data(), total.data(), n)});
-      result.time.insert(result.time.end(), values->begin(), values->end());
-    }
-  }
-  return result;
+  return builder.finish();
 }
 
 }  // namespace orrery::report

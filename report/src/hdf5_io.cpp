@@ -1,5 +1,5 @@
 // report.h5 per docs/design.md §5: root attributes, four compound tables, one 2-D
-// float64 dataset per metric under /values.
+// float64 dataset per metric under /values. Reading here, writing in cube_writer.cpp.
 
 #include "orrery/report/hdf5_io.h"
 
@@ -10,6 +10,7 @@
 #include <map>
 
 #include "chunk_reader.h"
+#include "cube_file.h"
 #include "global_heap_check.h"
 #include "hdf5_handle.h"
 #include "orrery/allocation_limit.h"
@@ -20,39 +21,7 @@
 namespace orrery::report {
 namespace {
 
-constexpr const char* kFormat = "orrery-cube";
-constexpr int64_t kFormatVersion = 1;
-constexpr const char* kValuesGroup = schema::kValuesGroup;
-// About 1 MiB per chunk: small enough that reading one call path's row
-// decompresses little, large enough that a whole metric reads fast.
-constexpr std::size_t kChunkElements = 128 * 1024;
-constexpr std::size_t kMaxChunkColumns = 64 * 1024;
-// Room for a few chunks, so consecutive rows of one chunk decompress once.
-constexpr std::size_t kChunkCacheBytes = 8u << 20;
-// What reading a report's header may map beyond four times the file's size
-// (HDF5's caches, conversion buffers and the strings' own overhead).
-constexpr std::size_t kHeaderReadBudget = 128u << 20;
-
-/// File access: keep HDF5's file locks where the file system has them, but do
-/// not fail where it does not (Lustre, some NFS) — a common cause of "cannot open".
-h5::Handle file_access(const std::string& file) {
-  h5::Handle access = h5::checked_plist(H5Pcreate(H5P_FILE_ACCESS), file, "cannot open");
-  H5Pset_file_locking(access.get(), true, true);
-  return access;
-}
-
-std::string values_path(const std::string& metric) {
-  return std::string(kValuesGroup) + "/" + metric;
-}
-
-std::string now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
+using namespace cube_file;  // the constants and helpers shared with cube_writer.cpp
 
 // ---- reading the header -------------------------------------------------------
 
@@ -181,83 +150,6 @@ h5::Handle open_values(hid_t root, const std::string& file, const std::string& m
   return dataset;
 }
 
-// ---- writing ------------------------------------------------------------------
-
-void write_tables(hid_t root, const std::string& file, const CubeHeader& header) {
-  using h5::Column;
-  std::vector<std::string> names, display_names, units, descriptions, diagnoses;
-  std::vector<int32_t> parents;
-  for (const Metric& m : header.metrics) {
-    names.push_back(m.name);
-    display_names.push_back(m.display_name);
-    parents.push_back(m.parent);
-    units.push_back(m.unit);
-    descriptions.push_back(m.description);
-    diagnoses.push_back(m.diagnosis);
-  }
-  h5::write_table(root, file, schema::metrics::kTable,
-                  {Column{schema::metrics::kName, names}, Column{schema::metrics::kDisplayName, display_names},
-                   Column{schema::metrics::kParent, parents}, Column{schema::metrics::kUnit, units},
-                   Column{schema::metrics::kDescription, descriptions}, Column{schema::metrics::kDiagnosis, diagnoses}},
-                  header.metrics.size());
-
-  std::vector<std::string> region_names, files, paradigms;
-  std::vector<int32_t> lines;
-  for (const Region& r : header.regions) {
-    region_names.push_back(r.name);
-    files.push_back(r.file);
-    lines.push_back(r.line);
-    paradigms.push_back(r.paradigm);
-  }
-  h5::write_table(root, file, schema::regions::kTable,
-                  {Column{schema::regions::kName, region_names}, Column{schema::regions::kFile, files}, Column{schema::regions::kLine, lines},
-                   Column{schema::regions::kParadigm, paradigms}},
-                  header.regions.size());
-
-  std::vector<int32_t> callpath_parents, callpath_regions;
-  for (const Callpath& c : header.callpaths) {
-    callpath_parents.push_back(c.parent);
-    callpath_regions.push_back(c.region);
-  }
-  h5::write_table(root, file, schema::callpaths::kTable,
-                  {Column{schema::callpaths::kParent, callpath_parents}, Column{schema::callpaths::kRegion, callpath_regions}},
-                  header.callpaths.size());
-
-  std::vector<int32_t> ranks, threads;
-  std::vector<std::string> nodes, location_names;
-  for (const Location& l : header.locations) {
-    ranks.push_back(l.rank);
-    threads.push_back(l.thread);
-    nodes.push_back(l.node);
-    location_names.push_back(l.name);
-  }
-  h5::write_table(root, file, schema::locations::kTable,
-                  {Column{schema::locations::kRank, ranks}, Column{schema::locations::kThread, threads}, Column{schema::locations::kNode, nodes},
-                   Column{schema::locations::kName, location_names}},
-                  header.locations.size());
-}
-
-/// Creation properties of a values dataset: chunked + shuffled + deflated, zero fill.
-h5::Handle values_creation(const std::string& file, hsize_t rows, hsize_t columns) {
-  h5::Handle creation = h5::checked_plist(H5Pcreate(H5P_DATASET_CREATE), file,
-                                          "cannot create /values");
-  const double zero = 0.0;
-  h5::check(H5Pset_fill_value(creation.get(), H5T_NATIVE_DOUBLE, &zero), file,
-            "cannot create /values");
-  if (rows == 0 || columns == 0) {
-    return creation;  // an empty dataset cannot be chunked; nothing to compress anyway
-  }
-  const hsize_t chunk_columns = std::min<hsize_t>(columns, kMaxChunkColumns);
-  const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkElements / chunk_columns, 1, rows);
-  const hsize_t chunk[2] = {chunk_rows, chunk_columns};
-  h5::check(H5Pset_chunk(creation.get(), 2, chunk), file, "cannot create /values");
-  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
-    H5Pset_shuffle(creation.get());
-    H5Pset_deflate(creation.get(), 4);
-  }
-  return creation;
-}
-
 }  // namespace
 
 // ---- CubeReader -----------------------------------------------------------------
@@ -384,118 +276,50 @@ void CubeReader::add_metric(std::size_t metric_row, MetricValues& sum) const {
 
 std::vector<double> CubeReader::read_callpath(std::size_t metric_row,
                                               std::size_t callpath_row) const {
+  return read_rows(metric_row, callpath_row, 1);
+}
+
+MetricValues CubeReader::read_rows(std::size_t metric_row, std::size_t first,
+                                   std::size_t count) const {
   h5::silence_errors();
   const hid_t dataset = impl_->dataset(metric_row);
   const auto& header = impl_->header;
-  if (callpath_row >= header.callpaths.size()) {
-    h5::fail(impl_->path, "no call path row " + std::to_string(callpath_row));
+  if (count == 0 || first + count > header.callpaths.size()) {
+    h5::fail(impl_->path, count == 1 ? "no call path row " + std::to_string(first)
+                                     : "no call path rows " + std::to_string(first) + " + " +
+                                           std::to_string(count));
   }
-  std::vector<double> values(header.locations.size());
+  MetricValues values(count * header.locations.size());
   if (values.empty()) {
     return values;
   }
   const std::string what = "cannot read /" + values_path(header.metrics[metric_row].name) +
                            " (corrupt or truncated?)";
   h5::Handle file_space = h5::checked_space(H5Dget_space(dataset), impl_->path, what);
-  const hsize_t start[2] = {callpath_row, 0};
-  const hsize_t count[2] = {1, values.size()};
-  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+  const hsize_t start[2] = {first, 0};
+  const hsize_t block[2] = {count, header.locations.size()};
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, block, nullptr),
             impl_->path, what);
-  const hsize_t memory_dims[1] = {values.size()};
   h5::Handle memory_space =
-      h5::checked_space(H5Screate_simple(1, memory_dims, nullptr), impl_->path, what);
+      h5::checked_space(H5Screate_simple(2, block, nullptr), impl_->path, what);
   h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
                     values.data()),
             impl_->path, what);
   return values;
 }
 
-// ---- CubeWriter -----------------------------------------------------------------
-
-struct CubeWriter::Impl {
-  std::string path;
-  CubeHeader header;
-  h5::Handle file;
-  std::vector<h5::Handle> datasets;  // one per metric row, created up front
-};
-
-CubeWriter::CubeWriter(const std::string& path, const CubeHeader& header)
-    : impl_(std::make_unique<Impl>()) {
-  h5::silence_errors();
-  impl_->path = path;
-  impl_->header = header;
-  if (const auto problem = header_problem(header); !problem.empty()) {
-    h5::fail(path, "cannot write report: " + problem);
-  }
-  impl_->file = h5::checked(
-      H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, file_access(path).get()), H5Fclose,
-      path, "cannot create file");
-  const hid_t root = impl_->file.get();
-  h5::write_string_attribute(root, path, "format", kFormat);
-  h5::write_int_attribute(root, path, "format_version", kFormatVersion);
-  h5::write_string_attribute(root, path, "creator", header.attributes.creator);
-  h5::write_string_attribute(root, path, "experiment", header.attributes.experiment);
-  h5::write_string_attribute(
-      root, path, "created",
-      header.attributes.created.empty() ? now_iso8601() : header.attributes.created);
-  write_tables(root, path, header);
-
-  h5::Handle group = h5::checked(
-      H5Gcreate2(root, kValuesGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, path,
-      "cannot create group /values");
-  const hsize_t dims[2] = {header.callpaths.size(), header.locations.size()};
-  h5::Handle space = h5::checked_space(H5Screate_simple(2, dims, nullptr), path,
-                                       "cannot create /values");
-  h5::Handle creation = values_creation(path, dims[0], dims[1]);
-  for (const Metric& metric : header.metrics) {
-    impl_->datasets.push_back(h5::checked_dataset(
-        H5Dcreate2(group.get(), metric.name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                   creation.get(), H5P_DEFAULT),
-        path, "cannot create dataset /" + values_path(metric.name)));
-  }
-}
-
-CubeWriter::~CubeWriter() {
-  try {
-    close();
-  } catch (const Error&) {
-    // A destructor must not throw; callers who care call close() themselves.
-  }
-}
-
-void CubeWriter::write_metric(std::size_t metric_row, const MetricValues& values) {
-  h5::silence_errors();
-  const auto& header = impl_->header;
-  if (!impl_->file.valid()) {
-    h5::fail(impl_->path, "report already closed");
-  }
-  if (metric_row >= header.metrics.size()) {
-    h5::fail(impl_->path, "no metric row " + std::to_string(metric_row));
-  }
-  const std::string& name = header.metrics[metric_row].name;
-  const std::size_t expected = header.callpaths.size() * header.locations.size();
-  if (values.size() != expected) {
-    h5::fail(impl_->path, "values of metric '" + name + "' have " +
-                              std::to_string(values.size()) + " elements, expected " +
-                              std::to_string(expected));
-  }
-  if (expected == 0) {
+void CubeReader::add_rows(std::size_t metric_row, std::size_t first, std::size_t count,
+                          MetricValues& sum) const {
+  if (first == 0 && count == impl_->header.callpaths.size()) {
+    add_metric(metric_row, sum);  // whole: chunks inflated in parallel
     return;
   }
-  h5::check(H5Dwrite(impl_->datasets[metric_row].get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                     H5P_DEFAULT, values.data()),
-            impl_->path, "cannot write /" + values_path(name));
-}
-
-void CubeWriter::close() {
-  if (!impl_ || !impl_->file.valid()) {
-    return;
+  const MetricValues values = read_rows(metric_row, first, count);
+  if (sum.size() != values.size()) {
+    h5::fail(impl_->path, "add_rows: the sum has " + std::to_string(sum.size()) +
+                              " elements, the rows " + std::to_string(values.size()));
   }
-  impl_->datasets.clear();
-  const hid_t file = impl_->file.get();
-  const herr_t flushed = H5Fflush(file, H5F_SCOPE_LOCAL);
-  impl_->file.reset();
-  h5::check(flushed, impl_->path, "cannot finish writing the report");
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
 }
 
 // ---- whole cubes ----------------------------------------------------------------
@@ -508,19 +332,6 @@ Cube read_cube(const std::string& path) {
     cube.values.push_back(reader.read_metric(row));
   }
   return cube;
-}
-
-void write_cube(const std::string& path, const Cube& cube) {
-  if (cube.values.size() > cube.header.metrics.size()) {
-    throw InputError(path + ": cube has values for " + std::to_string(cube.values.size()) +
-                     " metrics but only " + std::to_string(cube.header.metrics.size()) +
-                     " metrics");
-  }
-  CubeWriter writer(path, cube.header);
-  for (std::size_t row = 0; row < cube.values.size(); ++row) {
-    writer.write_metric(row, cube.values[row]);
-  }
-  writer.close();
 }
 
 }  // namespace orrery::report

@@ -137,6 +137,49 @@ TEST(FunctionGroups, TwoLevelsWithTotalsAndSimilarity) {
   EXPECT_DOUBLE_EQ(groups.groups[app].similarity, 0.5);     // flat under a non-flat parent
 }
 
+TEST(FunctionGroups, BlocksOfLocationsGiveTheSameGroups) {
+  // The analyzer's large-cube merge: the time one location at a time, twice.
+  const Cube cube = grouped_cube();
+  const std::size_t n = cube.header.locations.size();
+  const FunctionGroups whole = function_groups(cube.header, cube.values[0]);
+  FunctionGroupBuilder builder(cube.header, {});
+  const auto column = [&](std::size_t l) {
+    std::vector<double> values;
+    for (std::size_t c = 0; c < cube.header.callpaths.size(); ++c) values.push_back(cube.values[0][c * n + l]);
+    return values;
+  };
+  for (std::size_t l = 0; l < n; ++l) builder.add_totals(column(l).data(), l, 1);
+  for (std::size_t l = 0; l < n; ++l) builder.add_values(column(l).data(), l, 1);
+  const FunctionGroups blocks = builder.finish();
+  ASSERT_EQ(blocks.groups.size(), whole.groups.size());
+  for (std::size_t g = 0; g < whole.groups.size(); ++g) {
+    EXPECT_EQ(blocks.groups[g].name, whole.groups[g].name);
+    EXPECT_EQ(blocks.groups[g].parent, whole.groups[g].parent);
+    EXPECT_EQ(blocks.groups[g].similarity, whole.groups[g].similarity);
+  }
+  EXPECT_EQ(blocks.time, whole.time);
+  EXPECT_EQ(blocks.filtered, whole.filtered);
+}
+
+TEST(CriticalPathSplit, LocationByLocationIsTheSplit) {
+  const std::vector<double> critical{0.5, 2.0, NAN, 0.0}, time{1.0, 3.0, NAN, 0.25};
+  const std::vector<bool> ranks{true, true, true, false};
+  const CriticalPathSplit split = split_critical_path(critical, time, ranks);
+  CriticalPathTotals totals;
+  for (std::size_t l = 0; l < 4; ++l) add_critical_location(totals, critical[l], time[l], ranks[l]);
+  for (std::size_t l = 0; l < 4; ++l) add_impact_weight(totals, time[l], ranks[l]);
+  EXPECT_EQ(totals.on_path, 2.5);
+  EXPECT_EQ(totals.processes, 2u);
+  for (std::size_t l = 0; l < 4; ++l) {
+    const auto at = critical_path_at(totals, critical[l], time[l], ranks[l]);
+    EXPECT_TRUE(at[0] == split.critical_path[l] || (std::isnan(at[0]) && std::isnan(split.critical_path[l])));
+    EXPECT_EQ(at[1], split.imbalance[l]);
+    EXPECT_EQ(at[2], split.impact[l]);
+  }
+  EXPECT_GT(split.imbalance[1], 0.0);  // 2.5 on the path against a mean of 2
+  EXPECT_GT(split.impact[0], 0.0);
+}
+
 class GroupFiles : public ::testing::Test {
  protected:
   void SetUp() override {

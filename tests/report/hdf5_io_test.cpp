@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -215,6 +216,53 @@ TEST_F(ReportFile, LargeCubeIsChunkedAndCompressed) {
   for (std::size_t l = 0; l < 300; ++l) {
     EXPECT_EQ(row[l], cube.values[0][1234 * 300 + l]);
   }
+}
+
+TEST_F(ReportFile, LargeCubeWrittenInBlocksOfLocations) {
+  // The analyzer's large-cube merge: bands 20 locations wide (two bands = 80,000
+  // values of 2000 call paths), written in blocks of 7 locations that do not
+  // line up with them; the values read back are the ones written.
+  Cube cube = literal_cube({.metrics = {{"time", ""}}});
+  for (int c = 0; c < 2000; ++c) {
+    cube.header.regions.push_back({"f" + std::to_string(c), "", 0, "compiler"});
+    cube.header.callpaths.push_back({c == 0 ? -1 : 0, c});
+  }
+  for (int r = 0; r < 300; ++r) cube.header.locations.push_back({r, 0, "n", "rank"});
+  const std::size_t callpaths = 2000, locations = 300;
+  MetricValues values(callpaths * locations, 0.0);
+  for (std::size_t i = 0; i < values.size(); i += 13) values[i] = static_cast<double>(i) * 1e-3;
+  const CubeLayout layout = large_cube_layout(callpaths, 80000);
+  EXPECT_EQ(layout.band_columns, 20u);
+  {
+    CubeWriter writer(path("blocks.h5"), cube.header, layout);
+    for (std::size_t first = 0; first < locations; first += 7) {
+      const std::size_t count = std::min<std::size_t>(7, locations - first);
+      std::vector<double> block(callpaths * count);
+      for (std::size_t c = 0; c < callpaths; ++c) {
+        for (std::size_t l = 0; l < count; ++l) block[c * count + l] = values[c * locations + first + l];
+      }
+      writer.write_columns(0, first, count, block.data());
+    }
+    EXPECT_THROW(writer.write_columns(0, 299, 2, values.data()), InputError);
+    writer.finish_metric(0);
+    EXPECT_THROW(writer.write_columns(0, 0, 1, values.data()), InputError);
+    writer.close();
+  }
+  const CubeReader reader(path("blocks.h5"));
+  EXPECT_EQ(reader.read_metric(0), values);
+  const auto row = reader.read_callpath(0, 1234);
+  for (std::size_t l = 0; l < locations; ++l) EXPECT_EQ(row[l], values[1234 * locations + l]);
+  // The chunks: 8 call paths x one band.
+  const hid_t file = H5Fopen(path("blocks.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t dataset = H5Dopen2(file, "/values/time", H5P_DEFAULT);
+  const hid_t creation = H5Dget_create_plist(dataset);
+  hsize_t chunk[2] = {0, 0};
+  EXPECT_EQ(H5Pget_chunk(creation, 2, chunk), 2);
+  EXPECT_EQ(chunk[0], kLargeCubeChunkRows);
+  EXPECT_EQ(chunk[1], 20u);
+  H5Pclose(creation);
+  H5Dclose(dataset);
+  H5Fclose(file);
 }
 
 TEST_F(ReportFile, CorruptChunkIsAnInputError) {

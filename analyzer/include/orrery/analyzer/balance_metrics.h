@@ -21,6 +21,8 @@ namespace orrery::analyzer {
 class BalanceMetrics {
  public:
   BalanceMetrics(const report::CubeHeader& header, const patterns::PatternRegistry& registry);
+  /// The metric rows under `time` (whose sum is a call path's time), ascending.
+  [[nodiscard]] static std::vector<std::size_t> time_rows(const patterns::PatternRegistry& registry);
   /// Takes metric row `metric`'s values (all metrics, in row order); the
   /// derived metrics' values are replaced by what they derive to.
   void take(std::size_t metric, report::MetricValues& values);

@@ -20,6 +20,9 @@ class SummaryDigest {
   explicit SummaryDigest(const report::CubeHeader& header);
   /// Digests metric `metric`'s values [callpath][location].
   void add(std::size_t metric, const report::MetricValues& values);
+  /// The same for a metric that arrives in blocks of locations, in location
+  /// order (the first block starts at location 0): `values` [callpath][count].
+  void add_block(std::size_t metric, const double* values, std::size_t first, std::size_t count);
   [[nodiscard]] const std::vector<std::vector<double>>& by_callpath() const { return by_callpath_; }
   [[nodiscard]] const std::vector<std::vector<double>>& by_location() const { return by_location_; }
   /// Adds the sums of the metrics `rows` element-wise into `sum`.

@@ -6,6 +6,7 @@
 // them metric by metric while it streams the cube, and tests can check the
 // formulas on literal rows. NaN (an absent location) counts as not there.
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -40,5 +41,34 @@ struct CriticalPathSplit {
 [[nodiscard]] CriticalPathSplit split_critical_path(const std::vector<double>& critical,
                                                     const std::vector<double>& time,
                                                     const std::vector<bool>& ranks);
+
+// The same formulas for a call path whose locations arrive in blocks (the
+// analyzer's merge of large cubes): the sums over the locations first, in
+// location order, then the value at each location. Both functions above
+// are written with these, so the results are the same bit for bit.
+
+/// Sums of imbalance_parts over one call path's locations.
+struct ImbalanceTotals {
+  std::size_t present = 0, visitors = 0;
+  double sum = 0;  ///< the visitors' time
+};
+/// Adds location (time, visits) to the totals (call in location order).
+void add_imbalance_location(ImbalanceTotals& totals, double time, double visits);
+/// The five parts at one location: above, above_single, below, below_bypass, below_singularity.
+[[nodiscard]] std::array<double, 5> imbalance_at(const ImbalanceTotals& totals, double time,
+                                                 double visits);
+
+/// Sums of split_critical_path over one call path's locations: the first
+/// pass (add_critical_location) gives CP(c) and mean(c), the second
+/// (add_impact_weight, with CP(c) known) the impact weights.
+struct CriticalPathTotals {
+  double on_path = 0, time_sum = 0, weights = 0;
+  std::size_t processes = 0;
+};
+void add_critical_location(CriticalPathTotals& totals, double critical, double time, bool rank);
+void add_impact_weight(CriticalPathTotals& totals, double time, bool rank);
+/// critical_path, imbalance and impact at one location.
+[[nodiscard]] std::array<double, 3> critical_path_at(const CriticalPathTotals& totals,
+                                                     double critical, double time, bool rank);
 
 }  // namespace orrery::report

@@ -65,6 +65,38 @@ inline constexpr double kTinyFunctionShare = 0.001;
                                              const std::vector<double>& time,
                                              const std::vector<GroupRule>& rules = {});
 
+/// function_groups() for a cube whose time arrives in blocks of locations
+/// (the analyzer's merge of large cubes), in two passes over the blocks in
+/// location order: the regions' totals first (which regions are too small
+/// to count), then the groups' time per location. Holds the groups' time
+/// (groups x locations) and one block's regions, never regions x locations.
+class FunctionGroupBuilder {
+ public:
+  FunctionGroupBuilder(const CubeHeader& header, std::vector<GroupRule> rules);
+  /// Pass 1: `time` [callpath][count] of locations first .. first + count - 1.
+  void add_totals(const double* time, std::size_t first, std::size_t count);
+  /// Pass 2 (after every block went through pass 1): the same blocks again.
+  void add_values(const double* time, std::size_t first, std::size_t count);
+  [[nodiscard]] FunctionGroups finish();
+
+ private:
+  /// Per region: its time at each location of the block ([region][count]).
+  void regions_of(const double* time, std::size_t count);
+  void assign_groups();
+
+  const CubeHeader& header_;
+  std::vector<GroupRule> rules_;
+  std::vector<bool> has_callpath_;     ///< per region
+  std::vector<double> region_total_;   ///< per region
+  std::vector<double> block_;          ///< [region][count] of the current block
+  std::vector<int> group_of_region_;   ///< index into keys_, -1: left out
+  std::vector<std::string> tops_;
+  std::vector<std::pair<std::size_t, std::string>> keys_;  ///< (top, second) in map order
+  std::vector<std::vector<double>> seconds_;               ///< per key, per location
+  double filtered_ = 0;
+  bool assigned_ = false;
+};
+
 /// Load similarity of two per-location vectors: (1 + r) / 2 with r their
 /// Pearson correlation; 1 if both are flat, 0.5 if only one is.
 [[nodiscard]] double load_similarity(const double* a, const double* b, std::size_t n);

@@ -35,23 +35,50 @@ class CubeReader {
   /// The values of one metric at one call path, one per location.
   [[nodiscard]] std::vector<double> read_callpath(std::size_t metric_row,
                                                   std::size_t callpath_row) const;
+  /// Call paths first .. first + count - 1 of one metric, [callpath][location].
+  [[nodiscard]] MetricValues read_rows(std::size_t metric_row, std::size_t first,
+                                       std::size_t count) const;
+  /// Adds those rows into `sum` (count x locations); all rows: as add_metric.
+  void add_rows(std::size_t metric_row, std::size_t first, std::size_t count,
+                MetricValues& sum) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
+/// How a report's values are chunked (docs/design.md §5 leaves it to the writer;
+/// every reader reads any chunking). Ordinary cubes: chunks of whole call-path
+/// rows of about 1 MiB, so that reading one call path decompresses little. A
+/// large cube, written in blocks of locations (CubeWriter::write_columns):
+/// chunks `band_columns` wide and at most kLargeCubeChunkRows high, so that
+/// one band of columns completes its chunks and HDF5's chunk cache of two
+/// bands (band_columns x call paths each) is all the writer holds.
+struct CubeLayout {
+  std::size_t band_columns = 0;  ///< 0: the ordinary layout
+};
+inline constexpr std::size_t kLargeCubeChunkRows = 8;
+/// The large-cube layout whose two bands hold `memory_values` values.
+[[nodiscard]] CubeLayout large_cube_layout(std::size_t callpaths, std::size_t memory_values);
+
 /// Writes a report: the header at construction, then one metric per call
-/// (one HDF5 write per metric). Metrics never written are stored as zeros.
+/// (one HDF5 write per metric), or one block of locations of a metric per
+/// call. Metrics never written are stored as zeros.
 class CubeWriter {
  public:
   /// Creates (or truncates) the file. Throws InputError if it cannot be written.
-  CubeWriter(const std::string& path, const CubeHeader& header);
+  CubeWriter(const std::string& path, const CubeHeader& header, CubeLayout layout = {});
   ~CubeWriter();
   CubeWriter(const CubeWriter&) = delete;
   CubeWriter& operator=(const CubeWriter&) = delete;
 
   void write_metric(std::size_t metric_row, const MetricValues& values);
+  /// Locations first .. first + count - 1 of a metric: `values` [callpath][count].
+  void write_columns(std::size_t metric_row, std::size_t first, std::size_t count,
+                     const double* values);
+  /// Done with a metric written in columns: writes what its chunk cache holds
+  /// and frees it (the metric cannot be written again).
+  void finish_metric(std::size_t metric_row);
   /// Finishes the file; called by the destructor if not called before.
   void close();
 
