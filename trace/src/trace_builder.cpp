@@ -32,14 +32,14 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
 
 uint32_t TraceBuilder::callpath_of(uint32_t region) {
   const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
-  if (parent != last_parent_ || region != last_region_) {
-    last_parent_ = parent;
-    last_region_ = region;
-    last_callpath_ = trace_.calltree.child(parent, region);
-    if (last_callpath_ > Event::kMaxRef - 1) throw_table_too_large();
-    if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
-  }
-  return last_callpath_;
+  const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
+  KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
+  if (known.parent == parent && known.region == region) return known.callpath;
+  const uint32_t callpath = trace_.calltree.child(parent, region);
+  if (callpath > Event::kMaxRef - 1) throw_table_too_large();
+  if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
+  known = KnownChild{parent, region, callpath};
+  return callpath;
 }
 
 void TraceBuilder::enter(int64_t time, uint32_t region) {
@@ -51,7 +51,7 @@ void TraceBuilder::enter(int64_t time, uint32_t region) {
     program_begin_pending_ = INT64_MIN;
   }
   const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
-  stack_.push_back(Frame{index, callpath, 0});
+  stack_.push_back(Frame{index, callpath, region, reference, 0});
   if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther &&
       open_collective_ == kNone) {
     open_collective(time);
@@ -115,7 +115,7 @@ void TraceBuilder::leave(int64_t time, uint32_t region) {
   if (open_off_instances_ > 0) {
     const uint32_t off_region = trace_.measurement_regions + 1;
     while (region != off_region && stack_.size() > 1 &&
-           trace_.calltree.region(stack_.back().callpath) == off_region) {
+           stack_.back().region == off_region) {
       close_region(reference, off_region);
     }
   }
@@ -133,7 +133,7 @@ void TraceBuilder::measurement(int64_t time, bool on) {
   if (trace_.measurement_regions == kNone) return;
   const uint32_t off_region = trace_.measurement_regions + 1;
   const bool off_is_open =
-      !stack_.empty() && trace_.calltree.region(stack_.back().callpath) == off_region;
+      !stack_.empty() && stack_.back().region == off_region;
   if (!on && !off_is_open) {
     trace_.measurement_regions_used = true;
     enter(time, off_region);
@@ -146,7 +146,7 @@ void TraceBuilder::measurement(int64_t time, bool on) {
 void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
   const Frame frame = stack_.back();
   stack_.pop_back();
-  const uint32_t open_region = trace_.calltree.region(frame.callpath);
+  const uint32_t open_region = frame.region;
   if (open_region != region) {
     throw InputError("trace of rank " + std::to_string(trace_.rank) +
                      " is inconsistent: Leave of region " + std::to_string(region) +
@@ -154,7 +154,7 @@ void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
   }
   if (open_off_instances_ > 0 && region == trace_.measurement_regions + 1) --open_off_instances_;
   EventStore& events = trace_.events;
-  const int64_t duration = leave_time - events[frame.enter].time;
+  const int64_t duration = leave_time - frame.enter_time;
   if (stack_.empty()) ++trace_.top_level_instances;
   if (frame.enter + 1 == events.size()) {
     // Nothing kept inside: fold the instance.
@@ -356,7 +356,7 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
 void TraceBuilder::finish() {
   while (!stack_.empty()) {
     ++trace_.unclosed_regions;
-    close_region(trace_.last_time, trace_.calltree.region(stack_.back().callpath));
+    close_region(trace_.last_time, stack_.back().region);
   }
   trace_.unmatched_requests += pending_nbcs_.size();
 }

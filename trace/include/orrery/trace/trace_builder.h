@@ -71,6 +71,8 @@ class TraceBuilder {
   struct Frame {
     uint32_t enter;            ///< index of its Enter
     uint32_t callpath;
+    uint32_t region;           ///< (the call tree's, at hand for the Leave's check)
+    int64_t enter_time;        ///< reference time of its Enter
     int64_t folded_child_time; ///< total duration of its folded callees
   };
 
@@ -107,8 +109,16 @@ class TraceBuilder {
   LocalTrace& trace_;
   ClockMapping clock_;
   std::vector<Frame> stack_;
-  /// The last (parent, region) → call path lookup: most Enters repeat it.
-  uint32_t last_parent_ = kNone - 1, last_region_ = kNone, last_callpath_ = kNone;
+  /// (parent, region) -> call path lookups seen recently, direct-mapped by a
+  /// hash of the pair: a loop enters the same few callees in turn, so most
+  /// Enters find their call path here instead of in the call tree.
+  struct KnownChild {
+    uint32_t parent = kNone;
+    uint32_t region = kNone;
+    uint32_t callpath = kNone;
+  };
+  static constexpr unsigned kKnownChildBits = 10;
+  std::vector<KnownChild> known_children_ = std::vector<KnownChild>(std::size_t{1} << kKnownChildBits);
   std::unordered_map<uint64_t, uint32_t> pending_isends_;
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;
