@@ -75,7 +75,8 @@ std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector
 
 /// The open region instances during the walk.
 struct Frame {
-  uint32_t enter = 0;
+  uint32_t callpath = kNone;
+  int64_t enter = 0;
   int64_t child_time = 0;
   uint64_t bytes = 0;
   uint32_t messages = 0;
@@ -84,40 +85,44 @@ struct Frame {
 };
 
 /// Raises the replay events in time order (corrected times), then the totals
-/// of the region instances folded while reading.
+/// of the region instances folded while reading. The subscribers are looked
+/// up once; an event nobody subscribed to is not built.
 void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, const EventBus& bus) {
+  const auto region_exited = bus.publisher<RegionExited>();
+  const auto receives_completed = bus.publisher<ReceivesCompleted>();
+  const auto message_sent = bus.publisher<MessageSent>();
+  const auto message_received = bus.publisher<MessageReceived>();
   const EventStore& events = trace.events;
   std::vector<Frame> stack;
   stack.reserve(64);
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const Event& event = events[i];
+  events.for_each([&](uint32_t, const Event& event) {
     switch (event.kind()) {
       case EventKind::kEnter:
-        stack.push_back(Frame{static_cast<uint32_t>(i)});
+        stack.push_back(Frame{event.ref(), event.time});
         break;
       case EventKind::kLeave: {
-        const Frame frame = stack.back();
-        stack.pop_back();
-        const Event& enter = events[frame.enter];
-        const CallContext call{enter.ref(), enter.time, event.time};
-        const int64_t duration = event.time - enter.time;
-        if (!stack.empty()) stack.back().child_time += duration;
+        const Frame& frame = stack.back();
+        const CallContext call{frame.callpath, frame.enter, event.time};
+        const int64_t duration = event.time - frame.enter;
         if (frame.receives > 0) {
-          bus.publish(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
+          receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
         const uint32_t folded_ref = event.ref();
         const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
-        bus.publish(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
-                                 frame.messages});
+        region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
+                                   frame.messages});
+        stack.pop_back();
+        if (!stack.empty()) stack.back().child_time += duration;
         break;
       }
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
         if (op.cancelled || stack.empty()) break;
-        stack.back().bytes += op.bytes;
-        ++stack.back().messages;
-        bus.publish(MessageSent{events[stack.back().enter].ref(), op.bytes});
+        Frame& frame = stack.back();
+        frame.bytes += op.bytes;
+        ++frame.messages;
+        message_sent(MessageSent{frame.callpath, op.bytes});
         break;
       }
       case EventKind::kRecv:
@@ -130,19 +135,20 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
+        if (!message_received.active()) break;
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
-        const int64_t post_enter = post != kNone ? events[post].time : events[frame.enter].time;
-        bus.publish(MessageReceived{events[frame.enter].ref(), events[frame.enter].time, send_enter,
-                                    op.bytes, post_enter});
+        const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
+        message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});
         break;
       }
       default:
         break;
     }
-  }
+  });
+  const auto region_totals = bus.publisher<RegionTotals>();
   for (uint32_t callpath = 0; callpath < trace.folded.size(); ++callpath) {
     const FoldedTotals& totals = trace.folded[callpath];
-    if (totals.visits > 0) bus.publish(RegionTotals{callpath, totals.visits, totals.exclusive});
+    if (totals.visits > 0) region_totals(RegionTotals{callpath, totals.visits, totals.exclusive});
   }
 }
 
