@@ -30,11 +30,7 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
   return it->second.members[rank_in_comm];
 }
 
-uint32_t TraceBuilder::callpath_of(uint32_t region) {
-  const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
-  const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
-  KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
-  if (known.parent == parent && known.region == region) return known.callpath;
+uint32_t TraceBuilder::learn_callpath(uint32_t parent, uint32_t region, KnownChild& known) {
   const uint32_t callpath = trace_.calltree.child(parent, region);
   if (callpath > Event::kMaxRef - 1) throw_table_too_large();
   if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
@@ -42,21 +38,16 @@ uint32_t TraceBuilder::callpath_of(uint32_t region) {
   return callpath;
 }
 
-void TraceBuilder::enter(int64_t time, uint32_t region) {
-  const uint32_t callpath = callpath_of(region);
-  const int64_t reference = reference_time(time);
-  if (program_begin_pending_ != INT64_MIN) {
-    // The program began before its first region: that time is outside regions.
-    if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
-    program_begin_pending_ = INT64_MIN;
-  }
-  const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
-  stack_.push_back(Frame{index, callpath, region, reference, 0});
-  if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther &&
-      open_collective_ == kNone) {
-    open_collective(time);
-    synchronizing_open_ = open_collective_;
-  }
+void TraceBuilder::end_program_begin_gap(int64_t reference) {
+  // The program began before its first region: that time is outside regions.
+  if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
+  program_begin_pending_ = INT64_MIN;
+}
+
+void TraceBuilder::open_synchronizing(int64_t time) {
+  if (open_collective_ != kNone) return;
+  open_collective(time);
+  synchronizing_open_ = open_collective_;
 }
 
 void TraceBuilder::neighborhood_in(uint32_t region) {
@@ -96,30 +87,27 @@ void TraceBuilder::synchronize_in(uint32_t region, CollectiveKind kind, uint32_t
   synchronizing_[region] = Synchronizing{kind, comm};
 }
 
-void TraceBuilder::leave(int64_t time, uint32_t region) {
-  if (stack_.empty()) {
-    throw InputError("trace of rank " + std::to_string(trace_.rank) +
-                     " is inconsistent: a Leave without a matching Enter");
-  }
+void TraceBuilder::throw_leave_without_enter() const {
+  throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                   " is inconsistent: a Leave without a matching Enter");
+}
+
+void TraceBuilder::close_synchronizing(int64_t time, uint32_t region) {
   // The collective an MPI_Init/MPI_Finalize instance opened ends at its Leave.
-  if (synchronizing_open_ != kNone && synchronizing_open_ == open_collective_ &&
-      !stack_.empty() && region < synchronizing_.size() &&
+  if (synchronizing_open_ == open_collective_ && !stack_.empty() && region < synchronizing_.size() &&
       trace_.collectives[synchronizing_open_].start_call == stack_.back().enter) {
     const Synchronizing& sync = synchronizing_[region];
     finish_collective(time, sync.kind, sync.comm, kNone, 0, 0);
     synchronizing_open_ = kNone;
   }
-  const int64_t reference = reference_time(time);
-  // A measurement-off instance still open when its caller is left ends
-  // there (checked only while one is open: this runs per Leave).
-  if (open_off_instances_ > 0) {
-    const uint32_t off_region = trace_.measurement_regions + 1;
-    while (region != off_region && stack_.size() > 1 &&
-           stack_.back().region == off_region) {
-      close_region(reference, off_region);
-    }
+}
+
+void TraceBuilder::close_off_instances(int64_t reference, uint32_t region) {
+  // A measurement-off instance still open when its caller is left ends there.
+  const uint32_t off_region = trace_.measurement_regions + 1;
+  while (region != off_region && stack_.size() > 1 && stack_.back().region == off_region) {
+    close_region(reference, off_region);
   }
-  close_region(reference, region);
 }
 
 void TraceBuilder::buffer_flush(int64_t time, int64_t stop) {
@@ -143,15 +131,17 @@ void TraceBuilder::measurement(int64_t time, bool on) {
   }
 }
 
+void TraceBuilder::throw_mismatched_leave(uint32_t region, uint32_t open_region) const {
+  throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                   " is inconsistent: Leave of region " + std::to_string(region) +
+                   " while region " + std::to_string(open_region) + " is open");
+}
+
 void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
   const Frame frame = stack_.back();
   stack_.pop_back();
   const uint32_t open_region = frame.region;
-  if (open_region != region) {
-    throw InputError("trace of rank " + std::to_string(trace_.rank) +
-                     " is inconsistent: Leave of region " + std::to_string(region) +
-                     " while region " + std::to_string(open_region) + " is open");
-  }
+  if (open_region != region) throw_mismatched_leave(region, open_region);
   if (open_off_instances_ > 0 && region == trace_.measurement_regions + 1) --open_off_instances_;
   EventStore& events = trace_.events;
   const int64_t duration = leave_time - frame.enter_time;

@@ -21,8 +21,24 @@ class TraceBuilder {
  public:
   explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
 
-  void enter(int64_t time, uint32_t region);
-  void leave(int64_t time, uint32_t region);
+  /// Enter and Leave are most of a trace: inline, their rare cases out of line.
+  void enter(int64_t time, uint32_t region) {
+    const uint32_t callpath = callpath_of(region);
+    const int64_t reference = reference_time(time);
+    if (program_begin_pending_ != INT64_MIN) end_program_begin_gap(reference);
+    const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    stack_.push_back(Frame{index, callpath, region, reference, 0});
+    if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther) {
+      open_synchronizing(time);
+    }
+  }
+  void leave(int64_t time, uint32_t region) {
+    if (stack_.empty()) throw_leave_without_enter();
+    if (synchronizing_open_ != kNone) close_synchronizing(time, region);
+    const int64_t reference = reference_time(time);
+    if (open_off_instances_ > 0) close_off_instances(reference, region);
+    close_region(reference, region);
+  }
   void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes);
   void isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
@@ -76,6 +92,16 @@ class TraceBuilder {
     int64_t folded_child_time; ///< total duration of its folded callees
   };
 
+  /// (parent, region) -> call path lookups seen recently, direct-mapped by a
+  /// hash of the pair: a loop enters the same few callees in turn, so most
+  /// Enters find their call path here instead of in the call tree.
+  struct KnownChild {
+    uint32_t parent = kNone;
+    uint32_t region = kNone;
+    uint32_t callpath = kNone;
+  };
+  static constexpr unsigned kKnownChildBits = 10;
+
   uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back().enter; }
   /// The event's time on the reference time line. Events of one location
   /// come in time order; a clock that steps back by a few ticks is clamped
@@ -95,7 +121,20 @@ class TraceBuilder {
     if (stack_.empty()) ++trace_.loose_events;
     return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
-  uint32_t callpath_of(uint32_t region);
+  uint32_t callpath_of(uint32_t region) {
+    const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
+    const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
+    KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
+    if (known.parent == parent && known.region == region) return known.callpath;
+    return learn_callpath(parent, region, known);
+  }
+  [[gnu::cold]] uint32_t learn_callpath(uint32_t parent, uint32_t region, KnownChild& known);
+  [[gnu::cold]] void end_program_begin_gap(int64_t reference);
+  [[gnu::cold]] void open_synchronizing(int64_t time);
+  [[gnu::cold]] void close_synchronizing(int64_t time, uint32_t region);
+  [[gnu::cold]] void close_off_instances(int64_t reference, uint32_t region);
+  [[noreturn, gnu::cold]] void throw_leave_without_enter() const;
+  [[noreturn, gnu::cold]] void throw_mismatched_leave(uint32_t region, uint32_t open_region) const;
   void open_collective(int64_t time);
   void finish_collective(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                          uint64_t sent, uint64_t received);
@@ -109,15 +148,6 @@ class TraceBuilder {
   LocalTrace& trace_;
   ClockMapping clock_;
   std::vector<Frame> stack_;
-  /// (parent, region) -> call path lookups seen recently, direct-mapped by a
-  /// hash of the pair: a loop enters the same few callees in turn, so most
-  /// Enters find their call path here instead of in the call tree.
-  struct KnownChild {
-    uint32_t parent = kNone;
-    uint32_t region = kNone;
-    uint32_t callpath = kNone;
-  };
-  static constexpr unsigned kKnownChildBits = 10;
   std::vector<KnownChild> known_children_ = std::vector<KnownChild>(std::size_t{1} << kKnownChildBits);
   std::unordered_map<uint64_t, uint32_t> pending_isends_;
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
