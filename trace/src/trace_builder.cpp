@@ -137,39 +137,33 @@ void TraceBuilder::throw_mismatched_leave(uint32_t region, uint32_t open_region)
                    " while region " + std::to_string(open_region) + " is open");
 }
 
-void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
-  const Frame frame = stack_.back();
-  stack_.pop_back();
-  const uint32_t open_region = frame.region;
-  if (open_region != region) throw_mismatched_leave(region, open_region);
-  if (open_off_instances_ > 0 && region == trace_.measurement_regions + 1) --open_off_instances_;
-  EventStore& events = trace_.events;
-  const int64_t duration = leave_time - frame.enter_time;
-  if (stack_.empty()) ++trace_.top_level_instances;
-  if (frame.enter + 1 == events.size()) {
-    // Nothing kept inside: fold the instance.
-    FoldedTotals& totals = trace_.folded[frame.callpath];
-    ++totals.visits;
-    totals.exclusive += duration - frame.folded_child_time;
-    events.truncate(frame.enter);
-    // Its folded callees were recorded before their own Enter indices; the
-    // next kept event now takes this instance's index, so their time lies
-    // in the gap before it (the spans stay in event order).
+void TraceBuilder::note_off_instance_closed(uint32_t region) {
+  if (region == trace_.measurement_regions + 1) --open_off_instances_;
+}
+
+void TraceBuilder::fold(const Frame& frame, int64_t duration) {
+  FoldedTotals& totals = trace_.folded[frame.callpath];
+  ++totals.visits;
+  totals.exclusive += duration - frame.folded_child_time;
+  trace_.events.truncate(frame.enter);
+  // Its folded callees were recorded before their own Enter indices; the
+  // next kept event now takes this instance's index, so their time lies
+  // in the gap before it (the spans stay in event order).
+  if (trace_.keep_folded_spans) {
     auto& spans = trace_.folded_spans;
     for (auto span = spans.rbegin(); span != spans.rend() && span->before_event > frame.enter; ++span) {
       span->before_event = frame.enter;
     }
     record_folded_span(frame.enter, frame.callpath, duration - frame.folded_child_time);
-    (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
-    return;
   }
-  uint32_t folded_ref = kNone;
-  if (frame.folded_child_time != 0) {
-    folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
-    if (folded_ref > Event::kMaxRef) throw_table_too_large();
-    trace_.folded_child_time.push_back(frame.folded_child_time);
-  }
-  events[frame.enter].link = events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
+  (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
+}
+
+uint32_t TraceBuilder::note_folded_child_time(int64_t folded_child_time) {
+  const auto folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
+  if (folded_ref > Event::kMaxRef) throw_table_too_large();
+  trace_.folded_child_time.push_back(folded_child_time);
+  return folded_ref;
 }
 
 void TraceBuilder::record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive) {
@@ -186,16 +180,6 @@ void TraceBuilder::record_folded_span(uint32_t before_event, uint32_t callpath, 
     }
   }
   spans.push_back(FoldedSpan{before_event, callpath, exclusive});
-}
-
-void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
-                        uint64_t bytes) {
-  MessageOp op;
-  op.post_call = op.complete_call = current_call();
-  describe_message(op, receiver, comm, tag, bytes);
-  const auto index = static_cast<uint32_t>(trace_.sends.size());
-  op.post_event = push_communication(time, EventKind::kSend, index);
-  trace_.sends.push_back(op);
 }
 
 void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
@@ -218,16 +202,6 @@ void TraceBuilder::isend_complete(int64_t time, uint64_t request) {
   trace_.sends[it->second].complete_call = current_call();
   push_communication(time, EventKind::kIsendComplete, it->second);
   pending_isends_.erase(it);
-}
-
-void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
-                        uint64_t bytes) {
-  MessageOp op;
-  op.post_call = op.complete_call = current_call();
-  describe_message(op, sender, comm, tag, bytes);
-  const auto index = static_cast<uint32_t>(trace_.recvs.size());
-  op.post_event = op.complete_event = push_communication(time, EventKind::kRecv, index);
-  trace_.recvs.push_back(op);
 }
 
 void TraceBuilder::irecv_request(int64_t time, uint64_t request) {

@@ -39,11 +39,17 @@ class TraceBuilder {
     if (open_off_instances_ > 0) close_off_instances(reference, region);
     close_region(reference, region);
   }
-  void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes);
+  void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
+  }
   void isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
   void isend_complete(int64_t time, uint64_t request);
-  void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes);
+  void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    MessageOp op = blocking_message(time, EventKind::kRecv, trace_.recvs.size(), sender, comm, tag, bytes);
+    op.complete_event = op.post_event;
+    trace_.recvs.push_back(op);
+  }
   void irecv_request(int64_t time, uint64_t request);
   void irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
@@ -140,8 +146,42 @@ class TraceBuilder {
                          uint64_t sent, uint64_t received);
   /// The open collective is the one an MPI_Init/MPI_Finalize instance opened.
   [[nodiscard]] bool inside_synchronizing() const;
-  /// Leaves the innermost open region at `leave_time` (reference time line).
-  void close_region(int64_t leave_time, uint32_t region);
+  /// A blocking send's or receive's message, its event appended (`index`:
+  /// its entry in the sends or receives).
+  MessageOp blocking_message(int64_t time, EventKind kind, std::size_t index, uint32_t peer,
+                             uint32_t comm, uint32_t tag, uint64_t bytes) {
+    MessageOp op;
+    op.post_call = op.complete_call = current_call();
+    op.peer = peer;
+    op.comm = comm;
+    op.tag = tag;
+    op.bytes = bytes;
+    op.post_event = push_communication(time, kind, static_cast<uint32_t>(index));
+    return op;
+  }
+  /// Leaves the innermost open region at `leave_time` (reference time line):
+  /// folds the instance if nothing inside it was kept, else appends its Leave.
+  void close_region(int64_t leave_time, uint32_t region) {
+    const Frame frame = stack_.back();
+    stack_.pop_back();
+    if (frame.region != region) throw_mismatched_leave(region, frame.region);
+    if (open_off_instances_ > 0) note_off_instance_closed(region);
+    const int64_t duration = leave_time - frame.enter_time;
+    if (stack_.empty()) ++trace_.top_level_instances;
+    if (frame.enter + 1 == trace_.events.size()) {
+      fold(frame, duration);
+      return;
+    }
+    const uint32_t folded_ref =
+        frame.folded_child_time != 0 ? note_folded_child_time(frame.folded_child_time) : kNone;
+    trace_.events[frame.enter].link =
+        trace_.events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
+  }
+  /// Adds a folded instance to its call path's totals and drops its events.
+  void fold(const Frame& frame, int64_t duration);
+  [[gnu::cold]] void note_off_instance_closed(uint32_t region);
+  /// Keeps a kept instance's folded callees' time; returns its reference.
+  uint32_t note_folded_child_time(int64_t folded_child_time);
   /// Notes a folded instance's exclusive time in the gap before `before_event`.
   void record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive);
 
