@@ -58,6 +58,21 @@ std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<u
   return points;
 }
 
+/// The receives that completed, in completion order.
+std::vector<uint32_t> receives_in_completion_order(const LocalTrace& trace) {
+  std::vector<uint32_t> by_completion;
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (op.complete_event != kNone) by_completion.push_back(r);
+  });
+  const auto by_event = [&](uint32_t a, uint32_t b) {
+    return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
+  };
+  if (!std::is_sorted(by_completion.begin(), by_completion.end(), by_event)) {
+    std::sort(by_completion.begin(), by_completion.end(), by_event);
+  }
+  return by_completion;
+}
+
 /// Enter times of the sends' posting calls, as corrected so far.
 std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector<ShiftPoint>& points) {
   std::vector<int64_t> values(trace.sends.size());
@@ -68,7 +83,7 @@ std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector
     }
     const MessageOp& op = trace.sends[i];
     const uint32_t index = op.post_call == kNone ? op.post_event : op.post_call;
-    values[i] = trace.events[index].time + shift_at(points, index);
+    values[i] = trace.events[index].time + (points.empty() ? 0 : shift_at(points, index));
   }
   return values;
 }
@@ -159,16 +174,9 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
                     ReplayStatistics& statistics) {
   std::vector<ShiftPoint> points;
   std::vector<int64_t> send_enters;
+  // Only the corrections need the receives in completion order.
   std::vector<uint32_t> by_completion;
-  for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
-    if (trace.recvs[r].complete_event != kNone) by_completion.push_back(r);
-  }
-  const auto by_event = [&](uint32_t a, uint32_t b) {
-    return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
-  };
-  if (!std::is_sorted(by_completion.begin(), by_completion.end(), by_event)) {
-    std::sort(by_completion.begin(), by_completion.end(), by_event);
-  }
+  if (options.correct_clock_violations) by_completion = receives_in_completion_order(trace);
   for (int round = 0; round < kMaxCorrectionRounds; ++round) {
     send_enters = matching.to_receivers(send_enter_times(trace, points), world);
     if (!options.correct_clock_violations) break;
