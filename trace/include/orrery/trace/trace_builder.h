@@ -21,8 +21,9 @@ class TraceBuilder {
  public:
   explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
 
-  /// Enter and Leave are most of a trace: inline, their rare cases out of line.
-  void enter(int64_t time, uint32_t region) {
+  /// Enter and Leave are most of a trace: inline into the OTF2 callbacks
+  /// (always: the compiler would call them), their rare cases out of line.
+  [[gnu::always_inline]] void enter(int64_t time, uint32_t region) {
     const uint32_t callpath = callpath_of(region);
     const int64_t reference = reference_time(time);
     if (program_begin_pending_ != INT64_MIN) end_program_begin_gap(reference);
@@ -32,7 +33,7 @@ class TraceBuilder {
       open_synchronizing(time);
     }
   }
-  void leave(int64_t time, uint32_t region) {
+  [[gnu::always_inline]] void leave(int64_t time, uint32_t region) {
     if (stack_.empty()) throw_leave_without_enter();
     if (synchronizing_open_ != kNone) close_synchronizing(time, region);
     const int64_t reference = reference_time(time);
@@ -112,7 +113,7 @@ class TraceBuilder {
   /// The event's time on the reference time line. Events of one location
   /// come in time order; a clock that steps back by a few ticks is clamped
   /// rather than rejected.
-  int64_t reference_time(int64_t local) {
+  [[gnu::always_inline]] int64_t reference_time(int64_t local) {
     int64_t time = clock_(local);
     if (trace_.events_read++ == 0) {
       trace_.first_time = time;
@@ -127,7 +128,7 @@ class TraceBuilder {
     if (stack_.empty()) ++trace_.loose_events;
     return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
-  uint32_t callpath_of(uint32_t region) {
+  [[gnu::always_inline]] uint32_t callpath_of(uint32_t region) {
     const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
     const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
     KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
@@ -161,7 +162,7 @@ class TraceBuilder {
   }
   /// Leaves the innermost open region at `leave_time` (reference time line):
   /// folds the instance if nothing inside it was kept, else appends its Leave.
-  void close_region(int64_t leave_time, uint32_t region) {
+  [[gnu::always_inline]] void close_region(int64_t leave_time, uint32_t region) {
     const Frame frame = stack_.back();
     stack_.pop_back();
     if (frame.region != region) throw_mismatched_leave(region, frame.region);
