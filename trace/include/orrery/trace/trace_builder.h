@@ -103,7 +103,7 @@ class TraceBuilder {
   /// hash of the pair: a loop enters the same few callees in turn, so most
   /// Enters find their call path here instead of in the call tree.
   struct KnownChild {
-    uint32_t parent = kNone;
+    uint32_t parent = kNone - 1;  ///< no call path's id: an empty entry matches nothing
     uint32_t region = kNone;
     uint32_t callpath = kNone;
   };
