@@ -154,6 +154,7 @@ void AnalysisRun::read_trace() {
       trace_.rank = static_cast<uint32_t>(rank_);
       return;
     }
+    trace_.keep_folded_spans = options_.delay_analysis || options_.critical_path;
     read_rank_trace(source_, definitions_, static_cast<uint32_t>(rank_), trace_,
                     incomplete_ ? &mapping_ : nullptr);
   });

@@ -16,75 +16,75 @@ namespace orrery::analyzer {
 void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus) {
   const EventStore& events = trace.events;
-  std::vector<int64_t> post_enters(trace.recvs.size());
-  for (std::size_t i = 0; i < trace.recvs.size(); ++i) {
-    if (i + kPrefetchDistance < trace.recvs.size()) {
-      const MessageOp& later = trace.recvs[i + kPrefetchDistance];
+  std::vector<int64_t> post_enters;
+  post_enters.reserve(trace.recvs.size());
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (r + kPrefetchDistance < trace.recvs.size()) {
+      const MessageOp& later = trace.recvs[r + kPrefetchDistance];
       events.prefetch(later.post_call == kNone ? later.post_event : later.post_call);
     }
-    const MessageOp& op = trace.recvs[i];
-    post_enters[i] = events[op.post_call == kNone ? op.post_event : op.post_call].time;
-  }
+    post_enters.push_back(events[op.post_call == kNone ? op.post_event : op.post_call].time);
+  });
   const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
 
   // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
   // Isends) waited for its late senders first; Late Receiver starts after.
   // (completing call, send enter) per receive, in call order: a flat array
   // walked alongside the sends below instead of a hash map per receive.
-  std::vector<std::pair<uint32_t, int64_t>> receive_calls;
+  using CallValue = std::pair<uint32_t, int64_t>;
+  const auto by_call = [](const CallValue& a, const CallValue& b) { return a.first < b.first; };
+  std::vector<CallValue> receive_calls;
   receive_calls.reserve(trace.recvs.size());
-  for (std::size_t r = 0; r < trace.recvs.size() && r < trace.send_enters.size(); ++r) {
-    const uint32_t call = trace.recvs[r].complete_call;
-    if (call == kNone || trace.send_enters[r] == kNoValue) continue;
-    receive_calls.emplace_back(call, trace.send_enters[r]);
-  }
-  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (!std::is_sorted(receive_calls.begin(), receive_calls.end(), by_first)) {
-    std::sort(receive_calls.begin(), receive_calls.end(), by_first);
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (r >= trace.send_enters.size() || op.complete_call == kNone) return;
+    if (trace.send_enters[r] != kNoValue) receive_calls.emplace_back(op.complete_call, trace.send_enters[r]);
+  });
+  if (!std::is_sorted(receive_calls.begin(), receive_calls.end(), by_call)) {
+    std::sort(receive_calls.begin(), receive_calls.end(), by_call);
   }
 
-  // Group the sends by the call that completed them: for a Waitall over
-  // several sends the latest receiver counts.
-  std::vector<uint32_t> order;
-  for (uint32_t s = 0; s < trace.sends.size(); ++s) {
-    if (recv_enters[s] != kNoValue && trace.sends[s].complete_call != kNone) order.push_back(s);
+  // (completing call, receive enter) per send, in call order: for a Waitall
+  // over several sends the latest receiver counts. Blocking sends complete
+  // where they were posted: usually already in order.
+  std::vector<CallValue> send_calls;
+  send_calls.reserve(trace.sends.size());
+  trace.sends.for_each([&](uint32_t s, const MessageOp& op) {
+    if (recv_enters[s] != kNoValue && op.complete_call != kNone) {
+      send_calls.emplace_back(op.complete_call, recv_enters[s]);
+    }
+  });
+  if (!std::is_sorted(send_calls.begin(), send_calls.end(), by_call)) {
+    std::stable_sort(send_calls.begin(), send_calls.end(), by_call);
   }
-  const auto by_call = [&](uint32_t a, uint32_t b) {
-    return trace.sends[a].complete_call < trace.sends[b].complete_call;
-  };
-  // Blocking sends complete where they were posted: usually already in order.
-  if (!std::is_sorted(order.begin(), order.end(), by_call)) {
-    std::stable_sort(order.begin(), order.end(), by_call);
-  }
+
+  const auto sends_completed = bus.publisher<SendsCompleted>();
   std::size_t next_receive = 0;
-  for (std::size_t k = 0; k < order.size();) {
-    const uint32_t call = trace.sends[order[k]].complete_call;
+  for (std::size_t k = 0; k < send_calls.size();) {
+    const uint32_t call = send_calls[k].first;
     // Two lookups per call (its Enter, then its Leave through the Enter's
     // link): prefetch the Enter far ahead and the Leave of a nearer one, whose
     // Enter the earlier prefetch has brought in.
-    if (k + kPrefetchDistance < order.size()) {
-      events.prefetch(trace.sends[order[k + kPrefetchDistance]].complete_call);
-    }
-    if (k + kPrefetchDistance / 2 < order.size()) {
-      const uint32_t leave = events[trace.sends[order[k + kPrefetchDistance / 2]].complete_call].link;
+    if (k + kPrefetchDistance < send_calls.size()) events.prefetch(send_calls[k + kPrefetchDistance].first);
+    if (k + kPrefetchDistance / 2 < send_calls.size()) {
+      const uint32_t leave = events[send_calls[k + kPrefetchDistance / 2].first].link;
       if (leave < events.size()) events.prefetch(leave);
     }
+    const Event& enter = events[call];
     SendsCompleted event;
-    event.call = CallContext{events[call].ref(), events[call].time, trace.exit_time(call)};
+    event.call = CallContext{enter.ref(), enter.time, events[enter.link].time};
     event.latest_recv_enter = INT64_MIN;
     // Calls come in increasing order here, as in receive_calls.
     while (next_receive < receive_calls.size() && receive_calls[next_receive].first < call) {
       ++next_receive;
     }
-    for (std::size_t q = next_receive;
-         q < receive_calls.size() && receive_calls[q].first == call; ++q) {
+    for (std::size_t q = next_receive; q < receive_calls.size() && receive_calls[q].first == call; ++q) {
       event.latest_send_enter = std::max(event.latest_send_enter, receive_calls[q].second);
     }
-    for (; k < order.size() && trace.sends[order[k]].complete_call == call; ++k) {
-      event.latest_recv_enter = std::max(event.latest_recv_enter, recv_enters[order[k]]);
+    for (; k < send_calls.size() && send_calls[k].first == call; ++k) {
+      event.latest_recv_enter = std::max(event.latest_recv_enter, send_calls[k].second);
       ++event.messages;
     }
-    bus.publish(event);
+    sends_completed(event);
   }
 }
 

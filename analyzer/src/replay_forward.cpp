@@ -58,6 +58,21 @@ std::vector<ShiftPoint> corrections(const LocalTrace& trace, const std::vector<u
   return points;
 }
 
+/// The receives that completed, in completion order.
+std::vector<uint32_t> receives_in_completion_order(const LocalTrace& trace) {
+  std::vector<uint32_t> by_completion;
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (op.complete_event != kNone) by_completion.push_back(r);
+  });
+  const auto by_event = [&](uint32_t a, uint32_t b) {
+    return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
+  };
+  if (!std::is_sorted(by_completion.begin(), by_completion.end(), by_event)) {
+    std::sort(by_completion.begin(), by_completion.end(), by_event);
+  }
+  return by_completion;
+}
+
 /// Enter times of the sends' posting calls, as corrected so far.
 std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector<ShiftPoint>& points) {
   std::vector<int64_t> values(trace.sends.size());
@@ -68,14 +83,15 @@ std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector
     }
     const MessageOp& op = trace.sends[i];
     const uint32_t index = op.post_call == kNone ? op.post_event : op.post_call;
-    values[i] = trace.events[index].time + shift_at(points, index);
+    values[i] = trace.events[index].time + (points.empty() ? 0 : shift_at(points, index));
   }
   return values;
 }
 
 /// The open region instances during the walk.
 struct Frame {
-  uint32_t enter = 0;
+  uint32_t callpath = kNone;
+  int64_t enter = 0;
   int64_t child_time = 0;
   uint64_t bytes = 0;
   uint32_t messages = 0;
@@ -84,40 +100,44 @@ struct Frame {
 };
 
 /// Raises the replay events in time order (corrected times), then the totals
-/// of the region instances folded while reading.
+/// of the region instances folded while reading. The subscribers are looked
+/// up once; an event nobody subscribed to is not built.
 void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, const EventBus& bus) {
+  const auto region_exited = bus.publisher<RegionExited>();
+  const auto receives_completed = bus.publisher<ReceivesCompleted>();
+  const auto message_sent = bus.publisher<MessageSent>();
+  const auto message_received = bus.publisher<MessageReceived>();
   const EventStore& events = trace.events;
   std::vector<Frame> stack;
   stack.reserve(64);
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const Event& event = events[i];
+  events.for_each([&](uint32_t, const Event& event) {
     switch (event.kind()) {
       case EventKind::kEnter:
-        stack.push_back(Frame{static_cast<uint32_t>(i)});
+        stack.push_back(Frame{event.ref(), event.time});
         break;
       case EventKind::kLeave: {
-        const Frame frame = stack.back();
-        stack.pop_back();
-        const Event& enter = events[frame.enter];
-        const CallContext call{enter.ref(), enter.time, event.time};
-        const int64_t duration = event.time - enter.time;
-        if (!stack.empty()) stack.back().child_time += duration;
+        const Frame& frame = stack.back();
+        const CallContext call{frame.callpath, frame.enter, event.time};
+        const int64_t duration = event.time - frame.enter;
         if (frame.receives > 0) {
-          bus.publish(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
+          receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
         const uint32_t folded_ref = event.ref();
         const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
-        bus.publish(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
-                                 frame.messages});
+        region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
+                                   frame.messages});
+        stack.pop_back();
+        if (!stack.empty()) stack.back().child_time += duration;
         break;
       }
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
         if (op.cancelled || stack.empty()) break;
-        stack.back().bytes += op.bytes;
-        ++stack.back().messages;
-        bus.publish(MessageSent{events[stack.back().enter].ref(), op.bytes});
+        Frame& frame = stack.back();
+        frame.bytes += op.bytes;
+        ++frame.messages;
+        message_sent(MessageSent{frame.callpath, op.bytes});
         break;
       }
       case EventKind::kRecv:
@@ -130,19 +150,20 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
+        if (!message_received.active()) break;
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
-        const int64_t post_enter = post != kNone ? events[post].time : events[frame.enter].time;
-        bus.publish(MessageReceived{events[frame.enter].ref(), events[frame.enter].time, send_enter,
-                                    op.bytes, post_enter});
+        const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
+        message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});
         break;
       }
       default:
         break;
     }
-  }
+  });
+  const auto region_totals = bus.publisher<RegionTotals>();
   for (uint32_t callpath = 0; callpath < trace.folded.size(); ++callpath) {
     const FoldedTotals& totals = trace.folded[callpath];
-    if (totals.visits > 0) bus.publish(RegionTotals{callpath, totals.visits, totals.exclusive});
+    if (totals.visits > 0) region_totals(RegionTotals{callpath, totals.visits, totals.exclusive});
   }
 }
 
@@ -153,16 +174,9 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
                     ReplayStatistics& statistics) {
   std::vector<ShiftPoint> points;
   std::vector<int64_t> send_enters;
+  // Only the corrections need the receives in completion order.
   std::vector<uint32_t> by_completion;
-  for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
-    if (trace.recvs[r].complete_event != kNone) by_completion.push_back(r);
-  }
-  const auto by_event = [&](uint32_t a, uint32_t b) {
-    return trace.recvs[a].complete_event < trace.recvs[b].complete_event;
-  };
-  if (!std::is_sorted(by_completion.begin(), by_completion.end(), by_event)) {
-    std::sort(by_completion.begin(), by_completion.end(), by_event);
-  }
+  if (options.correct_clock_violations) by_completion = receives_in_completion_order(trace);
   for (int round = 0; round < kMaxCorrectionRounds; ++round) {
     send_enters = matching.to_receivers(send_enter_times(trace, points), world);
     if (!options.correct_clock_violations) break;

@@ -8,7 +8,7 @@
 // in a small window, as Scalasca does.
 
 #include <algorithm>
-#include <deque>
+#include <array>
 
 #include "all_patterns.h"
 #include "orrery/replay/replay_events.h"
@@ -37,22 +37,22 @@ class LateSenderWrongOrderPattern final : public Pattern {
     const auto* ctx = &context;
     late_sender_row_ = context.registry.row("late_sender");
     context.bus.subscribe<LateSenderFound>([this](const LateSenderFound& e) {
-      window_.push_back(e);
-      if (window_.size() > kWindow) window_.pop_front();
+      window_.push(e);
       latest_send_ = std::max(latest_send_, e.send_enter);
     });
     context.bus.subscribe<MessageReceived>([this, ctx](const MessageReceived& m) {
       // Most messages were sent after every buffered late send: nothing to do.
       if (window_.empty() || m.send_enter >= latest_send_) return;
-      for (auto it = window_.begin(); it != window_.end();) {
-        const bool could_take = m.post_enter < it->call.exit && m.send_enter < it->call.exit;
-        if (m.send_enter < it->send_enter && m.call_enter > it->call.enter && could_take) {
-          const double seconds = static_cast<double>(it->waiting) * ctx->seconds_per_tick;
-          ctx->severities.add(late_sender_row_, it->call.callpath, -seconds);
-          ctx->severities.add(row(), it->call.callpath, seconds);
-          it = window_.erase(it);
+      for (std::size_t k = 0; k < window_.size();) {
+        const LateSenderFound& found = window_[k];
+        const bool could_take = m.post_enter < found.call.exit && m.send_enter < found.call.exit;
+        if (m.send_enter < found.send_enter && m.call_enter > found.call.enter && could_take) {
+          const double seconds = static_cast<double>(found.waiting) * ctx->seconds_per_tick;
+          ctx->severities.add(late_sender_row_, found.call.callpath, -seconds);
+          ctx->severities.add(row(), found.call.callpath, seconds);
+          window_.erase(k);
         } else {
-          ++it;
+          ++k;
         }
       }
     });
@@ -60,7 +60,37 @@ class LateSenderWrongOrderPattern final : public Pattern {
 
  private:
   static constexpr std::size_t kWindow = 100;
-  std::deque<LateSenderFound> window_;
+
+  /// The latest kWindow instances, oldest first, in a ring (a deque's
+  /// push and pop cost more than the rest of this pattern per instance).
+  class Window {
+   public:
+    [[nodiscard]] bool empty() const { return count_ == 0; }
+    [[nodiscard]] std::size_t size() const { return count_; }
+    const LateSenderFound& operator[](std::size_t k) const { return slots_[wrap(head_ + k)]; }
+    /// Appends `found`, dropping the oldest when full.
+    void push(const LateSenderFound& found) {
+      if (count_ == kWindow) {
+        head_ = wrap(head_ + 1);
+        --count_;
+      }
+      slots_[wrap(head_ + count_)] = found;
+      ++count_;
+    }
+    /// Removes the k-th oldest; the later ones move up (order is kept).
+    void erase(std::size_t k) {
+      for (; k + 1 < count_; ++k) slots_[wrap(head_ + k)] = slots_[wrap(head_ + k + 1)];
+      --count_;
+    }
+
+   private:
+    static std::size_t wrap(std::size_t index) { return index >= kWindow ? index - kWindow : index; }
+    std::array<LateSenderFound, kWindow> slots_{};
+    std::size_t head_ = 0;
+    std::size_t count_ = 0;
+  };
+
+  Window window_;
   int64_t latest_send_ = INT64_MIN;  ///< upper bound of the window's send enters
   std::size_t late_sender_row_ = 0;
 };

@@ -1,6 +1,6 @@
 // Counts and bytes: local facts of the replay events, no exchange needed.
 
-#include <functional>
+#include <utility>
 
 #include "all_patterns.h"
 #include "orrery/replay/replay_events.h"
@@ -13,11 +13,11 @@ using analyzer::MessageReceived;
 using analyzer::MessageSent;
 
 /// A counter metric over one replay event type: adds value(event) at the
-/// event's call path.
-template <class Event>
+/// event's call path. `Value` is the lambda's own type (no std::function: it
+/// runs per message).
+template <class Event, class Value>
 class Counter final : public Pattern {
  public:
-  using Value = std::function<std::pair<uint32_t, double>(const Event&)>;
   Counter(MetricInfo info, Value value) : info_(std::move(info)), value_(std::move(value)) {}
   [[nodiscard]] MetricInfo info() const override { return info_; }
   void attach(PatternContext& context) override {
@@ -33,10 +33,10 @@ class Counter final : public Pattern {
   Value value_;
 };
 
-template <class Event>
-std::unique_ptr<Pattern> counter(MetricInfo info, typename Counter<Event>::Value value) {
+template <class Event, class Value>
+std::unique_ptr<Pattern> counter(MetricInfo info, Value value) {
   info.kind = MetricKind::kCounter;
-  return std::make_unique<Counter<Event>>(std::move(info), std::move(value));
+  return std::make_unique<Counter<Event, Value>>(std::move(info), std::move(value));
 }
 
 }  // namespace

@@ -83,11 +83,17 @@ class TimePattern final : public Pattern {
  private:
   std::size_t category_row(const PatternContext& context, uint32_t callpath, bool has_messages,
                            bool moves_data) {
-    // Cached per call path and variant: classification is by name.
+    // Cached per call path and variant: classification is by name. Inline
+    // for the hit (every kept region instance); the miss is out of line.
     const std::size_t variant = has_messages ? (moves_data ? 2 : 1) : 0;
     const std::size_t slot = static_cast<std::size_t>(callpath) * 3 + variant;
-    if (slot >= cache_.size()) cache_.resize(context.tree.size() * 3, kUnknown);
-    if (cache_[slot] == kUnknown) cache_[slot] = lookup(context, callpath, has_messages, moves_data);
+    if (slot < cache_.size() && cache_[slot] != kUnknown) return cache_[slot];
+    return classify(context, slot, callpath, has_messages, moves_data);
+  }
+  [[gnu::noinline]] std::size_t classify(const PatternContext& context, std::size_t slot,
+                                         uint32_t callpath, bool has_messages, bool moves_data) {
+    if (slot >= cache_.size()) cache_.resize(std::max(context.tree.size() * 3, slot + 1), kUnknown);
+    cache_[slot] = lookup(context, callpath, has_messages, moves_data);
     return cache_[slot];
   }
   static std::size_t lookup(const PatternContext& context, uint32_t callpath, bool has_messages,

@@ -30,33 +30,24 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
   return it->second.members[rank_in_comm];
 }
 
-uint32_t TraceBuilder::callpath_of(uint32_t region) {
-  const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
-  if (parent != last_parent_ || region != last_region_) {
-    last_parent_ = parent;
-    last_region_ = region;
-    last_callpath_ = trace_.calltree.child(parent, region);
-    if (last_callpath_ > Event::kMaxRef - 1) throw_table_too_large();
-    if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
-  }
-  return last_callpath_;
+uint32_t TraceBuilder::learn_callpath(uint32_t parent, uint32_t region, KnownChild& known) {
+  const uint32_t callpath = trace_.calltree.child(parent, region);
+  if (callpath > Event::kMaxRef - 1) throw_table_too_large();
+  if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
+  known = KnownChild{parent, region, callpath};
+  return callpath;
 }
 
-void TraceBuilder::enter(int64_t time, uint32_t region) {
-  const uint32_t callpath = callpath_of(region);
-  const int64_t reference = reference_time(time);
-  if (program_begin_pending_ != INT64_MIN) {
-    // The program began before its first region: that time is outside regions.
-    if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
-    program_begin_pending_ = INT64_MIN;
-  }
-  const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
-  stack_.push_back(Frame{index, callpath, 0});
-  if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther &&
-      open_collective_ == kNone) {
-    open_collective(time);
-    synchronizing_open_ = open_collective_;
-  }
+void TraceBuilder::end_program_begin_gap(int64_t reference) {
+  // The program began before its first region: that time is outside regions.
+  if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
+  program_begin_pending_ = INT64_MIN;
+}
+
+void TraceBuilder::open_synchronizing(int64_t time) {
+  if (open_collective_ != kNone) return;
+  open_collective(time);
+  synchronizing_open_ = open_collective_;
 }
 
 void TraceBuilder::neighborhood_in(uint32_t region) {
@@ -96,30 +87,27 @@ void TraceBuilder::synchronize_in(uint32_t region, CollectiveKind kind, uint32_t
   synchronizing_[region] = Synchronizing{kind, comm};
 }
 
-void TraceBuilder::leave(int64_t time, uint32_t region) {
-  if (stack_.empty()) {
-    throw InputError("trace of rank " + std::to_string(trace_.rank) +
-                     " is inconsistent: a Leave without a matching Enter");
-  }
+void TraceBuilder::throw_leave_without_enter() const {
+  throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                   " is inconsistent: a Leave without a matching Enter");
+}
+
+void TraceBuilder::close_synchronizing(int64_t time, uint32_t region) {
   // The collective an MPI_Init/MPI_Finalize instance opened ends at its Leave.
-  if (synchronizing_open_ != kNone && synchronizing_open_ == open_collective_ &&
-      !stack_.empty() && region < synchronizing_.size() &&
+  if (synchronizing_open_ == open_collective_ && !stack_.empty() && region < synchronizing_.size() &&
       trace_.collectives[synchronizing_open_].start_call == stack_.back().enter) {
     const Synchronizing& sync = synchronizing_[region];
     finish_collective(time, sync.kind, sync.comm, kNone, 0, 0);
     synchronizing_open_ = kNone;
   }
-  const int64_t reference = reference_time(time);
-  // A measurement-off instance still open when its caller is left ends
-  // there (checked only while one is open: this runs per Leave).
-  if (open_off_instances_ > 0) {
-    const uint32_t off_region = trace_.measurement_regions + 1;
-    while (region != off_region && stack_.size() > 1 &&
-           trace_.calltree.region(stack_.back().callpath) == off_region) {
-      close_region(reference, off_region);
-    }
+}
+
+void TraceBuilder::close_off_instances(int64_t reference, uint32_t region) {
+  // A measurement-off instance still open when its caller is left ends there.
+  const uint32_t off_region = trace_.measurement_regions + 1;
+  while (region != off_region && stack_.size() > 1 && stack_.back().region == off_region) {
+    close_region(reference, off_region);
   }
-  close_region(reference, region);
 }
 
 void TraceBuilder::buffer_flush(int64_t time, int64_t stop) {
@@ -133,7 +121,7 @@ void TraceBuilder::measurement(int64_t time, bool on) {
   if (trace_.measurement_regions == kNone) return;
   const uint32_t off_region = trace_.measurement_regions + 1;
   const bool off_is_open =
-      !stack_.empty() && trace_.calltree.region(stack_.back().callpath) == off_region;
+      !stack_.empty() && stack_.back().region == off_region;
   if (!on && !off_is_open) {
     trace_.measurement_regions_used = true;
     enter(time, off_region);
@@ -143,43 +131,39 @@ void TraceBuilder::measurement(int64_t time, bool on) {
   }
 }
 
-void TraceBuilder::close_region(int64_t leave_time, uint32_t region) {
-  const Frame frame = stack_.back();
-  stack_.pop_back();
-  const uint32_t open_region = trace_.calltree.region(frame.callpath);
-  if (open_region != region) {
-    throw InputError("trace of rank " + std::to_string(trace_.rank) +
-                     " is inconsistent: Leave of region " + std::to_string(region) +
-                     " while region " + std::to_string(open_region) + " is open");
-  }
-  if (open_off_instances_ > 0 && region == trace_.measurement_regions + 1) --open_off_instances_;
-  EventStore& events = trace_.events;
-  const int64_t duration = leave_time - events[frame.enter].time;
-  if (stack_.empty()) ++trace_.top_level_instances;
-  if (frame.enter + 1 == events.size()) {
-    // Nothing kept inside: fold the instance.
-    FoldedTotals& totals = trace_.folded[frame.callpath];
-    ++totals.visits;
-    totals.exclusive += duration - frame.folded_child_time;
-    events.truncate(frame.enter);
-    // Its folded callees were recorded before their own Enter indices; the
-    // next kept event now takes this instance's index, so their time lies
-    // in the gap before it (the spans stay in event order).
+void TraceBuilder::throw_mismatched_leave(uint32_t region, uint32_t open_region) const {
+  throw InputError("trace of rank " + std::to_string(trace_.rank) +
+                   " is inconsistent: Leave of region " + std::to_string(region) +
+                   " while region " + std::to_string(open_region) + " is open");
+}
+
+void TraceBuilder::note_off_instance_closed(uint32_t region) {
+  if (region == trace_.measurement_regions + 1) --open_off_instances_;
+}
+
+void TraceBuilder::fold(const Frame& frame, int64_t duration) {
+  FoldedTotals& totals = trace_.folded[frame.callpath];
+  ++totals.visits;
+  totals.exclusive += duration - frame.folded_child_time;
+  trace_.events.truncate(frame.enter);
+  // Its folded callees were recorded before their own Enter indices; the
+  // next kept event now takes this instance's index, so their time lies
+  // in the gap before it (the spans stay in event order).
+  if (trace_.keep_folded_spans) {
     auto& spans = trace_.folded_spans;
     for (auto span = spans.rbegin(); span != spans.rend() && span->before_event > frame.enter; ++span) {
       span->before_event = frame.enter;
     }
     record_folded_span(frame.enter, frame.callpath, duration - frame.folded_child_time);
-    (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
-    return;
   }
-  uint32_t folded_ref = kNone;
-  if (frame.folded_child_time != 0) {
-    folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
-    if (folded_ref > Event::kMaxRef) throw_table_too_large();
-    trace_.folded_child_time.push_back(frame.folded_child_time);
-  }
-  events[frame.enter].link = events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
+  (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
+}
+
+uint32_t TraceBuilder::note_folded_child_time(int64_t folded_child_time) {
+  const auto folded_ref = static_cast<uint32_t>(trace_.folded_child_time.size());
+  if (folded_ref > Event::kMaxRef) throw_table_too_large();
+  trace_.folded_child_time.push_back(folded_child_time);
+  return folded_ref;
 }
 
 void TraceBuilder::record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive) {
@@ -196,16 +180,6 @@ void TraceBuilder::record_folded_span(uint32_t before_event, uint32_t callpath, 
     }
   }
   spans.push_back(FoldedSpan{before_event, callpath, exclusive});
-}
-
-void TraceBuilder::send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
-                        uint64_t bytes) {
-  MessageOp op;
-  op.post_call = op.complete_call = current_call();
-  describe_message(op, receiver, comm, tag, bytes);
-  const auto index = static_cast<uint32_t>(trace_.sends.size());
-  op.post_event = push_communication(time, EventKind::kSend, index);
-  trace_.sends.push_back(op);
 }
 
 void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag,
@@ -228,16 +202,6 @@ void TraceBuilder::isend_complete(int64_t time, uint64_t request) {
   trace_.sends[it->second].complete_call = current_call();
   push_communication(time, EventKind::kIsendComplete, it->second);
   pending_isends_.erase(it);
-}
-
-void TraceBuilder::recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag,
-                        uint64_t bytes) {
-  MessageOp op;
-  op.post_call = op.complete_call = current_call();
-  describe_message(op, sender, comm, tag, bytes);
-  const auto index = static_cast<uint32_t>(trace_.recvs.size());
-  op.post_event = op.complete_event = push_communication(time, EventKind::kRecv, index);
-  trace_.recvs.push_back(op);
 }
 
 void TraceBuilder::irecv_request(int64_t time, uint64_t request) {
@@ -363,7 +327,7 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
 void TraceBuilder::finish() {
   while (!stack_.empty()) {
     ++trace_.unclosed_regions;
-    close_region(trace_.last_time, trace_.calltree.region(stack_.back().callpath));
+    close_region(trace_.last_time, stack_.back().region);
   }
   trace_.unmatched_requests += pending_nbcs_.size();
 }

@@ -13,6 +13,12 @@ namespace orrery::analyzer {
 
 /// Routes each event type to its subscribers, in subscription order.
 class EventBus {
+  /// One subscriber: its handler and the function that calls it.
+  struct Entry {
+    const void* state;
+    void (*call)(const void* state, const void* event);
+  };
+
  public:
   /// Registers `handler` (any callable taking `const Event&`) for `Event`.
   template <class Event, class Handler>
@@ -35,6 +41,33 @@ class EventBus {
     for (const Entry& entry : handlers_[slot]) entry.call(entry.state, &event);
   }
 
+  /// The subscribers of `Event`, looked up once for a loop that publishes
+  /// many events of the type (valid until the next subscribe).
+  template <class Event>
+  class Publisher {
+   public:
+    void operator()(const Event& event) const {
+      for (const Entry* entry = begin_; entry != end_; ++entry) entry->call(entry->state, &event);
+    }
+    [[nodiscard]] bool active() const { return begin_ != end_; }
+
+   private:
+    friend class EventBus;
+    const Entry* begin_ = nullptr;
+    const Entry* end_ = nullptr;
+  };
+
+  template <class Event>
+  [[nodiscard]] Publisher<Event> publisher() const {
+    Publisher<Event> publisher;
+    const std::size_t slot = slot_of<Event>();
+    if (slot < handlers_.size()) {
+      publisher.begin_ = handlers_[slot].data();
+      publisher.end_ = publisher.begin_ + handlers_[slot].size();
+    }
+    return publisher;
+  }
+
   template <class Event>
   [[nodiscard]] bool has_subscribers() const {
     const std::size_t slot = slot_of<Event>();
@@ -42,10 +75,6 @@ class EventBus {
   }
 
  private:
-  struct Entry {
-    const void* state;
-    void (*call)(const void* state, const void* event);
-  };
 
   static std::size_t next_slot() {
     static std::atomic<std::size_t> counter{0};

@@ -48,6 +48,16 @@ class ChunkedArray {
   void truncate(std::size_t size) {
     if (size < size_) size_ = size;
   }
+  /// Calls `visit(index, entry)` for every entry in order, a chunk at a time
+  /// (no chunk lookup per entry: the replays walk all events this way).
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (std::size_t first = 0; first < size_; first += kChunkSize) {
+      const T* chunk = chunks_[first >> kChunkBits].get();
+      const std::size_t count = size_ - first < kChunkSize ? size_ - first : kChunkSize;
+      for (std::size_t k = 0; k < count; ++k) visit(static_cast<uint32_t>(first + k), chunk[k]);
+    }
+  }
   /// Hints the cache to fetch entry `i` (< size()): the replays look entries
   /// up at scattered indices. (No bounds check here: GCC 12 drops a
   /// prefetch guarded by one.)

@@ -212,6 +212,10 @@ struct LocalTrace {
   /// Where the folded instances' time lies between the kept events, in
   /// event order (FoldedSpan).
   std::vector<FoldedSpan> folded_spans;
+  /// Whether the reader records folded_spans (set before reading). Only the
+  /// delay analysis and the critical path read them: without those, not
+  /// recording them saves work per folded instance and memory.
+  bool keep_folded_spans = true;
   /// Id of the first of the regions the reader makes for OTF2's measurement
   /// events (buffer flush, measurement off; trace_reader.h), kNone if none.
   uint32_t measurement_regions = kNone;

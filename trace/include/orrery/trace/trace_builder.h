@@ -21,13 +21,36 @@ class TraceBuilder {
  public:
   explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
 
-  void enter(int64_t time, uint32_t region);
-  void leave(int64_t time, uint32_t region);
-  void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes);
+  /// Enter and Leave are most of a trace: inline into the OTF2 callbacks
+  /// (always: the compiler would call them), their rare cases out of line.
+  [[gnu::always_inline]] void enter(int64_t time, uint32_t region) {
+    const uint32_t callpath = callpath_of(region);
+    const int64_t reference = reference_time(time);
+    if (program_begin_pending_ != INT64_MIN) end_program_begin_gap(reference);
+    const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    stack_.push_back(Frame{index, callpath, region, reference, 0});
+    if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther) {
+      open_synchronizing(time);
+    }
+  }
+  [[gnu::always_inline]] void leave(int64_t time, uint32_t region) {
+    if (stack_.empty()) throw_leave_without_enter();
+    if (synchronizing_open_ != kNone) close_synchronizing(time, region);
+    const int64_t reference = reference_time(time);
+    if (open_off_instances_ > 0) close_off_instances(reference, region);
+    close_region(reference, region);
+  }
+  void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
+  }
   void isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
   void isend_complete(int64_t time, uint64_t request);
-  void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes);
+  void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    MessageOp op = blocking_message(time, EventKind::kRecv, trace_.recvs.size(), sender, comm, tag, bytes);
+    op.complete_event = op.post_event;
+    trace_.recvs.push_back(op);
+  }
   void irecv_request(int64_t time, uint64_t request);
   void irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
@@ -71,14 +94,26 @@ class TraceBuilder {
   struct Frame {
     uint32_t enter;            ///< index of its Enter
     uint32_t callpath;
+    uint32_t region;           ///< (the call tree's, at hand for the Leave's check)
+    int64_t enter_time;        ///< reference time of its Enter
     int64_t folded_child_time; ///< total duration of its folded callees
   };
+
+  /// (parent, region) -> call path lookups seen recently, direct-mapped by a
+  /// hash of the pair: a loop enters the same few callees in turn, so most
+  /// Enters find their call path here instead of in the call tree.
+  struct KnownChild {
+    uint32_t parent = kNone - 1;  ///< no call path's id: an empty entry matches nothing
+    uint32_t region = kNone;
+    uint32_t callpath = kNone;
+  };
+  static constexpr unsigned kKnownChildBits = 10;
 
   uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back().enter; }
   /// The event's time on the reference time line. Events of one location
   /// come in time order; a clock that steps back by a few ticks is clamped
   /// rather than rejected.
-  int64_t reference_time(int64_t local) {
+  [[gnu::always_inline]] int64_t reference_time(int64_t local) {
     int64_t time = clock_(local);
     if (trace_.events_read++ == 0) {
       trace_.first_time = time;
@@ -93,22 +128,68 @@ class TraceBuilder {
     if (stack_.empty()) ++trace_.loose_events;
     return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
-  uint32_t callpath_of(uint32_t region);
+  [[gnu::always_inline]] uint32_t callpath_of(uint32_t region) {
+    const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
+    const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
+    KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
+    if (known.parent == parent && known.region == region) return known.callpath;
+    return learn_callpath(parent, region, known);
+  }
+  [[gnu::cold]] uint32_t learn_callpath(uint32_t parent, uint32_t region, KnownChild& known);
+  [[gnu::cold]] void end_program_begin_gap(int64_t reference);
+  [[gnu::cold]] void open_synchronizing(int64_t time);
+  [[gnu::cold]] void close_synchronizing(int64_t time, uint32_t region);
+  [[gnu::cold]] void close_off_instances(int64_t reference, uint32_t region);
+  [[noreturn, gnu::cold]] void throw_leave_without_enter() const;
+  [[noreturn, gnu::cold]] void throw_mismatched_leave(uint32_t region, uint32_t open_region) const;
   void open_collective(int64_t time);
   void finish_collective(int64_t time, CollectiveKind kind, uint32_t comm, uint32_t root,
                          uint64_t sent, uint64_t received);
   /// The open collective is the one an MPI_Init/MPI_Finalize instance opened.
   [[nodiscard]] bool inside_synchronizing() const;
-  /// Leaves the innermost open region at `leave_time` (reference time line).
-  void close_region(int64_t leave_time, uint32_t region);
+  /// A blocking send's or receive's message, its event appended (`index`:
+  /// its entry in the sends or receives).
+  MessageOp blocking_message(int64_t time, EventKind kind, std::size_t index, uint32_t peer,
+                             uint32_t comm, uint32_t tag, uint64_t bytes) {
+    MessageOp op;
+    op.post_call = op.complete_call = current_call();
+    op.peer = peer;
+    op.comm = comm;
+    op.tag = tag;
+    op.bytes = bytes;
+    op.post_event = push_communication(time, kind, static_cast<uint32_t>(index));
+    return op;
+  }
+  /// Leaves the innermost open region at `leave_time` (reference time line):
+  /// folds the instance if nothing inside it was kept, else appends its Leave.
+  [[gnu::always_inline]] void close_region(int64_t leave_time, uint32_t region) {
+    const Frame frame = stack_.back();
+    stack_.pop_back();
+    if (frame.region != region) throw_mismatched_leave(region, frame.region);
+    if (open_off_instances_ > 0) note_off_instance_closed(region);
+    const int64_t duration = leave_time - frame.enter_time;
+    if (stack_.empty()) ++trace_.top_level_instances;
+    if (frame.enter + 1 == trace_.events.size()) {
+      fold(frame, duration);
+      return;
+    }
+    const uint32_t folded_ref =
+        frame.folded_child_time != 0 ? note_folded_child_time(frame.folded_child_time) : kNone;
+    trace_.events[frame.enter].link =
+        trace_.events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
+  }
+  /// Adds a folded instance to its call path's totals and drops its events.
+  void fold(const Frame& frame, int64_t duration);
+  [[gnu::cold]] void note_off_instance_closed(uint32_t region);
+  /// Keeps a kept instance's folded callees' time; returns its reference.
+  uint32_t note_folded_child_time(int64_t folded_child_time);
   /// Notes a folded instance's exclusive time in the gap before `before_event`.
   void record_folded_span(uint32_t before_event, uint32_t callpath, int64_t exclusive);
 
   LocalTrace& trace_;
   ClockMapping clock_;
   std::vector<Frame> stack_;
-  /// The last (parent, region) → call path lookup: most Enters repeat it.
-  uint32_t last_parent_ = kNone - 1, last_region_ = kNone, last_callpath_ = kNone;
+  std::vector<KnownChild> known_children_ = std::vector<KnownChild>(std::size_t{1} << kKnownChildBits);
   std::unordered_map<uint64_t, uint32_t> pending_isends_;
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;

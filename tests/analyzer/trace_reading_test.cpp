@@ -1,0 +1,144 @@
+// The reading fast paths: the TraceBuilder's cache of call-path lookups, its
+// folded spans on demand, the chunk-at-a-time walk of a ChunkedArray and the
+// EventBus's publisher. Plain unit tests, no MPI.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "orrery/replay/event_bus.h"
+#include "orrery/trace/chunked_array.h"
+#include "orrery/trace/trace_builder.h"
+
+namespace orrery::analyzer {
+namespace {
+
+TEST(TraceBuilder, CallPathsStayTheCallTreesWhenTheLookupCacheOverflows) {
+  // 3,000 parents, each calling the same region and one of its own, all
+  // twice: far more (parent, region) pairs than the builder's cache holds,
+  // and many with the same region, so entries are evicted and looked up
+  // again. Every Enter must still name the one call path of its pair, and
+  // no pair may get a second call path.
+  constexpr uint32_t kParents = 3000;
+  constexpr uint32_t kShared = 1;
+  LocalTrace trace;
+  TraceBuilder builder(trace);
+  int64_t t = 0;
+  builder.enter(t++, 0);
+  for (int round = 0; round < 2; ++round) {
+    for (uint32_t parent = 0; parent < kParents; ++parent) {
+      builder.enter(t++, 10 + parent);
+      for (uint32_t callee : {kShared, 10 + kParents + parent}) {
+        builder.enter(t++, callee);
+        builder.send(t++, 1, 0, 0, 8);  // keeps the instances, so their Enters are read back
+        builder.leave(t++, callee);
+      }
+      builder.leave(t++, 10 + parent);
+    }
+  }
+  builder.leave(t++, 0);
+  builder.finish();
+  EXPECT_EQ(trace.calltree.size(), 1u + 3u * kParents);
+  const uint32_t root = trace.calltree.find(kNone, 0);
+  std::vector<uint32_t> stack;
+  std::size_t enters = 0;
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& event = trace.events[i];
+    if (event.kind() == EventKind::kEnter) {
+      const uint32_t callpath = event.ref();
+      const CallPathNode& node = trace.calltree.nodes()[callpath];
+      EXPECT_EQ(trace.calltree.find(node.parent, node.region), callpath);
+      EXPECT_EQ(node.parent, stack.empty() ? kNone : stack.back());
+      stack.push_back(callpath);
+      ++enters;
+    } else if (event.kind() == EventKind::kLeave) {
+      stack.pop_back();
+    }
+  }
+  EXPECT_EQ(enters, 1u + 2u * 3u * kParents);
+  EXPECT_EQ(trace.events[0].ref(), root);
+}
+
+/// main { compute { kernel } MPI_Send { send } compute }, read with or
+/// without folded spans.
+LocalTrace read_small_trace(bool keep_folded_spans) {
+  LocalTrace trace;
+  trace.keep_folded_spans = keep_folded_spans;
+  TraceBuilder builder(trace);
+  builder.enter(0, 1);
+  builder.enter(10, 2);
+  builder.enter(12, 3);
+  builder.leave(17, 3);
+  builder.leave(20, 2);
+  builder.enter(20, 4);
+  builder.send(21, 1, 0, 0, 8);
+  builder.leave(22, 4);
+  builder.enter(30, 2);
+  builder.leave(34, 2);
+  builder.leave(40, 1);
+  builder.finish();
+  return trace;
+}
+
+TEST(TraceBuilder, FoldedSpansOnlyWhenAskedForWithTheSameTotals) {
+  const LocalTrace with = read_small_trace(true);
+  const LocalTrace without = read_small_trace(false);
+  EXPECT_EQ(with.folded_spans.size(), 3u);  // compute and kernel before MPI_Send, compute after
+  EXPECT_TRUE(without.folded_spans.empty());
+  ASSERT_EQ(with.folded.size(), without.folded.size());
+  for (std::size_t callpath = 0; callpath < with.folded.size(); ++callpath) {
+    EXPECT_EQ(with.folded[callpath].visits, without.folded[callpath].visits);
+    EXPECT_EQ(with.folded[callpath].exclusive, without.folded[callpath].exclusive);
+  }
+  ASSERT_EQ(with.events.size(), without.events.size());
+  for (std::size_t i = 0; i < with.events.size(); ++i) {
+    EXPECT_EQ(with.events[i].time, without.events[i].time);
+    EXPECT_EQ(with.events[i].kind_and_ref, without.events[i].kind_and_ref);
+    EXPECT_EQ(with.events[i].link, without.events[i].link);
+  }
+  EXPECT_EQ(with.folded_child_time, without.folded_child_time);
+}
+
+TEST(ChunkedArray, ForEachVisitsEveryEntryOnceInOrderAcrossChunks) {
+  for (uint32_t count : {0U, 1U, 4U, 5U, 11U}) {
+    ChunkedArray<uint32_t, 2> values;  // chunks of 4
+    for (uint32_t v = 0; v < count; ++v) values.push_back(100 + v);
+    std::vector<uint32_t> indices, seen;
+    values.for_each([&](uint32_t index, uint32_t value) {
+      indices.push_back(index);
+      seen.push_back(value);
+    });
+    ASSERT_EQ(seen.size(), count);
+    for (uint32_t v = 0; v < count; ++v) {
+      EXPECT_EQ(indices[v], v);
+      EXPECT_EQ(seen[v], 100 + v);
+    }
+  }
+}
+
+struct Ping {
+  int value = 0;
+};
+struct Pong {
+  int value = 0;
+};
+
+TEST(EventBus, APublisherDeliversToEverySubscriberInOrder) {
+  EventBus bus;
+  std::vector<std::string> calls;
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("a" + std::to_string(e.value)); });
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("b" + std::to_string(e.value)); });
+  const auto ping = bus.publisher<Ping>();
+  const auto pong = bus.publisher<Pong>();
+  EXPECT_TRUE(ping.active());
+  EXPECT_FALSE(pong.active());
+  ping(Ping{1});
+  pong(Pong{2});
+  ping(Ping{3});
+  EXPECT_EQ(calls, (std::vector<std::string>{"a1", "b1", "a3", "b3"}));
+}
+
+}  // namespace
+}  // namespace orrery::analyzer
