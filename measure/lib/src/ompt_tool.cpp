@@ -34,6 +34,7 @@
 #include "export.h"
 #include "ompt_state.h"
 #include "recorder.h"
+#include "team_ends.h"
 #include "thread_locations.h"
 
 namespace orrery::measure {
@@ -56,6 +57,16 @@ thread_local uint64_t t_barrier_end = 0;
 /// Parallel regions this thread's implicit tasks are nested in (0 outside any).
 thread_local uint32_t t_level = 0;
 
+/// Nested teams: their masters' implicit task ends (team_ends.h); per level
+/// of this thread (up to kTrackedLevels) the team it serves and whether it
+/// is that team's master; the team and level of its open implicit barrier.
+TeamEnds g_nested_team_ends;
+constexpr uint32_t kTrackedLevels = 8;
+thread_local uint64_t t_teams[kTrackedLevels] = {};
+thread_local bool t_team_master[kTrackedLevels] = {};
+thread_local uint64_t t_barrier_team = 0;
+thread_local uint32_t t_barrier_level = 0;
+
 // A parallel region's OMPT data (shared by every implicit task of its team):
 // bits 0-15 its region's table index + 1 (0: none), bits 16-23 its nesting
 // level (1: the outermost team), bits 24-63 its team id, unique in the
@@ -74,10 +85,13 @@ uint32_t parallel_level(const ompt_data_t* data) noexcept {
 }
 uint64_t parallel_team(const ompt_data_t* data) noexcept { return data != nullptr ? data->value >> 24 : 0; }
 
-/// End time of a worker's implicit barrier reported at `now`.
+/// End time of a worker's implicit barrier reported at `now`: when its
+/// team was done (the MPI thread's implicit task end for the outermost team,
+/// the team master's for a nested one), if that lies between.
 uint64_t worker_barrier_end(uint64_t now_time) noexcept {
-  const uint64_t team_end = g_team_end.load(std::memory_order_acquire);
-  return team_end >= t_barrier_enter && team_end < now_time ? team_end : now_time;
+  const uint64_t team_end = t_barrier_level <= 1 ? g_team_end.load(std::memory_order_acquire)
+                                                 : g_nested_team_ends.find(t_barrier_team);
+  return team_end != 0 && team_end >= t_barrier_enter && team_end < now_time ? team_end : now_time;
 }
 
 constexpr OmpConstruct kParallel{"!$omp parallel", RegionRole::kParallel};
@@ -184,6 +198,10 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
   if ((flags & ompt_task_initial) != 0) return;  // the program's initial task
   if (endpoint == ompt_scope_begin) {
     ++t_level;
+    if (t_level <= kTrackedLevels) {
+      t_teams[t_level - 1] = parallel_team(parallel_data);
+      t_team_master[t_level - 1] = index == 0;
+    }
     // A worker's first outermost team gives its OpenMP thread number (a
     // nested team's numbers repeat the outer ones).
     if (parallel_level(parallel_data) <= 1) number_worker_thread(index);
@@ -191,12 +209,16 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     omp_enter_team(parallel_region(parallel_data), parallel_team(parallel_data));
   } else {
     (void)task_data;
+    const bool nested_master = t_level >= 2 && t_level <= kTrackedLevels && t_team_master[t_level - 1];
+    const uint64_t team = nested_master ? t_teams[t_level - 1] : 0;
     if (t_level > 0) --t_level;
     if (t_is_recorder) {
       const uint64_t time = now();
       g_team_end.store(time, std::memory_order_release);
+      if (team != 0) g_nested_team_ends.publish(team, time);
       omp_leave_innermost(RegionRole::kParallel, time);
     } else {
+      if (team != 0) g_nested_team_ends.publish(team, t_barrier_end != 0 ? t_barrier_end : now());
       omp_leave_innermost(RegionRole::kParallel, t_barrier_end);
       t_barrier_end = 0;
     }
@@ -252,7 +274,11 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
   }
   const bool worker_implicit = construct == &kImplicitBarrier && !t_is_recorder;
   if (endpoint == ompt_scope_begin) {
-    if (worker_implicit) t_barrier_enter = now();
+    if (worker_implicit) {
+      t_barrier_enter = now();
+      t_barrier_level = t_level;
+      t_barrier_team = t_level >= 1 && t_level <= kTrackedLevels ? t_teams[t_level - 1] : 0;
+    }
     omp_enter(omp_region(*construct, codeptr_ra));
   } else if (worker_implicit && t_barrier_enter != 0) {
     t_barrier_end = worker_barrier_end(now());
