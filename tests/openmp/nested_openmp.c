@@ -17,7 +17,8 @@
  *   (requests_across_threads below).
  * Each thread writes what it saw with its own clock (CLOCK_MONOTONIC) to
  * OUTDIR/rank<r>.txt: per outer thread its arrival at and departure from the
- * outer barrier, per (outer, inner) pair the time it worked, and the enter
+ * outer barrier, per (outer, inner) pair the time it worked and its arrival
+ * at and departure from the inner barrier, and the enter
  * and exit of each collective on the threads' communicators. */
 #include <mpi.h>
 #include <omp.h>
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   observe_open(argc, argv);
   omp_set_max_active_levels(2);
   double arrive[2] = {0}, leave[2] = {0}, work[2][2] = {{0}};
+  double inner_arrive[2][2] = {{0}}, inner_leave[2][2] = {{0}};
   int inner_threads[2] = {0};
   MPI_Barrier(MPI_COMM_WORLD);
 #pragma omp parallel num_threads(2)
@@ -82,8 +84,10 @@ int main(int argc, char** argv) {
       if (i == 0) inner_threads[o] = omp_get_num_threads();
       const double begin = monotonic_seconds();
       sleep_seconds((1 + i + 2 * o) * kUnit);
-      work[o][i] = monotonic_seconds() - begin;
+      inner_arrive[o][i] = monotonic_seconds();
+      work[o][i] = inner_arrive[o][i] - begin;
 #pragma omp barrier
+      inner_leave[o][i] = monotonic_seconds();
     }
     sleep_seconds(4 * (1 - o) * kUnit);
     arrive[o] = monotonic_seconds();
@@ -129,7 +133,11 @@ int main(int argc, char** argv) {
     snprintf(key, sizeof key, "arrive_%d", o), observe(key, arrive[o]);
     snprintf(key, sizeof key, "leave_%d", o), observe(key, leave[o]);
     snprintf(key, sizeof key, "inner_threads_%d", o), observe(key, inner_threads[o]);
-    for (int i = 0; i < 2; ++i) snprintf(key, sizeof key, "work_%d_%d", o, i), observe(key, work[o][i]);
+    for (int i = 0; i < 2; ++i) {
+      snprintf(key, sizeof key, "work_%d_%d", o, i), observe(key, work[o][i]);
+      snprintf(key, sizeof key, "inner_arrive_%d_%d", o, i), observe(key, inner_arrive[o][i]);
+      snprintf(key, sizeof key, "inner_leave_%d_%d", o, i), observe(key, inner_leave[o][i]);
+    }
   }
   observe_close();
   MPI_Finalize();

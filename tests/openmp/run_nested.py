@@ -12,7 +12,12 @@ omp_barrier_wait per outer thread equals min(latest arrival, departure) -
 arrival from the threads' own clock readings (GCC's explicit barrier is an
 implicit one to libomp: every barrier of the outer region counts); every (outer, inner) thread's
 work is the time of the inner region on some location; no omp or
-omp_barrier_wait value is negative. Communicators created on threads
+omp_barrier_wait value is negative. Each inner team's barrier (the team
+recorded by the "OpenMP team" attribute of every implicit task's Enter):
+omp_barrier_wait per inner thread equals min(latest arrival, departure) -
+arrival from the threads' own clock readings (inner thread 0 is outer
+thread o; inner thread 1 served only the nested team, its location the
+other member of that team in the trace). Communicators created on threads
 (each thread its own MPI_Comm_dup, a worker's MPI_Comm_split): Wait at
 Barrier and Wait at NxN on the thread that called, against the threads'
 own clock readings (min(latest enter, exit(self)) - enter(self)), and no
@@ -58,6 +63,62 @@ def parallel_regions(report):
     if len(outer) != 1 or len(inner) != 1:
         fail("parallel regions in the report: outer %s, inner %s" % (sorted(outer), sorted(inner)))
     return outer.pop(), inner.pop()
+
+
+def check_inner_barriers(report, observed, inner_teams, inner, failures):
+    """Each inner team's barrier instances: omp_barrier_wait of every
+    member against the members' own clock readings."""
+    def barrier_wait(r, location):
+        return report.value("omp_barrier_wait", report.location(r, location), lambda n: "barrier" in n,
+                            lambda n: n == inner)
+    for r in range(NP):
+        o = observed[r]
+        expected = {}
+        for k in range(2):
+            latest = max(o["inner_arrive_%d_%d" % (k, i)] for i in range(2))
+            for i in range(2):
+                expected[(k, i)] = min(latest, o["inner_leave_%d_%d" % (k, i)]) - o["inner_arrive_%d_%d" % (k, i)]
+        # Inner thread 0 of team k is outer thread k; inner thread 1 the
+        # other member of its team (the trace's team attribute).
+        located = {(k, 0): k for k in range(2)}
+        for (rank, _), members in inner_teams.items():
+            threads = sorted(location >> 32 for location in members)
+            if rank == r and len(threads) == 2 and threads[0] < 2:
+                located[(threads[0], 1)] = threads[1]
+        if len(located) != 4:
+            failures.append("rank %d: inner teams %s" % (r, located))
+            continue
+        for (k, i), t in sorted(located.items()):
+            actual = barrier_wait(r, t)
+            line = "rank %d inner team of outer thread %d, inner thread %d (location %d) omp_barrier_wait %.4f " \
+                   "(observed %.4f)" % (r, k, i, t, actual, expected[(k, i)])
+            ok = close(actual, expected[(k, i)]) and (expected[(k, i)] < ABS_TOL or actual > 0)
+            (print if ok else failures.append)(line)
+
+
+def check_team_attribute(exp, inner, failures):
+    """otf2-print shows the team attribute on every implicit task's Enter;
+    per rank the inner region's instances are 2 teams of 2 locations each.
+    Returns {(rank, team): locations} of the inner region."""
+    lines = subprocess.run(["otf2-print", os.path.join(exp, "traces.otf2")],
+                           capture_output=True, text=True, timeout=120).stdout.splitlines()
+    missing, inner_teams = 0, {}
+    for line, following in zip(lines, lines[1:] + [""]):
+        m = re.match(r'^ENTER\s+(\d+)\s+\d+\s+Region: "(!\$omp parallel[^"]*)"', line)
+        if not m:
+            continue
+        team = re.search(r'\("OpenMP team" <\d+>; UINT64; (\d+)\)', following)
+        if team is None:
+            missing += 1
+        elif m.group(2) == inner:
+            location = int(m.group(1))
+            inner_teams.setdefault((location & 0xffffffff, int(team.group(1))), set()).add(location)
+    sizes = sorted(len(members) for members in inner_teams.values())
+    if missing or sizes != [2] * 2 * NP:
+        failures.append("team attribute: %d implicit task Enters without it; inner teams' sizes %s" % (missing, sizes))
+    else:
+        print("team attribute on every implicit task; inner teams per rank %s" % sorted(inner_teams))
+    return inner_teams
 
 
 def check_thread_communicators(report, observed, failures):
@@ -171,6 +232,8 @@ def main():
         else:
             print("rank %d inner region per location %s (work %s)" %
                   (r, ", ".join("%.3f" % v for v in served), ", ".join("%.3f" % v for v in works)))
+    inner_teams = check_team_attribute(exp, inner, failures)
+    check_inner_barriers(report, observed, inner_teams, inner, failures)
     check_thread_communicators(report, observed, failures)
     check_requests_across_threads(report, observed, events, failures)
     for warning in ("had no matching post", "had no partner"):

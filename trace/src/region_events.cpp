@@ -10,22 +10,36 @@
 namespace orrery::analyzer {
 namespace {
 
-OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
-                           OTF2_RegionRef region) {
-  static_cast<std::vector<RegionEvent>*>(user)->push_back(RegionEvent{static_cast<int64_t>(time), region, true});
+/// What the callbacks fill.
+struct Events {
+  std::vector<RegionEvent> events;
+  uint32_t team_attribute = kNoTeamAttribute;
+};
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+  auto& read = *static_cast<Events*>(user);
+  uint64_t team = 0;
+  if (attributes != nullptr && read.team_attribute != kNoTeamAttribute &&
+      OTF2_AttributeList_GetUint64(attributes, read.team_attribute, &team) != OTF2_SUCCESS) {
+    team = 0;
+  }
+  read.events.push_back(RegionEvent{static_cast<int64_t>(time), region, true, team});
   return OTF2_CALLBACK_SUCCESS;
 }
 
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
-  static_cast<std::vector<RegionEvent>*>(user)->push_back(RegionEvent{static_cast<int64_t>(time), region, false});
+  static_cast<Events*>(user)->events.push_back(RegionEvent{static_cast<int64_t>(time), region, false});
   return OTF2_CALLBACK_SUCCESS;
 }
 
 }  // namespace
 
-std::vector<RegionEvent> read_region_events(const std::string& experiment, uint64_t location) {
-  std::vector<RegionEvent> events;
+std::vector<RegionEvent> read_region_events(const std::string& experiment, uint64_t location,
+                                            uint32_t team_attribute) {
+  Events events;
+  events.team_attribute = team_attribute;
   ReaderHandle reader(experiment);
   reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting a thread's location");
   reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
@@ -48,7 +62,7 @@ std::vector<RegionEvent> read_region_events(const std::string& experiment, uint6
   }
   reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
   reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
-  return events;
+  return std::move(events.events);
 }
 
 }  // namespace orrery::analyzer

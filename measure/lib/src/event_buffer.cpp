@@ -66,6 +66,10 @@ bool for_each_field(RecordKind kind, R& r, Field&& field) noexcept {
       return true;
     case RecordKind::kThreadFork: field(r.peer); return true;
     case RecordKind::kThreadJoin: return true;
+    case RecordKind::kEnterTeam:
+      field(r.region);
+      field(r.request);
+      return true;
   }
   return false;
 }

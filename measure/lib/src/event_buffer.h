@@ -22,6 +22,7 @@ enum class RecordKind : uint8_t {
   kNbcComplete, kBufferFlush, kMetric,
   kThreadFork,  ///< OpenMP fork of a team of `peer` requested threads (ompt_tool.cpp)
   kThreadJoin,  ///< OpenMP join of that team
+  kEnterTeam,   ///< Enter of an OpenMP implicit task, with its team's process-unique id in `request`
 };
 
 /// One decoded record; only the fields of its kind are meaningful.

@@ -34,6 +34,7 @@
 #include "export.h"
 #include "ompt_state.h"
 #include "recorder.h"
+#include "team_ends.h"
 #include "thread_locations.h"
 
 namespace orrery::measure {
@@ -56,22 +57,41 @@ thread_local uint64_t t_barrier_end = 0;
 /// Parallel regions this thread's implicit tasks are nested in (0 outside any).
 thread_local uint32_t t_level = 0;
 
-// A parallel region's OMPT data: its region id, and in the upper half its
-// nesting level (1: the outermost team).
-uint64_t parallel_value(uint32_t region, uint32_t level) noexcept {
-  return static_cast<uint64_t>(level) << 32 | region;
+/// Nested teams: their masters' implicit task ends (team_ends.h); per level
+/// of this thread (up to kTrackedLevels) the team it serves and whether it
+/// is that team's master; the team and level of its open implicit barrier.
+TeamEnds g_nested_team_ends;
+constexpr uint32_t kTrackedLevels = 8;
+thread_local uint64_t t_teams[kTrackedLevels] = {};
+thread_local bool t_team_master[kTrackedLevels] = {};
+thread_local uint64_t t_barrier_team = 0;
+thread_local uint32_t t_barrier_level = 0;
+
+// A parallel region's OMPT data (shared by every implicit task of its team):
+// bits 0-15 its region's table index + 1 (0: none), bits 16-23 its nesting
+// level (1: the outermost team), bits 24-63 its team id, unique in the
+// process (written with the implicit task's Enter: docs/openmp.md).
+std::atomic<uint64_t> g_next_team{1};
+uint64_t parallel_value(uint32_t region, uint32_t level, uint64_t team) noexcept {
+  const uint64_t index = region >= kOmpRegionBase ? region - kOmpRegionBase + 1 : 0;
+  return team << 24 | static_cast<uint64_t>(level < 255 ? level : 255) << 16 | index;
 }
 uint32_t parallel_region(const ompt_data_t* data) noexcept {
-  return data != nullptr ? static_cast<uint32_t>(data->value & 0xffffffffu) : 0;
+  const uint32_t index = data != nullptr ? static_cast<uint32_t>(data->value & 0xffffu) : 0;
+  return index != 0 ? kOmpRegionBase + index - 1 : 0;
 }
 uint32_t parallel_level(const ompt_data_t* data) noexcept {
-  return data != nullptr ? static_cast<uint32_t>(data->value >> 32) : 0;
+  return data != nullptr ? static_cast<uint32_t>(data->value >> 16 & 0xffu) : 0;
 }
+uint64_t parallel_team(const ompt_data_t* data) noexcept { return data != nullptr ? data->value >> 24 : 0; }
 
-/// End time of a worker's implicit barrier reported at `now`.
+/// End time of a worker's implicit barrier reported at `now`: when its
+/// team was done (the MPI thread's implicit task end for the outermost team,
+/// the team master's for a nested one), if that lies between.
 uint64_t worker_barrier_end(uint64_t now_time) noexcept {
-  const uint64_t team_end = g_team_end.load(std::memory_order_acquire);
-  return team_end >= t_barrier_enter && team_end < now_time ? team_end : now_time;
+  const uint64_t team_end = t_barrier_level <= 1 ? g_team_end.load(std::memory_order_acquire)
+                                                 : g_nested_team_ends.find(t_barrier_team);
+  return team_end != 0 && team_end >= t_barrier_enter && team_end < now_time ? team_end : now_time;
 }
 
 constexpr OmpConstruct kParallel{"!$omp parallel", RegionRole::kParallel};
@@ -104,6 +124,23 @@ void omp_enter(uint32_t region) noexcept {
     record_enter(region, now());
   } else if (worker_records()) {
     worker_enter(*t_worker, region, now());
+  }
+}
+
+/// Enter of an implicit task's region, with the id of its team.
+void omp_enter_team(uint32_t region, uint64_t team) noexcept {
+  Record r;
+  r.kind = RecordKind::kEnterTeam;
+  r.region = region;
+  r.request = team;
+  if (master_records()) {
+    r.time = now();
+    g_state.buffer->append(r);
+    g_state.stack.push_back(region);
+  } else if (worker_records()) {
+    r.time = now();
+    t_worker->buffer->append(r);
+    t_worker->stack.push_back(region);
   }
 }
 
@@ -147,7 +184,10 @@ void on_thread_begin(ompt_thread_t type, ompt_data_t* thread_data) {
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
-  if (parallel_data != nullptr) parallel_data->value = parallel_value(omp_region(kParallel, codeptr_ra), t_level + 1);
+  if (parallel_data != nullptr) {
+    parallel_data->value = parallel_value(omp_region(kParallel, codeptr_ra), t_level + 1,
+                                          g_next_team.fetch_add(1, std::memory_order_relaxed));
+  }
   omp_event(RecordKind::kThreadFork, requested);
 }
 
@@ -158,19 +198,27 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
   if ((flags & ompt_task_initial) != 0) return;  // the program's initial task
   if (endpoint == ompt_scope_begin) {
     ++t_level;
+    if (t_level <= kTrackedLevels) {
+      t_teams[t_level - 1] = parallel_team(parallel_data);
+      t_team_master[t_level - 1] = index == 0;
+    }
     // A worker's first outermost team gives its OpenMP thread number (a
     // nested team's numbers repeat the outer ones).
     if (parallel_level(parallel_data) <= 1) number_worker_thread(index);
     if (parallel_region(parallel_data) < kOmpRegionBase) return;
-    omp_enter(parallel_region(parallel_data));
+    omp_enter_team(parallel_region(parallel_data), parallel_team(parallel_data));
   } else {
     (void)task_data;
+    const bool nested_master = t_level >= 2 && t_level <= kTrackedLevels && t_team_master[t_level - 1];
+    const uint64_t team = nested_master ? t_teams[t_level - 1] : 0;
     if (t_level > 0) --t_level;
     if (t_is_recorder) {
       const uint64_t time = now();
       g_team_end.store(time, std::memory_order_release);
+      if (team != 0) g_nested_team_ends.publish(team, time);
       omp_leave_innermost(RegionRole::kParallel, time);
     } else {
+      if (team != 0) g_nested_team_ends.publish(team, t_barrier_end != 0 ? t_barrier_end : now());
       omp_leave_innermost(RegionRole::kParallel, t_barrier_end);
       t_barrier_end = 0;
     }
@@ -226,7 +274,11 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
   }
   const bool worker_implicit = construct == &kImplicitBarrier && !t_is_recorder;
   if (endpoint == ompt_scope_begin) {
-    if (worker_implicit) t_barrier_enter = now();
+    if (worker_implicit) {
+      t_barrier_enter = now();
+      t_barrier_level = t_level;
+      t_barrier_team = t_level >= 1 && t_level <= kTrackedLevels ? t_teams[t_level - 1] : 0;
+    }
     omp_enter(omp_region(*construct, codeptr_ra));
   } else if (worker_implicit && t_barrier_enter != 0) {
     t_barrier_end = worker_barrier_end(now());

@@ -133,6 +133,25 @@ uint32_t region_ref(uint32_t region, const TraceInput& in) noexcept {
   return mapped(in.mapping->regions, region);
 }
 
+/// The attribute on an OpenMP implicit task's Enter naming its team (a
+/// process-unique id of the parallel region instance, docs/openmp.md).
+constexpr OTF2_AttributeRef kTeamAttribute = 0;
+constexpr const char* kTeamAttributeName = "OpenMP team";
+
+/// Enter of an implicit task with its team's id as attribute.
+void write_team_enter(OTF2_EvtWriter* w, const Record& r, OTF2_RegionRef region, Checked& check) {
+  OTF2_AttributeList* attributes = OTF2_AttributeList_New();
+  if (attributes == nullptr) {
+    check(OTF2_EvtWriter_Enter(w, nullptr, r.time, region));
+    return;
+  }
+  OTF2_AttributeValue value;
+  value.uint64 = r.request;
+  check(OTF2_AttributeList_AddAttribute(attributes, kTeamAttribute, OTF2_TYPE_UINT64, value));
+  check(OTF2_EvtWriter_Enter(w, attributes, r.time, region));
+  OTF2_AttributeList_Delete(attributes);
+}
+
 void write_event(OTF2_EvtWriter* w, const Record& r, const TraceInput& in, Checked& check) {
   const IdMapping& map = *in.mapping;
   const uint32_t root_region = in.root_region;
@@ -180,6 +199,7 @@ void write_event(OTF2_EvtWriter* w, const Record& r, const TraceInput& in, Check
     case RecordKind::kMetric: write_metric(w, r, check); break;
     case RecordKind::kThreadFork: check(OTF2_EvtWriter_ThreadFork(w, nullptr, r.time, OTF2_PARADIGM_OPENMP, r.peer)); break;
     case RecordKind::kThreadJoin: check(OTF2_EvtWriter_ThreadJoin(w, nullptr, r.time, OTF2_PARADIGM_OPENMP)); break;
+    case RecordKind::kEnterTeam: write_team_enter(w, r, region_ref(r.region, in), check); break;
   }
 }
 
@@ -251,6 +271,13 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const TraceInput& in,
                                            OTF2_REGION_FLAG_NONE,
                                            region.file.empty() ? OTF2_UNDEFINED_STRING : str(region.file),
                                            region.line, region.line));
+  }
+  // The team attribute, where any rank recorded an OpenMP construct.
+  if (std::any_of(g.regions.begin(), g.regions.end(), [](const RegionDef& r) { return r.paradigm == Paradigm::kOpenmp; })) {
+    check(OTF2_GlobalDefWriter_WriteAttribute(w, kTeamAttribute, str(kTeamAttributeName),
+                                              str("process-unique id of the OpenMP parallel region instance (team) "
+                                                  "whose implicit task this is"),
+                                              OTF2_TYPE_UINT64));
   }
   // Groups: 0 = all locations; then one COMM_GROUP per distinct member list, and COMM_SELF.
   std::vector<uint64_t> locations(g.hosts.size());

@@ -53,6 +53,23 @@ TEST(EventBuffer, EveryKindRoundTrips) {
   }
 }
 
+TEST(EventBuffer, TeamEnterKeepsRegionAndTeam) {
+  Record r;
+  r.kind = RecordKind::kEnterTeam;
+  r.time = 77;
+  r.region = 0x40000003u;
+  r.request = (uint64_t{1} << 40) - 5;  // the largest team ids the tool hands out
+  uint8_t bytes[EventBuffer::kMaxRecord];
+  const std::size_t size = encode_record(r, bytes);
+  EXPECT_EQ(size, 21u);  // kind, time, region, team
+  Record back;
+  ASSERT_EQ(decode_record(bytes, bytes + size, back), size);
+  EXPECT_EQ(back.kind, RecordKind::kEnterTeam);
+  EXPECT_EQ(back.time, 77u);
+  EXPECT_EQ(back.region, r.region);
+  EXPECT_EQ(back.request, r.request);
+}
+
 TEST(EventBuffer, EnterLeaveIsThirteenBytes) {
   Record r;
   r.kind = RecordKind::kEnter;
