@@ -119,5 +119,23 @@ finally:
         status = None
     check(status == 0, f"SIGTERM stops the server cleanly (exit {status})")
 
+# SIGTERM the moment the address appears (before the server may listen): it
+# must still stop. Test harnesses do exactly this; a lost signal left servers
+# running forever.
+stopped = 0
+for attempt in range(20):
+    server = subprocess.Popen([orrery, "view", good, "--no-browser", "--port", "0"],
+                              stdout=subprocess.PIPE, text=True)
+    for _ in range(10):
+        if "http://" in server.stdout.readline():
+            break
+    server.terminate()
+    try:
+        stopped += server.wait(timeout=10) == 0
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+check(stopped == 20, f"SIGTERM right after the address stops the server: {stopped} of 20")
+
 print("ok" if not failures else f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

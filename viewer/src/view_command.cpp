@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 
 #include <CLI/CLI.hpp>
@@ -69,7 +70,9 @@ void open_browser(const std::string& url) {
 
 // Ctrl-C and SIGTERM stop the server cleanly: the signals are blocked in
 // every thread and one thread waits for them, so no handler runs in an
-// arbitrary thread's context.
+// arbitrary thread's context. A signal can come before the server listens
+// (the address is printed first): stopping a server that does not listen yet
+// does nothing, so the waiter repeats the stop until serve() is done.
 class StopOnSignal {
  public:
   explicit StopOnSignal(ViewerServer& server) {
@@ -80,7 +83,10 @@ class StopOnSignal {
     waiter_ = std::thread([this, &server] {
       int signal = 0;
       sigwait(&signals_, &signal);
-      if (!done_) server.stop();
+      while (!done_) {
+        server.stop();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
     });
   }
   ~StopOnSignal() {
