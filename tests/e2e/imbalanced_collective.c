@@ -1,9 +1,10 @@
 /* Imbalance before one collective: rank r sleeps delay(r), then calls the
  * collective named by argv[2] (barrier, allreduce, bcast, reduce), and
- * records how long the call took. Delays: barrier/allreduce/reduce 0.1*r
- * (the highest rank is last); bcast: the root (rank 1) sleeps 0.3, the
- * others not. Expected per rank: the wait-state metric ~ observed time in
- * the call, for the ranks that wait (see run_scenario.py). */
+ * records when it entered and left the call on CLOCK_MONOTONIC (one clock
+ * for all ranks of the host). Delays: barrier/allreduce/reduce 0.1*r (the
+ * highest rank is last); bcast: the root (rank 1) sleeps 0.3, the others
+ * not. Expected per rank: the wait-state metric's definition evaluated on
+ * these readings (see run_scenario.py). */
 #include <string.h>
 
 #include "observe.h"
@@ -15,15 +16,15 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char* which = argc > 2 ? argv[2] : "barrier";
   double in = rank, out = 0;
-  double t_sync = MPI_Wtime();
+  observe("sync_enter", monotonic_seconds());
   MPI_Barrier(MPI_COMM_WORLD); /* same call path as a barrier under test: observed too */
-  observe("sync", MPI_Wtime() - t_sync);
+  observe("sync_exit", monotonic_seconds());
   if (strcmp(which, "bcast") == 0) {
     if (rank == 1) sleep_seconds(0.3);
   } else {
     sleep_seconds(0.1 * rank);
   }
-  double t0 = MPI_Wtime();
+  observe("call_enter", monotonic_seconds());
   if (strcmp(which, "barrier") == 0) {
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(which, "allreduce") == 0) {
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   } else if (strcmp(which, "reduce") == 0) {
     MPI_Reduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   }
-  observe("call", MPI_Wtime() - t0);
+  observe("call_exit", monotonic_seconds());
   observe_close();
   MPI_Finalize();
   return 0;
