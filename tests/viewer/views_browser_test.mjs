@@ -165,9 +165,12 @@ async function honestOverview(page, url) {
   if (target === null) {
     // Zoom in until a receive is wide enough (the whole run has thousands).
     const box = await page.$eval('#timeline canvas', (c) => c.getBoundingClientRect().toJSON());
+    // The drawing before the zoom: read after the wheel, a fast redraw could
+    // already be the one to wait for, and the wait would never end.
+    const before = await page.$eval('#timeline', (e) => e.dataset.drawn);
     await page.mouse.move(box.x + box.width * 0.6, box.y + 60);
     for (let i = 0; i < 14; ++i) await page.mouse.wheel(0, -200);
-    await timelineDrawn(page, await page.$eval('#timeline', (e) => e.dataset.drawn));
+    await timelineDrawn(page, before);
   }
   const hover = target ?? await page.evaluate(() => {
     const t = window.__orreryTimeline;
