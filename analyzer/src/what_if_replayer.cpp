@@ -45,6 +45,10 @@ WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<int64_t>(trace.sends[i].bytes);
   sender_bytes_ = in.matching.to_receivers(bytes, world);
   backward_out_.assign(trace.recvs.size(), 0);
+  region_is_mpi_.reserve(definitions.regions.size());
+  for (const auto& region : definitions.regions) {
+    region_is_mpi_.push_back(region.paradigm == Paradigm::kMpi ? 1 : 0);
+  }
 }
 
 WhatIfReplayer::~WhatIfReplayer() {
@@ -163,28 +167,14 @@ int64_t WhatIfReplayer::complete_recv(uint32_t recv) {
 }
 
 int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now) {
+  // Only communication events come here (run() handles Enter and Leave).
   Frame* call = stack_.empty() ? nullptr : &stack_.back();
-  const EventKind kind = event.kind();
-  if (kind != EventKind::kEnter && kind != EventKind::kLeave && call != nullptr) {
-    call->communicated = true;
-  }
+  if (call != nullptr) call->communicated = true;
   const int64_t call_enter = call != nullptr ? call->enter : now;
-  switch (kind) {
-    case EventKind::kEnter: {
-      const uint32_t region = in_.tree.region(event.ref());
-      const bool mpi = region < in_.definitions.regions.size() &&
-                       in_.definitions.regions[region].paradigm == Paradigm::kMpi;
-      stack_.push_back(Frame{mpi, false, now, event.time});
+  switch (event.kind()) {
+    case EventKind::kEnter:
+    case EventKind::kLeave:
       return now;
-    }
-    case EventKind::kLeave: {
-      if (call == nullptr) return now;
-      const Frame frame = *call;
-      stack_.pop_back();
-      // An MPI call without communication keeps its traced duration.
-      if (frame.mpi && !frame.communicated) now = frame.enter + (event.time - frame.original_enter);
-      return now;
-    }
     case EventKind::kSend: {
       const int64_t at = now;
       post_send(event.link, at);
@@ -225,16 +215,40 @@ void WhatIfReplayer::run(bool apply) {
   first_time_ = in_.trace.first_time;
   int64_t now = in_.trace.first_time;
   int64_t previous = in_.trace.first_time;
+  const bool unscaled = model_.compute == 1.0;
   const auto scaled = [&](int64_t gap) {
-    return model_.compute == 1.0 ? gap : ticks(static_cast<double>(gap) * model_.compute);
+    return unscaled ? gap : ticks(static_cast<double>(gap) * model_.compute);
   };
-  for (uint32_t i = 0; i < in_.trace.events.size(); ++i) {
+  const std::size_t count = in_.trace.events.size();
+  for (uint32_t i = 0; i < count; ++i) {
     const Event event = in_.trace.events[i];
     // Time outside MPI calls is computation: kept (scaled); time inside one
     // is replaced by the model.
-    if (stack_.empty() || !stack_.back().mpi) now += scaled(std::max<int64_t>(0, event.time - previous));
+    const int64_t gap = event.time - previous;
+    if (gap > 0 && (stack_.empty() || !stack_.back().mpi)) now += scaled(gap);
     previous = event.time;
-    const int64_t time = retime(i, event, now);
+    int64_t time = now;
+    // Enter and Leave (most events) right here, without a call.
+    switch (event.kind()) {
+      case EventKind::kEnter: {
+        const uint32_t region = in_.tree.region(event.ref());
+        const bool mpi = region < region_is_mpi_.size() && region_is_mpi_[region] != 0;
+        stack_.push_back(Frame{mpi, false, now, event.time});
+        break;
+      }
+      case EventKind::kLeave:
+        if (!stack_.empty()) {
+          const Frame& frame = stack_.back();
+          // An MPI call without communication keeps its traced duration.
+          if (frame.mpi && !frame.communicated) now = frame.enter + (event.time - frame.original_enter);
+          stack_.pop_back();
+          time = now;
+        }
+        break;
+      default:
+        time = retime(i, event, now);
+        break;
+    }
     if (apply) in_.trace.events[i].time = time;
   }
   original_end_ = std::max(in_.trace.last_time, previous);

@@ -71,7 +71,8 @@ class WhatIfReplayer {
   void start_collective(uint32_t index, const Frame& start);
   [[nodiscard]] int64_t finish_collective(uint32_t index, int64_t original_exit);
 
-  /// One event of the walk; returns its new time.
+  /// One communication event of the walk (run() handles Enter and Leave);
+  /// returns its new time.
   [[nodiscard]] int64_t retime(uint32_t index, const Event& event, int64_t& now);
 
   ReplayInputs in_;
@@ -82,6 +83,7 @@ class WhatIfReplayer {
   double latency_ticks_ = 0;
   double ticks_per_byte_ = 0;
 
+  std::vector<uint8_t> region_is_mpi_;  ///< per region: 1 for an MPI function
   std::vector<Frame> stack_;
   int64_t out_free_ = INT64_MIN;  ///< the out link is busy until then
   int64_t in_free_ = INT64_MIN;   ///< the in link is busy until then
