@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include "message_numbering.h"
 #include "vmpi.h"
@@ -187,7 +188,9 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   }
 
   // The channel of every message travels once.
-  std::vector<uint64_t> outgoing(matching.to_.total);
+  // Every position is written below, every incoming slot by the exchange:
+  // neither needs zeroing first.
+  auto outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
   trace.sends.for_each([&](uint32_t i, const MessageOp& op) {
     const uint32_t number = matching.send_position_[i];
     if (number == kNone) return;
@@ -195,10 +198,10 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     matching.send_position_[i] = position;
     outgoing[position] = channel(op.comm, op.tag);
   });
-  std::vector<uint64_t> incoming(matching.from_.total);
-  exchange_blocks(outgoing.data(), matching.to_, incoming.data(), matching.from_, MPI_UINT64_T,
+  auto incoming = std::make_unique_for_overwrite<uint64_t[]>(matching.from_.total);
+  exchange_blocks(outgoing.get(), matching.to_, incoming.get(), matching.from_, MPI_UINT64_T,
                   world);
-  outgoing = std::vector<uint64_t>();
+  outgoing.reset();
 
   // Per source, the received slots pair with this rank's receives channel by
   // channel in posting order; what is left over on a channel stays
@@ -213,8 +216,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   for (std::size_t c = 0; c < sources.size(); ++c) {
     mine_displs[c + 1] = mine_displs[c] + received_from[c];
   }
-  std::vector<uint32_t> receives(mine_displs.back());
-  std::vector<uint64_t> receive_channels(mine_displs.back());
+  auto receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
+  auto receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
   {
     std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
     trace.recvs.for_each([&](uint32_t j, const MessageOp& op) {
@@ -225,7 +228,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     });
   }
   source = std::vector<uint32_t>();
-  matching.known_recvs_ = receives.size();
+  matching.known_recvs_ = mine_displs.back();
   std::vector<uint8_t> slot_matched(matching.from_.total, 0);
   SlotsByChannel by_channel;
   for (std::size_t k = 0; k < matching.from_.peers.size(); ++k) {
@@ -236,10 +239,10 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     const std::size_t mine_begin = mine_displs[mine_number];
     const std::size_t mine_count = mine_displs[mine_number + 1] - mine_begin;
     const std::size_t paired = std::min(count, mine_count);
-    const bool in_order = std::equal(receive_channels.begin() + mine_begin,
-                                     receive_channels.begin() + mine_begin + paired,
-                                     incoming.begin() + begin);
-    if (!in_order) by_channel.bucket(incoming.data() + begin, count, begin);
+    const uint64_t* mine_channels = receive_channels.get() + mine_begin;
+    const bool in_order =
+        std::equal(mine_channels, mine_channels + paired, incoming.get() + begin);
+    if (!in_order) by_channel.bucket(incoming.get() + begin, count, begin);
     for (std::size_t b = 0; b < (in_order ? paired : mine_count); ++b) {
       const uint32_t slot =
           in_order ? static_cast<uint32_t>(begin + b)
@@ -250,11 +253,11 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
       ++matching.matched_recvs_;
     }
   }
-  incoming = std::vector<uint64_t>();
+  incoming.reset();
 
   // Tell the senders which of their messages found a receive.
-  std::vector<uint8_t> sent_matched(matching.to_.total);
-  exchange_blocks(slot_matched.data(), matching.from_, sent_matched.data(), matching.to_,
+  auto sent_matched = std::make_unique_for_overwrite<uint8_t[]>(matching.to_.total);
+  exchange_blocks(slot_matched.data(), matching.from_, sent_matched.get(), matching.to_,
                   MPI_UINT8_T, world);
   matching.known_sends_ = matching.to_.total;
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
@@ -274,13 +277,15 @@ std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& p
                                 std::to_string(per_send.size()) + " values for " +
                                 std::to_string(send_position_.size()) + " sends");
   }
-  std::vector<int64_t> outgoing(to_.total);
+  // Every position is some send's, every incoming slot written by the
+  // exchange: neither needs zeroing first.
+  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
   for (std::size_t i = 0; i < per_send.size(); ++i) {
     const uint32_t position = send_position_[i];
     if (position != kNone) outgoing[position] = per_send[i];
   }
-  std::vector<int64_t> incoming(from_.total);
-  exchange_blocks(outgoing.data(), to_, incoming.data(), from_, MPI_INT64_T, world);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(from_.total);
+  exchange_blocks(outgoing.get(), to_, incoming.get(), from_, MPI_INT64_T, world);
   std::vector<int64_t> result(recv_position_.size());
   for (std::size_t j = 0; j < result.size(); ++j) {
     const uint32_t position = recv_position_[j];
@@ -301,8 +306,8 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
     const uint32_t position = recv_position_[j];
     if (position != kNone) outgoing[position] = per_recv[j];
   }
-  std::vector<int64_t> incoming(to_.total);
-  exchange_blocks(outgoing.data(), from_, incoming.data(), to_, MPI_INT64_T, world);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(to_.total);
+  exchange_blocks(outgoing.data(), from_, incoming.get(), to_, MPI_INT64_T, world);
   std::vector<int64_t> result(send_position_.size());
   for (std::size_t i = 0; i < result.size(); ++i) {
     const uint32_t position = send_position_[i];
