@@ -2,142 +2,52 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
-#include <unordered_map>
+#include "message_numbering.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
 namespace {
 
+using message_numbering::ChannelNumbers;
+using message_numbering::CommResolver;
+
 uint64_t channel(uint32_t comm, uint32_t tag) { return (static_cast<uint64_t>(comm) << 32) | tag; }
 
-}  // namespace
-
-namespace {
-
-/// A communicator as the matching needs it, resolved once instead of a
-/// std::map lookup (Definitions::world_rank) and a hash lookup
-/// (Communicators::get) per message.
-struct ResolvedComm {
-  const uint32_t* members = nullptr;
-  uint32_t size = 0;
-  bool is_self = false;
-  bool usable = false;  ///< defined, and this rank holds an MPI communicator for it
-};
-
-/// Communicator id → ResolvedComm: a vector indexed by id when the ids are
-/// dense (the usual case), otherwise the definitions' map behind a
-/// one-entry cache (messages come in runs on the same communicator).
-class CommResolver {
+/// One source's received slots bucketed by channel, in order, for the
+/// receives to take channel by channel in posting order (when the slots and
+/// the receives do not come in the same channel order).
+class SlotsByChannel {
  public:
-  CommResolver(const Definitions& definitions, const Communicators& comms)
-      : definitions_(definitions), comms_(comms) {
-    if (definitions.comms.empty()) return;
-    const uint64_t highest = definitions.comms.rbegin()->first;
-    if (highest < 4 * definitions.comms.size() + 1024) {
-      dense_.resize(static_cast<std::size_t>(highest) + 1);
-      for (const auto& [id, def] : definitions.comms) dense_[id] = resolve(id, def);
-      use_dense_ = true;
+  /// Buckets the `count` slots whose channels start at `channels`; the
+  /// first one is flat position `first`.
+  void bucket(const uint64_t* channels, std::size_t count, std::size_t first) {
+    numbers_.clear();
+    slot_channel_.resize(count);
+    for (std::size_t q = 0; q < count; ++q) slot_channel_[q] = numbers_.add(channels[q]);
+    starts_.assign(numbers_.size() + 1, 0);
+    for (std::size_t q = 0; q < count; ++q) ++starts_[slot_channel_[q] + 1];
+    for (std::size_t c = 1; c < starts_.size(); ++c) starts_[c] += starts_[c - 1];
+    taken_.assign(numbers_.size(), 0);
+    slots_.resize(count);
+    for (std::size_t q = 0; q < count; ++q) {
+      const uint32_t c = slot_channel_[q];
+      slots_[starts_[c] + taken_[c]++] = static_cast<uint32_t>(first + q);
     }
+    std::fill(taken_.begin(), taken_.end(), 0U);
   }
 
-  const ResolvedComm& operator[](uint32_t id) {
-    if (use_dense_) return id < dense_.size() ? dense_[id] : unknown_;
-    if (id != cached_id_) {
-      auto it = definitions_.comms.find(id);
-      cached_ = it == definitions_.comms.end() ? ResolvedComm{} : resolve(id, it->second);
-      cached_id_ = id;
-    }
-    return cached_;
-  }
-
-  /// World rank of `peer` of `id` seen from `self`; kNone if the definitions
-  /// do not know it or this rank cannot take part in the communicator.
-  uint32_t world_rank(uint32_t id, uint32_t peer, uint32_t self) {
-    const ResolvedComm& comm = (*this)[id];
-    if (!comm.usable) return kNone;
-    if (comm.is_self) return peer == 0 ? self : kNone;
-    return peer < comm.size ? comm.members[peer] : kNone;
+  /// The next untaken slot on `channel`; kNone if none is left.
+  uint32_t take(uint64_t channel) {
+    const uint32_t c = numbers_.find(channel);
+    if (c == kNone || starts_[c] + taken_[c] == starts_[c + 1]) return kNone;
+    return slots_[starts_[c] + taken_[c]++];
   }
 
  private:
-  ResolvedComm resolve(uint32_t id, const CommDef& def) const {
-    ResolvedComm comm;
-    comm.members = def.members.data();
-    comm.size = static_cast<uint32_t>(std::min<std::size_t>(def.members.size(), kNone));
-    comm.is_self = def.is_self;
-    comm.usable = comms_.get(id) != MPI_COMM_NULL;
-    return comm;
-  }
-
-  const Definitions& definitions_;
-  const Communicators& comms_;
-  std::vector<ResolvedComm> dense_;
-  bool use_dense_ = false;
-  ResolvedComm unknown_;
-  uint32_t cached_id_ = kNone;
-  ResolvedComm cached_;
-};
-
-/// Dense numbers 0, 1, ... for the channels of one peer, in order of first
-/// appearance. Most peers use a handful of channels: a short list scanned
-/// linearly, a hash map only beyond that, and the last hit remembered.
-class ChannelNumbers {
- public:
-  void clear() {
-    keys_.clear();
-    map_.clear();
-    last_key_ = ~uint64_t{0};
-    last_number_ = kNone;
-  }
-  [[nodiscard]] std::size_t size() const { return keys_.size(); }
-  [[nodiscard]] uint64_t key(std::size_t number) const { return keys_[number]; }
-
-  /// The number of `key`; kNone if it has none.
-  uint32_t find(uint64_t key) {
-    if (key == last_key_ && last_number_ != kNone) return last_number_;
-    uint32_t number = kNone;
-    if (keys_.size() <= kLinear) {
-      for (std::size_t c = 0; c < keys_.size(); ++c) {
-        if (keys_[c] == key) {
-          number = static_cast<uint32_t>(c);
-          break;
-        }
-      }
-    } else if (auto it = map_.find(key); it != map_.end()) {
-      number = it->second;
-    }
-    last_key_ = key;
-    last_number_ = number;
-    return number;
-  }
-
-  /// The number of `key`, given it one if new.
-  uint32_t add(uint64_t key) {
-    uint32_t number = find(key);
-    if (number != kNone) return number;
-    number = static_cast<uint32_t>(keys_.size());
-    keys_.push_back(key);
-    if (keys_.size() > kLinear) {
-      if (map_.empty()) {
-        for (std::size_t c = 0; c < keys_.size(); ++c) {
-          map_.emplace(keys_[c], static_cast<uint32_t>(c));
-        }
-      } else {
-        map_.emplace(key, number);
-      }
-    }
-    last_key_ = key;
-    last_number_ = number;
-    return number;
-  }
-
- private:
-  static constexpr std::size_t kLinear = 8;
-  std::vector<uint64_t> keys_;
-  std::unordered_map<uint64_t, uint32_t> map_;
-  uint64_t last_key_ = ~uint64_t{0};
-  uint32_t last_number_ = kNone;
+  ChannelNumbers numbers_;
+  std::vector<uint32_t> slot_channel_, slots_, starts_, taken_;
 };
 
 /// The peers of `numbers` (world ranks, numbered in order of first
@@ -179,35 +89,36 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
                   std::to_string(op.comm) + " with peer " + std::to_string(op.peer) +
                   " that the definitions do not know";
   };
+  // A message's peer number depends only on (communicator, peer): runs of
+  // messages to the same peer reuse the previous one's number.
   ChannelNumbers destinations, sources;
   std::vector<uint64_t> sent_to, received_from;  // per destination / source number
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-    const MessageOp& op = trace.sends[i];
-    if (op.cancelled) continue;
-    const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
-    if (peer >= n) {
-      unknown(op, "send");
-      continue;
-    }
-    const uint32_t number = destinations.add(peer);
-    if (number == sent_to.size()) sent_to.push_back(0);
-    ++sent_to[number];
-    matching.send_position_[i] = number;  // the destination for now, the position below
-  }
+  const auto number_peers = [&](const MessageTable& table, const char* what, bool is_send,
+                                ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
+                                std::vector<uint32_t>& number_of) {
+    uint64_t last_route = ~uint64_t{0};
+    uint32_t last_number = kNone;
+    table.for_each([&](uint32_t i, const MessageOp& op) {
+      if (op.cancelled || (!is_send && op.peer == kNone)) return;
+      const uint64_t route = channel(op.comm, op.peer);
+      if (route != last_route || last_number == kNone) {
+        const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
+        if (peer >= n) {
+          unknown(op, what);
+          return;
+        }
+        last_route = route;
+        last_number = numbers.add(peer);
+        if (last_number == per_number.size()) per_number.push_back(0);
+      }
+      ++per_number[last_number];
+      number_of[i] = last_number;
+    });
+  };
+  // The destination for now, the position below.
+  number_peers(trace.sends, "send", true, destinations, sent_to, matching.send_position_);
   std::vector<uint32_t> source(trace.recvs.size(), kNone);
-  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-    const MessageOp& op = trace.recvs[j];
-    if (op.cancelled || op.peer == kNone) continue;
-    const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
-    if (peer >= n) {
-      unknown(op, "receive");
-      continue;
-    }
-    const uint32_t number = sources.add(peer);
-    if (number == received_from.size()) received_from.push_back(0);
-    ++received_from[number];
-    source[j] = number;
-  }
+  number_peers(trace.recvs, "receive", false, sources, received_from, source);
   const std::vector<std::pair<uint32_t, uint32_t>> to_peers = by_rank(destinations);
   const std::vector<std::pair<uint32_t, uint32_t>> from_peers = by_rank(sources);
   {
@@ -277,74 +188,76 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   }
 
   // The channel of every message travels once.
-  std::vector<uint64_t> outgoing(matching.to_.total);
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+  // Every position is written below, every incoming slot by the exchange:
+  // neither needs zeroing first.
+  auto outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
+  trace.sends.for_each([&](uint32_t i, const MessageOp& op) {
     const uint32_t number = matching.send_position_[i];
-    if (number == kNone) continue;
+    if (number == kNone) return;
     const auto position = static_cast<uint32_t>(fill[number]++);
     matching.send_position_[i] = position;
-    outgoing[position] = channel(trace.sends[i].comm, trace.sends[i].tag);
-  }
-  std::vector<uint64_t> incoming(matching.from_.total);
-  exchange_blocks(outgoing.data(), matching.to_, incoming.data(), matching.from_, MPI_UINT64_T,
+    outgoing[position] = channel(op.comm, op.tag);
+  });
+  auto incoming = std::make_unique_for_overwrite<uint64_t[]>(matching.from_.total);
+  exchange_blocks(outgoing.get(), matching.to_, incoming.get(), matching.from_, MPI_UINT64_T,
                   world);
-  outgoing = std::vector<uint64_t>();
+  outgoing.reset();
 
   // Per source, the received slots pair with this rank's receives channel by
   // channel in posting order; what is left over on a channel stays
   // unmatched. The receives are grouped by source (a counting sort keeps
-  // their order); per source the channels get dense numbers and the slots
-  // are bucketed by channel, in order. Linear in the messages, no sorting.
-  // (The counts agree per source unless truncation is tolerated: this
-  // rank's receives get their own layout.)
+  // their order), each with its channel. Usually a source's slots and
+  // receives come in the same channel order and pair one to one; otherwise
+  // the source's channels get dense numbers and the slots are bucketed by
+  // channel, in order. Linear in the messages, no sorting. (The counts agree
+  // per source unless truncation is tolerated: this rank's receives get
+  // their own layout.)
   std::vector<std::size_t> mine_displs(sources.size() + 1, 0);
   for (std::size_t c = 0; c < sources.size(); ++c) {
     mine_displs[c + 1] = mine_displs[c] + received_from[c];
   }
-  std::vector<uint32_t> receives(mine_displs.back());
+  auto receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
+  auto receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
   {
     std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
-    for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-      if (source[j] != kNone) receives[next[source[j]]++] = static_cast<uint32_t>(j);
-    }
+    trace.recvs.for_each([&](uint32_t j, const MessageOp& op) {
+      if (source[j] == kNone) return;
+      const std::size_t b = next[source[j]]++;
+      receives[b] = j;
+      receive_channels[b] = channel(op.comm, op.tag);
+    });
   }
-  matching.known_recvs_ = receives.size();
+  source = std::vector<uint32_t>();
+  matching.known_recvs_ = mine_displs.back();
   std::vector<uint8_t> slot_matched(matching.from_.total, 0);
-  ChannelNumbers numbers;
-  std::vector<uint32_t> slot_channel, by_channel, starts, taken;
+  SlotsByChannel by_channel;
   for (std::size_t k = 0; k < matching.from_.peers.size(); ++k) {
     const std::size_t begin = matching.from_.displs[k];
     const std::size_t count = matching.from_.counts[k];
     const uint32_t mine_number = sources.find(matching.from_.peers[k]);
     if (count == 0 || mine_number == kNone) continue;
-    numbers.clear();
-    slot_channel.resize(count);
-    for (std::size_t q = 0; q < count; ++q) slot_channel[q] = numbers.add(incoming[begin + q]);
-    starts.assign(numbers.size() + 1, 0);
-    for (std::size_t q = 0; q < count; ++q) ++starts[slot_channel[q] + 1];
-    for (std::size_t c = 1; c < starts.size(); ++c) starts[c] += starts[c - 1];
-    taken.assign(numbers.size(), 0);
-    by_channel.resize(count);
-    for (std::size_t q = 0; q < count; ++q) {
-      const uint32_t c = slot_channel[q];
-      by_channel[starts[c] + taken[c]++] = static_cast<uint32_t>(begin + q);
-    }
-    std::fill(taken.begin(), taken.end(), 0U);
-    for (std::size_t b = mine_displs[mine_number]; b < mine_displs[mine_number + 1]; ++b) {
-      const uint32_t j = receives[b];
-      const uint32_t c = numbers.find(channel(trace.recvs[j].comm, trace.recvs[j].tag));
-      if (c == kNone || starts[c] + taken[c] == starts[c + 1]) continue;
-      const uint32_t slot = by_channel[starts[c] + taken[c]++];
-      matching.recv_position_[j] = slot;
+    const std::size_t mine_begin = mine_displs[mine_number];
+    const std::size_t mine_count = mine_displs[mine_number + 1] - mine_begin;
+    const std::size_t paired = std::min(count, mine_count);
+    const uint64_t* mine_channels = receive_channels.get() + mine_begin;
+    const bool in_order =
+        std::equal(mine_channels, mine_channels + paired, incoming.get() + begin);
+    if (!in_order) by_channel.bucket(incoming.get() + begin, count, begin);
+    for (std::size_t b = 0; b < (in_order ? paired : mine_count); ++b) {
+      const uint32_t slot =
+          in_order ? static_cast<uint32_t>(begin + b)
+                   : by_channel.take(receive_channels[mine_begin + b]);
+      if (slot == kNone) continue;
+      matching.recv_position_[receives[mine_begin + b]] = slot;
       slot_matched[slot] = 1;
       ++matching.matched_recvs_;
     }
   }
-  incoming = std::vector<uint64_t>();
+  incoming.reset();
 
   // Tell the senders which of their messages found a receive.
-  std::vector<uint8_t> sent_matched(matching.to_.total);
-  exchange_blocks(slot_matched.data(), matching.from_, sent_matched.data(), matching.to_,
+  auto sent_matched = std::make_unique_for_overwrite<uint8_t[]>(matching.to_.total);
+  exchange_blocks(slot_matched.data(), matching.from_, sent_matched.get(), matching.to_,
                   MPI_UINT8_T, world);
   matching.known_sends_ = matching.to_.total;
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
@@ -364,13 +277,15 @@ std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& p
                                 std::to_string(per_send.size()) + " values for " +
                                 std::to_string(send_position_.size()) + " sends");
   }
-  std::vector<int64_t> outgoing(to_.total);
+  // Every position is some send's, every incoming slot written by the
+  // exchange: neither needs zeroing first.
+  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
   for (std::size_t i = 0; i < per_send.size(); ++i) {
     const uint32_t position = send_position_[i];
     if (position != kNone) outgoing[position] = per_send[i];
   }
-  std::vector<int64_t> incoming(from_.total);
-  exchange_blocks(outgoing.data(), to_, incoming.data(), from_, MPI_INT64_T, world);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(from_.total);
+  exchange_blocks(outgoing.get(), to_, incoming.get(), from_, MPI_INT64_T, world);
   std::vector<int64_t> result(recv_position_.size());
   for (std::size_t j = 0; j < result.size(); ++j) {
     const uint32_t position = recv_position_[j];
@@ -391,8 +306,8 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
     const uint32_t position = recv_position_[j];
     if (position != kNone) outgoing[position] = per_recv[j];
   }
-  std::vector<int64_t> incoming(to_.total);
-  exchange_blocks(outgoing.data(), from_, incoming.data(), to_, MPI_INT64_T, world);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(to_.total);
+  exchange_blocks(outgoing.data(), from_, incoming.get(), to_, MPI_INT64_T, world);
   std::vector<int64_t> result(send_position_.size());
   for (std::size_t i = 0; i < result.size(); ++i) {
     const uint32_t position = send_position_[i];

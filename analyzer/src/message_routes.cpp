@@ -3,6 +3,7 @@
 // operation, and exchanges of two values per message in one.
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -81,7 +82,7 @@ MessageMatching::RouteIndex MessageMatching::route_index() const {
 std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receivers(
     std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
   check_sizes("to_receivers", first.size(), second.size(), send_position_.size());
-  std::vector<int64_t> outgoing(2 * to_.total);
+  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(2 * to_.total);  // all written
   for (std::size_t i = 0; i < first.size(); ++i) {
     const uint32_t position = send_position_[i];
     if (position == kNone) continue;
@@ -90,9 +91,9 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receiv
   }
   std::vector<int64_t>().swap(first);
   std::vector<int64_t>().swap(second);
-  std::vector<int64_t> incoming(2 * from_.total);
-  exchange_blocks(outgoing.data(), doubled(to_), incoming.data(), doubled(from_), MPI_INT64_T, world);
-  std::vector<int64_t>().swap(outgoing);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(2 * from_.total);
+  exchange_blocks(outgoing.get(), doubled(to_), incoming.get(), doubled(from_), MPI_INT64_T, world);
+  outgoing.reset();
   std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
   result.first.resize(recv_position_.size());
   result.second.resize(recv_position_.size());
@@ -116,8 +117,8 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_sender
   }
   std::vector<int64_t>().swap(first);
   std::vector<int64_t>().swap(second);
-  std::vector<int64_t> incoming(2 * to_.total);
-  exchange_blocks(outgoing.data(), doubled(from_), incoming.data(), doubled(to_), MPI_INT64_T, world);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(2 * to_.total);
+  exchange_blocks(outgoing.data(), doubled(from_), incoming.get(), doubled(to_), MPI_INT64_T, world);
   std::vector<int64_t>().swap(outgoing);
   std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
   result.first.resize(send_position_.size());

@@ -102,6 +102,14 @@ struct Fixture {
     EXPECT_EQ(error, "");
     return matching;
   }
+  /// As an incomplete trace is matched: counts that disagree are no error.
+  MessageMatching build_tolerating_truncation() const {
+    std::string error;
+    MessageMatching matching =
+        MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error, true);
+    EXPECT_EQ(error, "");
+    return matching;
+  }
 };
 
 using Channel = std::pair<uint32_t, uint32_t>;  // comm, tag
@@ -237,6 +245,41 @@ TEST(MessageMatching, UnmatchedChannelGivesNoValue) {
             (std::vector<int64_t>{kNoValue, 400}));
   EXPECT_EQ(matching.to_senders({200, 401}, MPI_COMM_WORLD),
             (std::vector<int64_t>{kNoValue, 401}));
+}
+
+TEST(MessageMatching, TruncatedReceiverPairsThePrefixInOrder) {
+  // Rank r sends tags 1, 1, 2, 2, 1 to r+1, whose trace ends after three
+  // receives (1, 1, 2): those three pair with the first three sends.
+  const uint32_t n = world_size(), me = world_rank();
+  Fixture setup;
+  for (uint32_t tag : {1U, 1U, 2U, 2U, 1U}) {
+    setup.trace.sends.push_back(message((me + 1) % n, kWorld, tag));
+  }
+  for (uint32_t tag : {1U, 1U, 2U}) {
+    setup.trace.recvs.push_back(message((me + n - 1) % n, kWorld, tag));
+  }
+  const MessageMatching matching = setup.build_tolerating_truncation();
+  EXPECT_EQ(matching.matched_recvs(), 3U);
+  EXPECT_EQ(matching.to_receivers({10, 11, 20, 21, 12}, MPI_COMM_WORLD),
+            (std::vector<int64_t>{10, 11, 20}));
+  EXPECT_EQ(matching.to_senders({5, 6, 7}, MPI_COMM_WORLD),
+            (std::vector<int64_t>{5, 6, 7, kNoValue, kNoValue}));
+}
+
+TEST(MessageMatching, TruncatedSenderLeavesTheLaterReceivesUnmatched) {
+  // Rank r's trace ends after sending tags 1, 2 to r+1, which received
+  // tags 1, 2, 2, 1.
+  const uint32_t n = world_size(), me = world_rank();
+  Fixture setup;
+  for (uint32_t tag : {1U, 2U}) setup.trace.sends.push_back(message((me + 1) % n, kWorld, tag));
+  for (uint32_t tag : {1U, 2U, 2U, 1U}) {
+    setup.trace.recvs.push_back(message((me + n - 1) % n, kWorld, tag));
+  }
+  const MessageMatching matching = setup.build_tolerating_truncation();
+  EXPECT_EQ(matching.matched_recvs(), 2U);
+  EXPECT_EQ(matching.to_receivers({10, 20}, MPI_COMM_WORLD),
+            (std::vector<int64_t>{10, 20, kNoValue, kNoValue}));
+  EXPECT_EQ(matching.to_senders({5, 6, 7, 8}, MPI_COMM_WORLD), (std::vector<int64_t>{5, 6}));
 }
 
 TEST(MessageMatching, SelfAndSubCommunicators) {
