@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "orrery/analyzer/message_exchange.h"
 
@@ -25,6 +26,38 @@ void check_sizes(const char* what, std::size_t first, std::size_t second, std::s
                                 std::to_string(first) + " and " + std::to_string(second) +
                                 " values for " + std::to_string(expected) + " operations");
   }
+}
+
+/// Two values per message along one direction of the routes: each of this
+/// rank's operations with an outgoing position sends its pair there, and each
+/// operation with an incoming position gets the pair found there (kNoValue
+/// for the others). The inputs are freed once packed.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> exchange_pairs(
+    std::vector<int64_t> first, std::vector<int64_t> second, const std::vector<uint32_t>& out_position,
+    const BlockLayout& out, const std::vector<uint32_t>& in_position, const BlockLayout& in,
+    bool fill_unwritten, MPI_Comm world) {
+  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(2 * out.total);
+  if (fill_unwritten) std::fill_n(outgoing.get(), 2 * out.total, kNoValue);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const uint32_t position = out_position[i];
+    if (position == kNone) continue;
+    outgoing[2 * std::size_t{position}] = first[i];
+    outgoing[2 * std::size_t{position} + 1] = second[i];
+  }
+  std::vector<int64_t>().swap(first);
+  std::vector<int64_t>().swap(second);
+  auto incoming = std::make_unique_for_overwrite<int64_t[]>(2 * in.total);
+  exchange_blocks(outgoing.get(), doubled(out), incoming.get(), doubled(in), MPI_INT64_T, world);
+  outgoing.reset();
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
+  result.first.resize(in_position.size());
+  result.second.resize(in_position.size());
+  for (std::size_t j = 0; j < in_position.size(); ++j) {
+    const uint32_t position = in_position[j];
+    result.first[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position}];
+    result.second[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position} + 1];
+  }
+  return result;
 }
 
 }  // namespace
@@ -82,53 +115,18 @@ MessageMatching::RouteIndex MessageMatching::route_index() const {
 std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_receivers(
     std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
   check_sizes("to_receivers", first.size(), second.size(), send_position_.size());
-  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(2 * to_.total);  // all written
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    const uint32_t position = send_position_[i];
-    if (position == kNone) continue;
-    outgoing[2 * std::size_t{position}] = first[i];
-    outgoing[2 * std::size_t{position} + 1] = second[i];
-  }
-  std::vector<int64_t>().swap(first);
-  std::vector<int64_t>().swap(second);
-  auto incoming = std::make_unique_for_overwrite<int64_t[]>(2 * from_.total);
-  exchange_blocks(outgoing.get(), doubled(to_), incoming.get(), doubled(from_), MPI_INT64_T, world);
-  outgoing.reset();
-  std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
-  result.first.resize(recv_position_.size());
-  result.second.resize(recv_position_.size());
-  for (std::size_t j = 0; j < recv_position_.size(); ++j) {
-    const uint32_t position = recv_position_[j];
-    result.first[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position}];
-    result.second[j] = position == kNone ? kNoValue : incoming[2 * std::size_t{position} + 1];
-  }
-  return result;
+  // Every outgoing position belongs to one send: all of them are written.
+  return exchange_pairs(std::move(first), std::move(second), send_position_, to_, recv_position_,
+                        from_, /*fill_unwritten=*/false, world);
 }
 
 std::pair<std::vector<int64_t>, std::vector<int64_t>> MessageMatching::to_senders(
     std::vector<int64_t> first, std::vector<int64_t> second, MPI_Comm world) const {
   check_sizes("to_senders", first.size(), second.size(), recv_position_.size());
-  std::vector<int64_t> outgoing(2 * from_.total, kNoValue);
-  for (std::size_t j = 0; j < first.size(); ++j) {
-    const uint32_t position = recv_position_[j];
-    if (position == kNone) continue;
-    outgoing[2 * std::size_t{position}] = first[j];
-    outgoing[2 * std::size_t{position} + 1] = second[j];
-  }
-  std::vector<int64_t>().swap(first);
-  std::vector<int64_t>().swap(second);
-  auto incoming = std::make_unique_for_overwrite<int64_t[]>(2 * to_.total);
-  exchange_blocks(outgoing.data(), doubled(from_), incoming.get(), doubled(to_), MPI_INT64_T, world);
-  std::vector<int64_t>().swap(outgoing);
-  std::pair<std::vector<int64_t>, std::vector<int64_t>> result;
-  result.first.resize(send_position_.size());
-  result.second.resize(send_position_.size());
-  for (std::size_t i = 0; i < send_position_.size(); ++i) {
-    const uint32_t position = send_position_[i];
-    result.first[i] = position == kNone ? kNoValue : incoming[2 * std::size_t{position}];
-    result.second[i] = position == kNone ? kNoValue : incoming[2 * std::size_t{position} + 1];
-  }
-  return result;
+  // A message that arrived but was never received has a position and no
+  // receive to fill it: it goes back as kNoValue.
+  return exchange_pairs(std::move(first), std::move(second), recv_position_, from_, send_position_,
+                        to_, /*fill_unwritten=*/true, world);
 }
 
 }  // namespace orrery::analyzer
