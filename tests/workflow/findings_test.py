@@ -38,9 +38,14 @@ def main():
         if not late:
             fail("no Late Sender finding: %s" % found)
         late = late[0]
-        affected = sorted(r["rank"] for r in late["affected"])
-        if affected != [0, 1, 2]:
-            fail("Late Sender should affect ranks 0-2 most, not %s" % affected)
+        # The slow rank is not who waits: its neighbours on the 2 x 2 grid
+        # (ranks 1 and 2) wait for it directly, rank 0 two hops away. With 4
+        # ranks on 2 cores rank 3 also waits whenever a neighbour is
+        # descheduled, and rank 0's second-hand waiting can come out smaller.
+        waits = rank_totals(report, "late_sender")
+        if late["affected"][0]["rank"] == 3 or not waits[3] < min(waits[1], waits[2]):
+            fail("Late Sender should hit rank 3's neighbours 1 and 2 more than rank 3: %s, "
+                 "per rank %s" % (late["affected"], list(waits)))
         # The top cause outside MPI. With 4 ranks on 2 cores the slow rank's own
         # MPI calls can carry a delay as large as relax's (their time, too, is
         # time the others wait through), so they may rank first; the
