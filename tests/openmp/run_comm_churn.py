@@ -11,12 +11,11 @@ summary warning about communicators or unmatched messages.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_hybrid import Report, fail, otf2_events  # noqa: E402
+from run_hybrid import Report, fail, measure_and_analyze, otf2_events  # noqa: E402
 
 NP = 2
 THREADS = 4
@@ -26,17 +25,7 @@ ROUNDS = 40  # comm_churn.c: kRounds
 def main():
     build = os.environ["ORRERY_BUILD_DIR"]
     exp = os.path.join(tempfile.mkdtemp(prefix="orrery-comm-churn-"), "exp")
-    mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
-    result = subprocess.run([os.path.join(build, "bin", "orrery"), "run", "-o", exp, "--"] + mpirun +
-                            [os.path.join(build, "bin", "openmp_comm_churn")],
-                            capture_output=True, text=True, timeout=120)
-    if result.returncode != 0:
-        fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
-    result = subprocess.run(mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp],
-                            capture_output=True, text=True, timeout=120)
-    print(result.stdout)
-    if result.returncode != 0:
-        fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    summary = measure_and_analyze(build, exp, NP, [os.path.join(build, "bin", "openmp_comm_churn")])
     failures = []
     with open(os.path.join(exp, "run.json")) as f:
         record = json.load(f)
@@ -60,7 +49,7 @@ def main():
             line = "rank %d thread %d: %s" % (r, t, ", ".join("%s %d" % kv for kv in sorted(counts.items())))
             (print if all(v == ROUNDS for v in counts.values()) else failures.append)(line)
     for warning in ("communicators were created", "had no partner", "had no matching post"):
-        if warning in result.stdout:
+        if warning in summary:
             failures.append("the summary warns: ... %s" % warning)
     if failures:
         fail("; ".join(failures))

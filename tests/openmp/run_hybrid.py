@@ -245,10 +245,12 @@ def check_tasks(report, observed, events, failures):
             failures.append("%s has a negative value %.6f" % (metric, lowest))
 
 
-def run(build, program, exp, outdir, options):
-    mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
-    command = [os.path.join(build, "bin", "orrery"), "run", "-o", exp] + options + ["--"] + mpirun + \
-              [program, outdir, str(THREADS)] + (["no-mixed"] if "--no-openmp" in options else [])
+def measure_and_analyze(build, exp, ranks, program_line, options=()):
+    """`orrery run` of the program on `ranks` ranks into exp, then orrery-analyze
+    on as many; fails on either's error. Returns the analyzer's output."""
+    mpirun = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    command = [os.path.join(build, "bin", "orrery"), "run", "-o", exp] + list(options) + ["--"] + \
+        mpirun + program_line
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
@@ -257,8 +259,14 @@ def run(build, program, exp, outdir, options):
     print(result.stdout)
     if result.returncode != 0:
         fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    return result.stdout
+
+
+def run(build, program, exp, outdir, options):
+    program_line = [program, outdir, str(THREADS)] + (["no-mixed"] if "--no-openmp" in options else [])
+    stdout = measure_and_analyze(build, exp, NP, program_line, options)
     with open(os.path.join(exp, "run.json")) as f:
-        return json.load(f), result.stdout
+        return json.load(f), stdout
 
 
 def check_no_openmp(record, exp, summary):

@@ -37,7 +37,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_hybrid import ABS_TOL, Report, build_clang, close, fail, otf2_events  # noqa: E402
+from run_hybrid import ABS_TOL, Report, build_clang, close, fail, measure_and_analyze, otf2_events  # noqa: E402
 
 NP = 2
 
@@ -182,16 +182,7 @@ def main():
     os.makedirs(outdir)
     program = build_clang(work, "nested_openmp") if variant == "clang" else \
         os.path.join(build, "bin", "openmp_nested")
-    mpirun = ["mpirun", "--oversubscribe", "-np", str(NP)]
-    result = subprocess.run([os.path.join(build, "bin", "orrery"), "run", "-o", exp, "--"] + mpirun +
-                            [program, outdir], capture_output=True, text=True, timeout=120)
-    if result.returncode != 0:
-        fail("measured run failed (%d):\n%s\n%s" % (result.returncode, result.stdout, result.stderr))
-    result = subprocess.run(mpirun + [os.path.join(build, "bin", "orrery-analyze"), exp],
-                            capture_output=True, text=True, timeout=120)
-    print(result.stdout)
-    if result.returncode != 0:
-        fail("orrery-analyze failed (%d):\n%s" % (result.returncode, result.stderr))
+    summary = measure_and_analyze(build, exp, NP, [program, outdir])
     observed = read_observed(outdir)
     if any(o["inner_threads_%d" % k] != 2 for o in observed for k in range(2)):
         fail("the runtime did not nest (inner team sizes %s)" %
@@ -237,9 +228,9 @@ def main():
     check_thread_communicators(report, observed, failures)
     check_requests_across_threads(report, observed, events, failures)
     for warning in ("had no matching post", "had no partner"):
-        if warning in result.stdout:
+        if warning in summary:
             failures.append("the summary warns: requests or messages %s" % warning)
-    if "communicators were created on OpenMP worker threads" in result.stdout:
+    if "communicators were created on OpenMP worker threads" in summary:
         failures.append("the summary warns about communicators created on worker threads")
     for metric in ("omp", "omp_barrier_wait"):
         lowest = float(report.values[metric].min())
