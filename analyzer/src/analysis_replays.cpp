@@ -44,6 +44,8 @@ void AnalysisRun::replay_wait_states() {
                      progress_, result_);
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
+  // The clock condition's send enter times hold unless it or a what-if replay moved events.
+  if (!clock_correction_.times_changed && !options_.what_if) replay_options.send_enters = &trace_.send_enters;
   progress_("forward replay (messages)");
   phases_.run_or_abort("the forward replay", [&] {
     replay_forward(trace_, matching_, world_, bus_, replay_options, statistics_);

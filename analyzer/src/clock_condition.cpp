@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
+
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -96,15 +98,20 @@ void clock_backward(const std::vector<int64_t>& original, const std::vector<Rece
 }
 
 ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching& matching,
-                                        MPI_Comm world, const ClockConditionParameters& p) {
+                                        MPI_Comm world, const ClockConditionParameters& p,
+                                        std::vector<int64_t>* send_enters_out) {
   ClockCorrection stats;
   std::vector<ReceiveAt> receives;
   for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
     const MessageOp& op = trace.recvs[r];
     if (!op.cancelled && op.complete_event != kNone) receives.push_back({op.complete_event, r});
   }
-  std::sort(receives.begin(), receives.end(),
-            [](const ReceiveAt& a, const ReceiveAt& b) { return a.event < b.event; });
+  // Usually in event order already (a receive's entry is made at its
+  // completion unless it was posted earlier): sorting costs far more than checking.
+  const auto by_event = [](const ReceiveAt& a, const ReceiveAt& b) { return a.event < b.event; };
+  if (!std::is_sorted(receives.begin(), receives.end(), by_event)) {
+    std::sort(receives.begin(), receives.end(), by_event);
+  }
 
   // Round 0 on the times as read: on one node (one time base) nothing
   // violates, and nothing beyond this one exchange is done.
@@ -116,14 +123,19 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
   }
   int any = stats.violations > 0 ? 1 : 0;
   vmpi::Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
-  if (any == 0 || !p.correct) return stats;
+  if (any == 0 || !p.correct) {
+    if (send_enters_out != nullptr) *send_enters_out = std::move(send_enters);
+    return stats;
+  }
 
+  stats.times_changed = true;
   std::vector<int64_t> original(trace.events.size());
   for (std::size_t i = 0; i < original.size(); ++i) original[i] = trace.events[i].time;
   std::vector<int64_t> corrected;
   const uint64_t found = stats.violations;
   for (int round = 0; round < kMaxRounds; ++round) {
     stats = ClockCorrection{};
+    stats.times_changed = true;
     clock_forward(original, receives, send_enters, p, corrected, stats);
     std::vector<int64_t> updated = send_times(trace, &corrected);
     int changed = updated != sends ? 1 : 0;

@@ -9,6 +9,7 @@
 // replay events are raised for the patterns.
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "orrery/analyzer/message_exchange.h"
@@ -177,7 +178,9 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
   // Only the corrections need the receives in completion order.
   std::vector<uint32_t> by_completion;
   if (options.correct_clock_violations) by_completion = receives_in_completion_order(trace);
-  for (int round = 0; round < kMaxCorrectionRounds; ++round) {
+  const bool known = !options.correct_clock_violations && options.send_enters != nullptr;
+  if (known) send_enters = std::move(*options.send_enters);
+  for (int round = 0; round < kMaxCorrectionRounds && !known; ++round) {
     send_enters = matching.to_receivers(send_enter_times(trace, points), world);
     if (!options.correct_clock_violations) break;
     std::vector<ShiftPoint> updated = corrections(trace, by_completion, send_enters);

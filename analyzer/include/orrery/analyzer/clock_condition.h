@@ -43,6 +43,7 @@ struct ClockCorrection {
   int64_t moved = 0;        ///< ticks: the jumps summed (the time corrections inserted)
   int64_t max_jump = 0;     ///< ticks: the largest single jump
   int64_t max_shift = 0;    ///< ticks: the largest move of any event
+  bool times_changed = false;  ///< the phase moved events (the same on every rank)
 };
 
 /// For one rank, given each receive's send enter time (kNoValue: none):
@@ -66,9 +67,13 @@ void clock_backward(const std::vector<int64_t>& original, const std::vector<Rece
                     std::vector<int64_t>& corrected, ClockCorrection& stats);
 
 /// The phase: collective over `world`. Corrects `trace.events` in place
-/// (unless p.correct is false) and returns this rank's corrections.
+/// (unless p.correct is false) and returns this rank's corrections. With
+/// `send_enters`: unless the phase moved events (times_changed), each
+/// receive's send enter time from its first exchange, which the forward
+/// replay can take instead of exchanging again (ReplayOptions::send_enters).
 ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching& matching,
-                                        MPI_Comm world, const ClockConditionParameters& p);
+                                        MPI_Comm world, const ClockConditionParameters& p,
+                                        std::vector<int64_t>* send_enters = nullptr);
 
 /// Per rank, on rank 0 (collective over `world`).
 std::vector<ClockCorrection> gather_clock_corrections(const ClockCorrection& mine, MPI_Comm world);

@@ -55,6 +55,11 @@ static_assert(sizeof(ReplayStatistics) ==
 /// Options of the replay.
 struct ReplayOptions {
   bool correct_clock_violations = true;
+  /// Each receive's send enter time on the current times (one value per
+  /// receive), if the caller has them already (correct_clock_condition's):
+  /// taken (moved) instead of exchanged again. Ignored with
+  /// correct_clock_violations. Given on every rank or on none (collective).
+  std::vector<int64_t>* send_enters = nullptr;
 };
 
 /// Forward replay; corrects timestamps in place and raises RegionExited,
