@@ -25,12 +25,16 @@ int64_t unconstrained(const std::vector<int64_t>& original, const std::vector<in
 
 std::vector<int64_t> send_times(const LocalTrace& trace, const std::vector<int64_t>* corrected) {
   std::vector<int64_t> values(trace.sends.size());
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-    const uint32_t index = send_index(trace.sends[i]);
-    values[i] = index == kNone ? kNoValue
+  trace.sends.for_each([&](uint32_t s, const MessageOp& op) {
+    if (corrected == nullptr && s + kPrefetchDistance < trace.sends.size()) {
+      const uint32_t later = send_index(trace.sends[s + kPrefetchDistance]);
+      if (later != kNone) trace.events.prefetch(later);
+    }
+    const uint32_t index = send_index(op);
+    values[s] = index == kNone ? kNoValue
                 : corrected != nullptr ? (*corrected)[index]
                                        : trace.events[index].time;
-  }
+  });
   return values;
 }
 
@@ -101,26 +105,20 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
                                         MPI_Comm world, const ClockConditionParameters& p,
                                         std::vector<int64_t>* send_enters_out) {
   ClockCorrection stats;
-  std::vector<ReceiveAt> receives;
-  for (uint32_t r = 0; r < trace.recvs.size(); ++r) {
-    const MessageOp& op = trace.recvs[r];
-    if (!op.cancelled && op.complete_event != kNone) receives.push_back({op.complete_event, r});
-  }
-  // Usually in event order already (a receive's entry is made at its
-  // completion unless it was posted earlier): sorting costs far more than checking.
-  const auto by_event = [](const ReceiveAt& a, const ReceiveAt& b) { return a.event < b.event; };
-  if (!std::is_sorted(receives.begin(), receives.end(), by_event)) {
-    std::sort(receives.begin(), receives.end(), by_event);
-  }
-
   // Round 0 on the times as read: on one node (one time base) nothing
-  // violates, and nothing beyond this one exchange is done.
+  // violates, and nothing beyond this one exchange and one pass over the
+  // receives is done.
   std::vector<int64_t> sends = send_times(trace, nullptr);
   std::vector<int64_t> send_enters = matching.to_receivers(sends, world);
-  for (const ReceiveAt& at : receives) {
-    const int64_t send = send_enters[at.recv];
-    if (send != kNoValue && trace.events[at.event].time < send) ++stats.violations;
-  }
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (r + kPrefetchDistance < trace.recvs.size()) {
+      const uint32_t later = trace.recvs[r + kPrefetchDistance].complete_event;
+      if (later != kNone) trace.events.prefetch(later);
+    }
+    const int64_t send = send_enters[r];
+    if (op.cancelled || op.complete_event == kNone || send == kNoValue) return;
+    if (trace.events[op.complete_event].time < send) ++stats.violations;
+  });
   int any = stats.violations > 0 ? 1 : 0;
   vmpi::Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
   if (any == 0 || !p.correct) {
@@ -128,6 +126,16 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
     return stats;
   }
 
+  std::vector<ReceiveAt> receives;
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
+    if (!op.cancelled && op.complete_event != kNone) receives.push_back({op.complete_event, r});
+  });
+  // Usually in event order already (a receive's entry is made at its
+  // completion unless it was posted earlier): sorting costs far more than checking.
+  const auto by_event = [](const ReceiveAt& a, const ReceiveAt& b) { return a.event < b.event; };
+  if (!std::is_sorted(receives.begin(), receives.end(), by_event)) {
+    std::sort(receives.begin(), receives.end(), by_event);
+  }
   stats.times_changed = true;
   std::vector<int64_t> original(trace.events.size());
   for (std::size_t i = 0; i < original.size(); ++i) original[i] = trace.events[i].time;
