@@ -46,6 +46,7 @@ void AnalysisRun::replay_wait_states() {
   replay_options.correct_clock_violations = false;
   // The clock condition's send enter times hold unless it or a what-if replay moved events.
   if (!clock_correction_.times_changed && !options_.what_if) replay_options.send_enters = &trace_.send_enters;
+  replay_options.raise_sends_completed = true;  // no backward replay below
   progress_("forward replay (messages)");
   phases_.run_or_abort("the forward replay", [&] {
     replay_forward(trace_, matching_, world_, bus_, replay_options, statistics_);
@@ -67,8 +68,6 @@ void AnalysisRun::replay_wait_states() {
                        ")");
     }
   });
-  progress_("backward replay");
-  phases_.run_or_abort("the backward replay", [&] { replay_backward(trace_, matching_, world_, bus_); });
 }
 
 void AnalysisRun::find_root_causes() {

@@ -13,19 +13,8 @@
 
 namespace orrery::analyzer {
 
-void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
-                     const EventBus& bus) {
+std::vector<int64_t> receive_post_enters(const LocalTrace& trace) {
   const EventStore& events = trace.events;
-  // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
-  // Isends) waited for its late senders first; Late Receiver starts after.
-  // (completing call, send enter) per receive, in call order: a flat array
-  // walked alongside the sends below instead of a hash map per receive.
-  // One pass over the receives collects it with the posting calls' enter
-  // times (the table is read once: the passes are bound by memory).
-  using CallValue = std::pair<uint32_t, int64_t>;
-  const auto by_call = [](const CallValue& a, const CallValue& b) { return a.first < b.first; };
-  std::vector<CallValue> receive_calls;
-  receive_calls.reserve(trace.recvs.size());
   std::vector<int64_t> post_enters;
   post_enters.reserve(trace.recvs.size());
   trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
@@ -34,10 +23,27 @@ void replay_backward(const LocalTrace& trace, const MessageMatching& matching, M
       events.prefetch(later.post_call == kNone ? later.post_event : later.post_call);
     }
     post_enters.push_back(events[op.post_call == kNone ? op.post_event : op.post_call].time);
+  });
+  return post_enters;
+}
+
+void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
+                     const EventBus& bus) {
+  const EventStore& events = trace.events;
+  const std::vector<int64_t> recv_enters = matching.to_senders(receive_post_enters(trace), world);
+
+  // A call that also completed receives (Sendrecv, a Waitall over Irecvs and
+  // Isends) waited for its late senders first; Late Receiver starts after.
+  // (completing call, send enter) per receive, in call order: a flat array
+  // walked alongside the sends below instead of a hash map per receive.
+  using CallValue = std::pair<uint32_t, int64_t>;
+  const auto by_call = [](const CallValue& a, const CallValue& b) { return a.first < b.first; };
+  std::vector<CallValue> receive_calls;
+  receive_calls.reserve(trace.recvs.size());
+  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
     if (r >= trace.send_enters.size() || op.complete_call == kNone) return;
     if (trace.send_enters[r] != kNoValue) receive_calls.emplace_back(op.complete_call, trace.send_enters[r]);
   });
-  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
   if (!std::is_sorted(receive_calls.begin(), receive_calls.end(), by_call)) {
     std::sort(receive_calls.begin(), receive_calls.end(), by_call);
   }

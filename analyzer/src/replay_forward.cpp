@@ -98,12 +98,25 @@ struct Frame {
   uint32_t messages = 0;
   uint32_t receives = 0;
   int64_t latest_send_enter = INT64_MIN;
+  uint32_t sends_completed = 0;  ///< with a matching receive (raise_sends_completed)
+  int64_t latest_recv_enter = INT64_MIN;
 };
+
+/// A send the frame's call completed, with its receive's posting time.
+void note_completed_send(Frame& frame, int64_t recv_enter) {
+  if (recv_enter == kNoValue) return;
+  frame.latest_recv_enter = std::max(frame.latest_recv_enter, recv_enter);
+  ++frame.sends_completed;
+}
 
 /// Raises the replay events in time order (corrected times), then the totals
 /// of the region instances folded while reading. The subscribers are looked
-/// up once; an event nobody subscribed to is not built.
-void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, const EventBus& bus) {
+/// up once; an event nobody subscribed to is not built. With `recv_enters`
+/// (per send, its receive's posting time) each call that completed sends
+/// raises SendsCompleted at its Leave, as replay_backward would.
+void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
+          const std::vector<int64_t>* recv_enters, const EventBus& bus) {
+  const auto sends_completed = bus.publisher<SendsCompleted>();
   const auto region_exited = bus.publisher<RegionExited>();
   const auto receives_completed = bus.publisher<ReceivesCompleted>();
   const auto message_sent = bus.publisher<MessageSent>();
@@ -123,6 +136,10 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         if (frame.receives > 0) {
           receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
         }
+        if (frame.sends_completed > 0) {
+          sends_completed(SendsCompleted{call, frame.latest_recv_enter, frame.sends_completed,
+                                         frame.latest_send_enter});
+        }
         const uint32_t folded_ref = event.ref();
         const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
         region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
@@ -139,8 +156,15 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
         frame.bytes += op.bytes;
         ++frame.messages;
         message_sent(MessageSent{frame.callpath, op.bytes});
+        // A blocking send completes in the call that posted it.
+        if (recv_enters != nullptr && event.kind() == EventKind::kSend) {
+          note_completed_send(frame, (*recv_enters)[event.link]);
+        }
         break;
       }
+      case EventKind::kIsendComplete:
+        if (recv_enters != nullptr && !stack.empty()) note_completed_send(stack.back(), (*recv_enters)[event.link]);
+        break;
       case EventKind::kRecv:
       case EventKind::kIrecv: {
         const MessageOp& op = trace.recvs[event.link];
@@ -168,6 +192,19 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters, cons
   }
 }
 
+/// The walk once the times are final; with raise_sends_completed the
+/// receives' posting times travel to the senders first (collective).
+void walk_with_final_times(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
+                           const std::vector<int64_t>& send_enters, const EventBus& bus,
+                           const ReplayOptions& options) {
+  if (!options.raise_sends_completed) {
+    walk(trace, send_enters, nullptr, bus);
+    return;
+  }
+  const std::vector<int64_t> recv_enters = matching.to_senders(receive_post_enters(trace), world);
+  walk(trace, send_enters, &recv_enters, bus);
+}
+
 }  // namespace
 
 void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
@@ -193,7 +230,7 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
   // Apply the corrections in place.
   statistics.messages += matching.matched_recvs();
   if (points.empty()) {
-    walk(trace, send_enters, bus);
+    walk_with_final_times(trace, matching, world, send_enters, bus, options);
     trace.send_enters = std::move(send_enters);
     return;
   }
@@ -209,7 +246,7 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
     trace.events[i].time += shift;
   }
   statistics.clock_violations += points.size();
-  walk(trace, send_enters, bus);
+  walk_with_final_times(trace, matching, world, send_enters, bus, options);
   trace.send_enters = std::move(send_enters);
 }
 

@@ -60,10 +60,19 @@ struct ReplayOptions {
   /// taken (moved) instead of exchanged again. Ignored with
   /// correct_clock_violations. Given on every rank or on none (collective).
   std::vector<int64_t>* send_enters = nullptr;
+  /// The walk also raises SendsCompleted, what replay_backward raises (the
+  /// receives' posting times travel to the senders before the walk, once the
+  /// times are final): the caller then skips the backward replay, and its
+  /// passes over the send and receive tables. Each call's event comes at its
+  /// Leave, so SendsCompleted interleaves with the other events instead of
+  /// following the collective replay's; per call path they come in the same
+  /// order. Set on every rank or on none (collective).
+  bool raise_sends_completed = false;
 };
 
 /// Forward replay; corrects timestamps in place and raises RegionExited,
-/// MessageSent, MessageReceived and ReceivesCompleted.
+/// MessageSent, MessageReceived and ReceivesCompleted (and SendsCompleted
+/// with ReplayOptions::raise_sends_completed).
 void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                     const EventBus& bus, const ReplayOptions& options,
                     ReplayStatistics& statistics);
@@ -80,5 +89,9 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
 /// Backward replay over the corrected times; raises SendsCompleted.
 void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus);
+
+/// Per receive, the enter time of its posting call (the post itself outside
+/// any call): what the backward replay sends to the senders.
+std::vector<int64_t> receive_post_enters(const LocalTrace& trace);
 
 }  // namespace orrery::analyzer
