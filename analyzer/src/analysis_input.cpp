@@ -238,7 +238,7 @@ void AnalysisRun::correct_clocks() {
   progress_(options_.correct_clock_violations ? "clock condition (correcting violations)"
                                               : "clock condition (counting violations)");
   phases_.run_or_abort("the clock correction", [&] {
-    clock_correction_ = correct_clock_condition(trace_, matching_, world_, parameters, &trace_.send_enters);
+    clock_correction_ = correct_clock_condition(trace_, matching_, world_, parameters, &message_times_);
   });
   statistics_.clock_violations = clock_correction_.corrected;
   statistics_.max_violation = clock_correction_.max_jump;

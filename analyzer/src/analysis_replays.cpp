@@ -45,7 +45,7 @@ void AnalysisRun::replay_wait_states() {
   ReplayOptions replay_options;
   replay_options.correct_clock_violations = false;
   // The clock condition's send enter times hold unless it or a what-if replay moved events.
-  if (!clock_correction_.times_changed && !options_.what_if) replay_options.send_enters = &trace_.send_enters;
+  if (!clock_correction_.times_changed && !options_.what_if) replay_options.known_times = &message_times_;
   replay_options.raise_sends_completed = true;  // no backward replay below
   progress_("forward replay (messages)");
   phases_.run_or_abort("the forward replay", [&] {

@@ -108,6 +108,7 @@ class AnalysisRun {
   std::unique_ptr<patterns::PatternContext> context_;
   ReplayStatistics statistics_;
   ClockCorrection clock_correction_;
+  MessageTimes message_times_;  ///< the clock condition's, for the forward replay
   ThreadSeverities threads_;
   std::unique_ptr<ChunkBudget> chunk_budget_;  ///< under --memory-limit
 

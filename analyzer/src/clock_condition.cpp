@@ -103,18 +103,24 @@ void clock_backward(const std::vector<int64_t>& original, const std::vector<Rece
 
 ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching& matching,
                                         MPI_Comm world, const ClockConditionParameters& p,
-                                        std::vector<int64_t>* send_enters_out) {
+                                        MessageTimes* times) {
   ClockCorrection stats;
   // Round 0 on the times as read: on one node (one time base) nothing
   // violates, and nothing beyond this one exchange and one pass over the
   // receives is done.
   std::vector<int64_t> sends = send_times(trace, nullptr);
   std::vector<int64_t> send_enters = matching.to_receivers(sends, world);
+  // The same pass notes each receive's posting time for the forward replay
+  // (a blocking receive's call Enter is next to its completion).
+  std::vector<int64_t> post_enters;
+  if (times != nullptr) post_enters.reserve(trace.recvs.size());
   trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
     if (r + kPrefetchDistance < trace.recvs.size()) {
-      const uint32_t later = trace.recvs[r + kPrefetchDistance].complete_event;
-      if (later != kNone) trace.events.prefetch(later);
+      const MessageOp& later = trace.recvs[r + kPrefetchDistance];
+      if (later.complete_event != kNone) trace.events.prefetch(later.complete_event);
+      if (times != nullptr) trace.events.prefetch(receive_post(later));
     }
+    if (times != nullptr) post_enters.push_back(trace.events[receive_post(op)].time);
     const int64_t send = send_enters[r];
     if (op.cancelled || op.complete_event == kNone || send == kNoValue) return;
     if (trace.events[op.complete_event].time < send) ++stats.violations;
@@ -122,7 +128,7 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
   int any = stats.violations > 0 ? 1 : 0;
   vmpi::Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
   if (any == 0 || !p.correct) {
-    if (send_enters_out != nullptr) *send_enters_out = std::move(send_enters);
+    if (times != nullptr) *times = MessageTimes{std::move(send_enters), std::move(post_enters)};
     return stats;
   }
 

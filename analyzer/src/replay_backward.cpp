@@ -18,11 +18,8 @@ std::vector<int64_t> receive_post_enters(const LocalTrace& trace) {
   std::vector<int64_t> post_enters;
   post_enters.reserve(trace.recvs.size());
   trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
-    if (r + kPrefetchDistance < trace.recvs.size()) {
-      const MessageOp& later = trace.recvs[r + kPrefetchDistance];
-      events.prefetch(later.post_call == kNone ? later.post_event : later.post_call);
-    }
-    post_enters.push_back(events[op.post_call == kNone ? op.post_event : op.post_call].time);
+    if (r + kPrefetchDistance < trace.recvs.size()) events.prefetch(receive_post(trace.recvs[r + kPrefetchDistance]));
+    post_enters.push_back(events[receive_post(op)].time);
   });
   return post_enters;
 }

@@ -193,15 +193,18 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
 }
 
 /// The walk once the times are final; with raise_sends_completed the
-/// receives' posting times travel to the senders first (collective).
+/// receives' posting times (`post_enters` if known on these times, empty
+/// otherwise) travel to the senders first (collective).
 void walk_with_final_times(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
-                           const std::vector<int64_t>& send_enters, const EventBus& bus,
-                           const ReplayOptions& options) {
+                           const std::vector<int64_t>& send_enters, std::vector<int64_t> post_enters,
+                           const EventBus& bus, const ReplayOptions& options) {
   if (!options.raise_sends_completed) {
     walk(trace, send_enters, nullptr, bus);
     return;
   }
-  const std::vector<int64_t> recv_enters = matching.to_senders(receive_post_enters(trace), world);
+  if (post_enters.size() != trace.recvs.size()) post_enters = receive_post_enters(trace);
+  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+  post_enters = std::vector<int64_t>();  // not needed during the walk
   walk(trace, send_enters, &recv_enters, bus);
 }
 
@@ -215,8 +218,12 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
   // Only the corrections need the receives in completion order.
   std::vector<uint32_t> by_completion;
   if (options.correct_clock_violations) by_completion = receives_in_completion_order(trace);
-  const bool known = !options.correct_clock_violations && options.send_enters != nullptr;
-  if (known) send_enters = std::move(*options.send_enters);
+  const bool known = !options.correct_clock_violations && options.known_times != nullptr;
+  std::vector<int64_t> post_enters;
+  if (known) {
+    send_enters = std::move(options.known_times->send_enters);
+    post_enters = std::move(options.known_times->post_enters);
+  }
   for (int round = 0; round < kMaxCorrectionRounds && !known; ++round) {
     send_enters = matching.to_receivers(send_enter_times(trace, points), world);
     if (!options.correct_clock_violations) break;
@@ -230,7 +237,7 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
   // Apply the corrections in place.
   statistics.messages += matching.matched_recvs();
   if (points.empty()) {
-    walk_with_final_times(trace, matching, world, send_enters, bus, options);
+    walk_with_final_times(trace, matching, world, send_enters, std::move(post_enters), bus, options);
     trace.send_enters = std::move(send_enters);
     return;
   }
@@ -246,7 +253,7 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
     trace.events[i].time += shift;
   }
   statistics.clock_violations += points.size();
-  walk_with_final_times(trace, matching, world, send_enters, bus, options);
+  walk_with_final_times(trace, matching, world, send_enters, {}, bus, options);
   trace.send_enters = std::move(send_enters);
 }
 

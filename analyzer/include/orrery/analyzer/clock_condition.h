@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "orrery/analyzer/message_exchange.h"
+#include "orrery/analyzer/replay.h"
 #include "orrery/trace/trace.h"
 
 namespace orrery::analyzer {
@@ -68,12 +69,12 @@ void clock_backward(const std::vector<int64_t>& original, const std::vector<Rece
 
 /// The phase: collective over `world`. Corrects `trace.events` in place
 /// (unless p.correct is false) and returns this rank's corrections. With
-/// `send_enters`: unless the phase moved events (times_changed), each
-/// receive's send enter time from its first exchange, which the forward
-/// replay can take instead of exchanging again (ReplayOptions::send_enters).
+/// `times`: unless the phase moved events (times_changed), the message times
+/// of its first pass and exchange, which the forward replay can take instead
+/// of computing and exchanging them again (ReplayOptions::known_times).
 ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching& matching,
                                         MPI_Comm world, const ClockConditionParameters& p,
-                                        std::vector<int64_t>* send_enters = nullptr);
+                                        MessageTimes* times = nullptr);
 
 /// Per rank, on rank 0 (collective over `world`).
 std::vector<ClockCorrection> gather_clock_corrections(const ClockCorrection& mine, MPI_Comm world);

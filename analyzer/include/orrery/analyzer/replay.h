@@ -52,14 +52,21 @@ static_assert(sizeof(ReplayStatistics) ==
                   sizeof(int64_t) + kReplayCounters.size() * sizeof(uint64_t),
               "every counter of ReplayStatistics is listed in kReplayCounters");
 
+/// Times at the messages on the current event times, one value per receive,
+/// as correct_clock_condition's first pass finds them when it moves nothing.
+struct MessageTimes {
+  std::vector<int64_t> send_enters;          ///< its send's enter (kNoValue: unmatched)
+  std::vector<int64_t> post_enters;  ///< its posting call's enter (receive_post_enters())
+};
+
 /// Options of the replay.
 struct ReplayOptions {
   bool correct_clock_violations = true;
-  /// Each receive's send enter time on the current times (one value per
-  /// receive), if the caller has them already (correct_clock_condition's):
-  /// taken (moved) instead of exchanged again. Ignored with
-  /// correct_clock_violations. Given on every rank or on none (collective).
-  std::vector<int64_t>* send_enters = nullptr;
+  /// The message times on the current times, if the caller has them already
+  /// (correct_clock_condition's): taken (moved) instead of computed and
+  /// exchanged again. Ignored with correct_clock_violations. Given on every
+  /// rank or on none (collective).
+  MessageTimes* known_times = nullptr;
   /// The walk also raises SendsCompleted, what replay_backward raises (the
   /// receives' posting times travel to the senders before the walk, once the
   /// times are final): the caller then skips the backward replay, and its
@@ -90,8 +97,14 @@ void replay_collectives(const LocalTrace& trace, const Definitions& definitions,
 void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus);
 
-/// Per receive, the enter time of its posting call (the post itself outside
-/// any call): what the backward replay sends to the senders.
+/// Where a receive's posting time is taken: its posting call's Enter (the
+/// post itself outside any call).
+inline uint32_t receive_post(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
+
+/// Per receive, the time of receive_post(): what the backward replay sends
+/// to the senders.
 std::vector<int64_t> receive_post_enters(const LocalTrace& trace);
 
 }  // namespace orrery::analyzer
