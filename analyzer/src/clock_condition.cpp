@@ -23,19 +23,52 @@ int64_t unconstrained(const std::vector<int64_t>& original, const std::vector<in
                   corrected[i - 1] + static_cast<int64_t>(keep * static_cast<double>(elapsed)));
 }
 
-std::vector<int64_t> send_times(const LocalTrace& trace, const std::vector<int64_t>* corrected) {
+/// Each send's time on the corrected times.
+std::vector<int64_t> send_times(const LocalTrace& trace, const std::vector<int64_t>& corrected) {
   std::vector<int64_t> values(trace.sends.size());
   trace.sends.for_each([&](uint32_t s, const MessageOp& op) {
-    if (corrected == nullptr && s + kPrefetchDistance < trace.sends.size()) {
-      const uint32_t later = send_index(trace.sends[s + kPrefetchDistance]);
-      if (later != kNone) trace.events.prefetch(later);
-    }
     const uint32_t index = send_index(op);
-    values[s] = index == kNone ? kNoValue
-                : corrected != nullptr ? (*corrected)[index]
-                                       : trace.events[index].time;
+    values[s] = index == kNone ? kNoValue : corrected[index];
   });
   return values;
+}
+
+/// Round 0's times from one stream over the events: the sends and the
+/// receives are walked together in event order (where sends and receives
+/// alternate, two passes would each stream the whole event table): each
+/// send's time (send_index()), each receive's completion time (kNoValue if
+/// cancelled or never completed) and posting time (receive_post()).
+struct TimesAsRead {
+  std::vector<int64_t> sends, completions, posts;
+};
+
+TimesAsRead times_as_read(const LocalTrace& trace) {
+  const EventStore& events = trace.events;
+  const std::size_t sends = trace.sends.size(), recvs = trace.recvs.size();
+  TimesAsRead read{std::vector<int64_t>(sends), std::vector<int64_t>(recvs), std::vector<int64_t>(recvs)};
+  const auto time_at = [&](uint32_t index) { return index == kNone ? kNoValue : events[index].time; };
+  std::size_t s = 0, r = 0;
+  while (s < sends || r < recvs) {
+    const uint32_t send_at = s < sends ? send_index(trace.sends[s]) : kNone;
+    if (r == recvs || (s < sends && send_at <= receive_post(trace.recvs[r]))) {
+      if (s + kPrefetchDistance < sends) {
+        const uint32_t later = send_index(trace.sends[s + kPrefetchDistance]);
+        if (later != kNone) events.prefetch(later);
+      }
+      read.sends[s++] = time_at(send_at);
+      continue;
+    }
+    if (r + kPrefetchDistance < recvs) {
+      const MessageOp& later = trace.recvs[r + kPrefetchDistance];
+      if (receive_post(later) != kNone) events.prefetch(receive_post(later));
+      if (later.complete_event != kNone) events.prefetch(later.complete_event);
+    }
+    const MessageOp& op = trace.recvs[r];
+    read.posts[r] = time_at(receive_post(op));
+    read.completions[r] = op.cancelled ? kNoValue : time_at(op.complete_event);
+    ++r;
+  }
+  return read;
 }
 
 }  // namespace
@@ -106,29 +139,20 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
                                         MessageTimes* times) {
   ClockCorrection stats;
   // Round 0 on the times as read: on one node (one time base) nothing
-  // violates, and nothing beyond this one exchange and one pass over the
-  // receives is done.
-  std::vector<int64_t> sends = send_times(trace, nullptr);
+  // violates, and nothing beyond one stream over the events and one
+  // exchange is done (the receives' posting times serve the forward replay).
+  TimesAsRead read = times_as_read(trace);
+  std::vector<int64_t> sends = std::move(read.sends);
   std::vector<int64_t> send_enters = matching.to_receivers(sends, world);
-  // The same pass notes each receive's posting time for the forward replay
-  // (a blocking receive's call Enter is next to its completion).
-  std::vector<int64_t> post_enters;
-  if (times != nullptr) post_enters.reserve(trace.recvs.size());
-  trace.recvs.for_each([&](uint32_t r, const MessageOp& op) {
-    if (r + kPrefetchDistance < trace.recvs.size()) {
-      const MessageOp& later = trace.recvs[r + kPrefetchDistance];
-      if (later.complete_event != kNone) trace.events.prefetch(later.complete_event);
-      if (times != nullptr) trace.events.prefetch(receive_post(later));
-    }
-    if (times != nullptr) post_enters.push_back(trace.events[receive_post(op)].time);
-    const int64_t send = send_enters[r];
-    if (op.cancelled || op.complete_event == kNone || send == kNoValue) return;
-    if (trace.events[op.complete_event].time < send) ++stats.violations;
-  });
+  for (std::size_t r = 0; r < send_enters.size(); ++r) {
+    const int64_t completion = read.completions[r];
+    if (completion != kNoValue && send_enters[r] != kNoValue && completion < send_enters[r]) ++stats.violations;
+  }
+  read.completions = std::vector<int64_t>();
   int any = stats.violations > 0 ? 1 : 0;
   vmpi::Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world);
   if (any == 0 || !p.correct) {
-    if (times != nullptr) *times = MessageTimes{std::move(send_enters), std::move(post_enters)};
+    if (times != nullptr) *times = MessageTimes{std::move(send_enters), std::move(read.posts)};
     return stats;
   }
 
@@ -151,7 +175,7 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
     stats = ClockCorrection{};
     stats.times_changed = true;
     clock_forward(original, receives, send_enters, p, corrected, stats);
-    std::vector<int64_t> updated = send_times(trace, &corrected);
+    std::vector<int64_t> updated = send_times(trace, corrected);
     int changed = updated != sends ? 1 : 0;
     vmpi::Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, world);
     if (changed == 0) break;
