@@ -6,7 +6,9 @@
 // receiver's later sends too, exchange and correction repeat until no rank's
 // corrections change (a fixpoint; each round settles one more link of a
 // chain of violations). Finally the events are walked in order and the
-// replay events are raised for the patterns.
+// replay events are raised for the patterns; with raise_sends_completed the
+// receives' posting times first travel back to the senders, so that the
+// walk raises the backward replay's SendsCompleted too.
 
 #include <algorithm>
 #include <utility>
