@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -42,6 +43,30 @@ static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 /// time (kNoValue if none).
 std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitions& definitions,
                                         const std::vector<int64_t>& recv_enters);
+
+/// Sorts `items`, which usually come as a few ascending runs (the wait
+/// states: Late Sender, Late Receiver, then each communicator's collectives,
+/// each in call order), by merging the runs: linear for a few runs, a full
+/// sort only when there are many.
+template <class T>
+void sort_in_runs(std::vector<T>& items) {
+  constexpr std::size_t kMostRuns = 16;
+  std::vector<std::size_t> ends;  // where each run ends
+  for (std::size_t i = 1; i < items.size(); ++i) {
+    if (!(items[i] < items[i - 1])) continue;
+    ends.push_back(i);
+    if (ends.size() >= kMostRuns) {
+      std::sort(items.begin(), items.end());
+      return;
+    }
+  }
+  if (ends.empty()) return;
+  ends.push_back(items.size());
+  for (std::size_t k = 1; k < ends.size(); ++k) {
+    std::inplace_merge(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(ends[k - 1]),
+                       items.begin() + static_cast<std::ptrdiff_t>(ends[k]));
+  }
+}
 
 /// Definitions::world_rank without a map lookup per message: messages come
 /// in runs on the same communicator, so the last one is remembered.

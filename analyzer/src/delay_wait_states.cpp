@@ -34,7 +34,7 @@ void SyncPoints::add(uint32_t peer, uint32_t event, uint32_t op) {
 void SyncPoints::finish() {
   hints_.assign(points_.size(), 0);
   for (auto& list : points_) {
-    if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
+    sort_in_runs(list);
   }
 }
 
@@ -52,7 +52,7 @@ namespace {
 
 /// (call, operation) pairs in call order, operations in index order.
 void sort_by_call(std::vector<std::pair<uint32_t, uint32_t>>& pairs) {
-  if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
+  sort_in_runs(pairs);
 }
 
 }  // namespace

@@ -66,9 +66,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       wait_calls.emplace_back(waits[k].call, k);
       waiting.push_back(waits[k].waiting);
     }
-    if (!std::is_sorted(wait_calls.begin(), wait_calls.end())) {
-      std::sort(wait_calls.begin(), wait_calls.end());
-    }
+    sort_in_runs(wait_calls);  // in runs: Late Sender, Late Receiver, collectives
     IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
     RecordPlan plan = plan_records(waits, point_to_point, matching);
     channel.open(plan.peers, plan.records, world);
