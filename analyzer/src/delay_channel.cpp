@@ -88,22 +88,23 @@ BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
 
 }  // namespace
 
-RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in)
+RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
+                           const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
   std::vector<double> flags(keep_in.begin(), keep_in.end());
   const std::vector<double> at_waiters = channel.to_waiters(flags);
   std::vector<uint8_t> keep_out(at_waiters.size());
   for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
-  out_ = select(channel.outgoing_records(), keep_out, kept_out_);
+  out_ = select(channel.outgoing_records(), keep_out, kept_wait_);
+  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
   std::vector<uint32_t> kept_in;  // only their number is needed here
   in_ = select(channel.incoming_records(), keep_in, kept_in);
-  send_.resize(kept_out_.size());
+  send_.resize(kept_wait_.size());
   received_.resize(kept_in.size());
 }
 
-const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait,
-                                                     const std::vector<uint32_t>& record_wait) {
-  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_wait[record_wait[kept_out_[k]]];
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
+  for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }

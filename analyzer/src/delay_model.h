@@ -186,6 +186,28 @@ struct DelayPool {
   }
 };
 
+/// The delays that pass waiting on (DelayPool::share_over_waits' inputs),
+/// flattened for the propagation rounds: every round reads them once, in
+/// order, from two dense arrays instead of the pool's chunks. The shares
+/// come out as share_over_waits computes them (the same operations).
+class PassingShares {
+ public:
+  /// `passing`: the delays of `pool` that pass waiting on, in round order.
+  PassingShares(const DelayPool& pool, const std::vector<uint32_t>& passing);
+  /// For delay k: (waiting + arrived[k]) · excess_waiting / total, shared
+  /// over its own wait states by their waiting, added to `next`.
+  void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
+
+ private:
+  struct Passing {
+    double waiting = 0, excess_waiting = 0, total = 0, waits_total = 0;
+    uint32_t end = 0;  ///< where its own wait states end in wait_/ticks_
+  };
+  std::vector<Passing> delays_;
+  std::vector<uint32_t> wait_;
+  std::vector<double> ticks_;
+};
+
 /// Values along the wait states' records, only between partners: every
 /// waiter sends one record per point-to-point wait state to its delayer
 /// (variable length, in batches: each partner's records in slices of
@@ -233,17 +255,18 @@ class RecordChannel {
 /// on); the waiters learn the selection in one exchange.
 class RecordSubset {
  public:
-  /// Collective over the channel's ranks; `keep_in` per incoming record.
-  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
-  /// per_wait[record_wait[r]] for every outgoing record r → the values of
-  /// the selected incoming records (in record order).
-  const std::vector<double>& to_delayers(const std::vector<double>& per_wait,
-                                         const std::vector<uint32_t>& record_wait);
+  /// Collective over the channel's ranks; `keep_in` per incoming record,
+  /// `record_wait` the wait state of each outgoing record.
+  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
+               const std::vector<uint32_t>& record_wait);
+  /// per_wait[record_wait[r]] for every selected outgoing record r → the
+  /// values of the selected incoming records (in record order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
-  std::vector<uint32_t> kept_out_;
+  std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
   std::vector<double> send_, received_;
 };
 
@@ -272,10 +295,10 @@ class CollectiveDelays {
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
   /// One propagation round: the delayers' shares of (waiting + propagated,
-  /// per wait state) that their own waiting explains, added to `next` per
-  /// wait state (and, if `passed_on`, the share of the waiting alone to it).
-  void propagate(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
-                 std::vector<double>* next, std::vector<double>* passed_on);
+  /// per wait state; without `propagated`: of the waiting alone) that their
+  /// own waiting explains, added to `to` per wait state of the delayer.
+  void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
+                 std::vector<double>& to);
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -293,6 +316,11 @@ class CollectiveDelays {
   const Communicators& comms_;
   /// Per communicator (id order), the instances replayed there.
   std::vector<std::pair<uint32_t, std::vector<Instance>>> by_comm_;
+  /// Per communicator (as by_comm_), the instances that pass waiting on
+  /// (ascending; agreed by the members in compare_intervals).
+  std::vector<std::vector<uint32_t>> passing_;
+  void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
+                      MPI_Comm comm, std::vector<uint32_t>& passing);
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

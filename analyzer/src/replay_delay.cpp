@@ -106,22 +106,19 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {  // the rounds' buffers are freed at the end
-    RecordSubset passing_records(channel, passes);
+    RecordSubset passing_records(channel, passes, record_wait);
     std::vector<uint8_t>().swap(passes);
+    const PassingShares shares(pool, passing);
+    std::vector<uint32_t>().swap(passing);
     double all_waiting = 0.0;  // the same every round
     for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
     // The passing delays' records arrive in the delays' order (passing).
     const std::vector<double>* carried = &next;  // the values the last carry sent
     for (int round = 0;; ++round) {
-      const std::vector<double>& arrived = passing_records.to_delayers(propagated, record_wait);
+      const std::vector<double>& arrived = passing_records.to_delayers(propagated);
       std::fill(next.begin(), next.end(), 0.0);
-      for (std::size_t k = 0; k < passing.size(); ++k) {
-        const Delay& delay = delays[passing[k]];
-        const double passed = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
-        pool.share_over_waits(passing[k], passed,
-                              [&](uint32_t wait, double value) { next[wait] += value; });
-      }
-      collectives.propagate(waits, propagated, &next, nullptr);
+      shares.pass_on(arrived, next);
+      collectives.propagate(waits, &propagated, next);
       // Converged when the long-term values moved by less than
       // kDelayTolerance of all waiting (summed over ranks) in this round: a
       // chain of waits (a ring, iteration after iteration) passes on a share
@@ -143,7 +140,6 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
     delay_propagated = channel.to_delayers(per_record);
   }
-  std::vector<uint32_t>().swap(passing);
 
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
@@ -168,7 +164,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
-    collectives.propagate(waits, propagated, nullptr, &through_collectives);
+    collectives.propagate(waits, nullptr, through_collectives);
     for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
   }
   collectives.publish_costs(waits, propagated, bus, statistics);
