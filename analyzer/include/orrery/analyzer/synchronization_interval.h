@@ -65,8 +65,10 @@ class IntervalProfiler {
   const CallTree& tree_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
   std::vector<int64_t> waiting_;
-  std::vector<int64_t> scratch_;    ///< per call path, zero between calls
-  std::vector<uint32_t> touched_;   ///< call paths with a non-zero scratch entry
+  std::vector<int64_t> scratch_;    ///< per call path, valid where stamp_ is this call's
+  std::vector<uint32_t> stamp_;     ///< per call path, the call that last set scratch_
+  std::vector<uint32_t> touched_;   ///< this call's call paths, in the order first set
+  uint32_t stamp_now_ = 0;
   std::size_t span_hint_ = 0;       ///< where the last search of folded_spans ended
   std::size_t wait_hint_ = 0;       ///< and of waits_
 };
