@@ -40,9 +40,13 @@ static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 /// Finds this rank's Late Sender and Late Receiver instances as the
 /// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the
 /// latest partner counts. `recv_enters`: per send, the receiver's posting
-/// time (kNoValue if none).
+/// time (kNoValue if none). `syncs`, per wait state, where its interval
+/// starts on this side: the previous message of the same direction with the
+/// delayer (the Leave of its completing call, the own operation; kNone if
+/// none), found in the same walk over the completing calls.
 std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitions& definitions,
-                                        const std::vector<int64_t>& recv_enters);
+                                        const std::vector<int64_t>& recv_enters,
+                                        std::vector<std::pair<uint32_t, uint32_t>>& syncs);
 
 /// Sorts `items`, which usually come as a few ascending runs (the wait
 /// states: Late Sender, Late Receiver, then each communicator's collectives,
@@ -74,9 +78,15 @@ class WorldRanks {
  public:
   WorldRanks(const Definitions& definitions, uint32_t self)
       : definitions_(definitions), self_(self) {}
-  uint32_t operator()(uint32_t comm, uint32_t rank_in_comm);
+  uint32_t operator()(uint32_t comm, uint32_t rank_in_comm) {
+    if (comm != cached_id_) look_up(comm);
+    if (cached_ == nullptr) return kNone;
+    if (cached_->is_self) return rank_in_comm == 0 ? self_ : kNone;
+    return rank_in_comm < cached_->members.size() ? cached_->members[rank_in_comm] : kNone;
+  }
 
  private:
+  void look_up(uint32_t comm);
   const Definitions& definitions_;
   uint32_t self_;
   uint32_t cached_id_ = kNone;

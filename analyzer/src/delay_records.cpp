@@ -23,17 +23,6 @@ constexpr std::size_t kHeader = 6;
 
 std::size_t entries_of(int64_t head) { return static_cast<std::size_t>(head >> 16); }
 
-void add_completions(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank,
-                     SyncPoints& points) {
-  for (uint32_t j = 0; j < table.size(); ++j) {
-    const MessageOp& op = table[j];
-    if (op.cancelled || op.complete_call == kNone) continue;
-    const uint32_t peer = world_rank(op.comm, op.peer);
-    if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
-  }
-  points.finish();
-}
-
 void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints& points) {
   for (uint32_t j = 0; j < table.size(); ++j) {
     const MessageOp& op = table[j];
@@ -51,11 +40,7 @@ uint32_t posting_call(const MessageOp& op) {
 }
 
 Synchronizations::Synchronizations(const LocalTrace& trace, const Definitions& definitions)
-    : trace_(trace), definitions_(definitions) {
-  WorldRanks world_rank(definitions, trace.rank);
-  add_completions(trace, trace.recvs, world_rank, received_from);
-  add_completions(trace, trace.sends, world_rank, sent_to);
-}
+    : trace_(trace), definitions_(definitions) {}
 
 SyncPoints& Synchronizations::posted(bool sends) {
   if (!posted_built_) {
@@ -115,9 +100,10 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
 
 namespace {
 
-/// The waiter's side: appends the record of `wait` to `values`.
-void write_record(const WaitState& wait, RecordContext& context, IntervalProfile& profile,
-                  std::vector<int64_t>& values) {
+/// The waiter's side: appends the record of wait state `k` to `values`.
+void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
+                  IntervalProfile& profile, std::vector<int64_t>& values) {
+  const WaitState& wait = waits[k];
   // The message's number between the two (the delayer finds its own
   // operation by it); kNoValue if it has no partner.
   const auto partner_op_of = [&](uint32_t op) {
@@ -128,10 +114,7 @@ void write_record(const WaitState& wait, RecordContext& context, IntervalProfile
   };
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
-  const bool late_sender = wait.kind == WaitKind::kLateSender;
-  const auto [message_event, own_op] =
-      (late_sender ? context.sync.received_from : context.sync.sent_to)
-          .last(wait.delayer, wait.call);
+  const auto [message_event, own_op] = context.message_syncs[k];
   const CollectiveSync collective = context.collectives.last_sync_with(wait.delayer, wait.call);
   SyncKind kind = SyncKind::kNone;
   uint32_t from = kNone;
@@ -249,7 +232,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       if (first == last) continue;
       const std::size_t start = values.size();
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits[plan.record_wait[out.displs[k] + r]], context, profile, values);
+        write_record(waits, plan.record_wait[out.displs[k] + r], context, profile, values);
       }
       sizes.push_back(values.size() - start);
     }

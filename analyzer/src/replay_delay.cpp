@@ -36,8 +36,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
     post_enters[j] = events[posting_call(trace.recvs[j])].time;
   }
+  std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
   std::vector<WaitState> waits =
-      find_wait_states(trace, definitions, matching.to_senders(post_enters, world));
+      find_wait_states(trace, definitions, matching.to_senders(post_enters, world), message_syncs);
   std::vector<int64_t>().swap(post_enters);
   const std::size_t point_to_point = waits.size();
   CollectiveDelays collectives(trace, definitions, comms);
@@ -74,7 +75,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     // Which operation of the partner each message is: the waiter names it
     // by its route number, the delayer finds its own operation locally.
     const MessageMatching::RouteIndex routes = matching.route_index();
-    RecordContext context{trace, matching, routes, sync, collectives, profiler, keys};
+    RecordContext context{trace, matching, routes, message_syncs, sync, collectives, profiler, keys};
     exchange_records(waits, plan, channel, context, pool, delay_of_record);
     return std::move(plan.record_wait);
   }();
