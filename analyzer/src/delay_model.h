@@ -316,6 +316,9 @@ class CollectiveDelays {
   /// world rank `peer` (leave kNone if none among the last few), for
   /// point-to-point intervals.
   [[nodiscard]] CollectiveSync last_sync_with(uint32_t peer, uint32_t enter) const;
+  /// Whether any collective call (on any communicator) ended after event
+  /// `after` and before `enter`. Fastest when asked in increasing order.
+  [[nodiscard]] bool any_sync_between(uint32_t after, uint32_t enter) const;
   /// The Leave index of this rank's `ordinal`-th instance on `comm` (kNone if none).
   [[nodiscard]] uint32_t leave_of(uint32_t comm, std::size_t ordinal) const;
 
@@ -340,7 +343,7 @@ class CollectiveDelays {
     uint32_t comm = kNone, peer = kNone;
     bool member = false;
   };
-  mutable std::size_t sync_hint_ = 0;
+  mutable std::size_t sync_hint_ = 0, between_hint_ = 0;
   mutable MemberCache member_cache_;
 };
 

@@ -115,12 +115,17 @@ void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
   const auto [message_event, own_op] = context.message_syncs[k];
-  const CollectiveSync collective = context.collectives.last_sync_with(wait.delayer, wait.call);
+  const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+  // A collective with the delayer can only be later than the message if
+  // some collective call ended between the two (usually none did).
+  const CollectiveSync collective =
+      their_op != kNoValue && !context.collectives.any_sync_between(message_event, wait.call)
+          ? CollectiveSync{}
+          : context.collectives.last_sync_with(wait.delayer, wait.call);
   SyncKind kind = SyncKind::kNone;
   uint32_t from = kNone;
   int64_t sync_a = 0, sync_b = 0;
   if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
-    const int64_t their_op = partner_op_of(own_op);
     if (their_op != kNoValue) {
       kind = SyncKind::kMessage;
       from = message_event;

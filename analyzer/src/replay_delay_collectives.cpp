@@ -135,6 +135,13 @@ CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) c
   return CollectiveSync{};
 }
 
+bool CollectiveDelays::any_sync_between(uint32_t after, uint32_t enter) const {
+  const std::size_t at =
+      lower_bound_near(sync_points_, sync_points_.size(), enter, between_hint_,
+                       [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  return at > 0 && sync_points_[at - 1].leave > after;
+}
+
 uint32_t CollectiveDelays::leave_of(uint32_t comm, std::size_t ordinal) const {
   auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
                              [](const auto& entry, uint32_t id) { return entry.first < id; });
