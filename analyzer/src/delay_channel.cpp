@@ -60,9 +60,28 @@ std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_ou
   return in;
 }
 
-std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming) const {
-  std::vector<double> out(records_out_.total);
-  exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
+namespace {
+
+/// `layout` with `width` elements per element.
+BlockLayout widened(const BlockLayout& layout, std::size_t width) {
+  BlockLayout wide;
+  for (std::size_t k = 0; k < layout.peers.size(); ++k) {
+    wide.add(layout.peers[k], layout.counts[k] * width);
+  }
+  return wide;
+}
+
+}  // namespace
+
+std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming,
+                                              std::size_t width) const {
+  std::vector<double> out(records_out_.total * width);
+  if (width == 1) {
+    exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
+  } else {
+    exchange_blocks(per_incoming.data(), widened(records_in_, width), out.data(),
+                    widened(records_out_, width), MPI_DOUBLE, world_);
+  }
   return out;
 }
 
@@ -89,12 +108,9 @@ BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
 }  // namespace
 
 RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
+                           const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  std::vector<double> flags(keep_in.begin(), keep_in.end());
-  const std::vector<double> at_waiters = channel.to_waiters(flags);
-  std::vector<uint8_t> keep_out(at_waiters.size());
-  for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
   out_ = select(channel.outgoing_records(), keep_out, kept_wait_);
   for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
   std::vector<uint32_t> kept_in;  // only their number is needed here

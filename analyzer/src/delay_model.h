@@ -248,8 +248,10 @@ class RecordChannel {
                                       BlockLayout& in) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
-  /// per_incoming[r] for incoming record r → one value per outgoing record.
-  [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
+  /// per_incoming[width·r + i] for incoming record r → `width` values per
+  /// outgoing record, laid out the same way.
+  [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming,
+                                               std::size_t width = 1) const;
   [[nodiscard]] const BlockLayout& outgoing_records() const { return records_out_; }
   [[nodiscard]] const BlockLayout& incoming_records() const { return records_in_; }
   [[nodiscard]] MPI_Comm world() const { return world_; }
@@ -265,10 +267,11 @@ class RecordChannel {
 /// on); the waiters learn the selection in one exchange.
 class RecordSubset {
  public:
-  /// Collective over the channel's ranks; `keep_in` per incoming record,
-  /// `record_wait` the wait state of each outgoing record.
+  /// The selection `keep_in` per incoming record, as the waiters learnt it
+  /// (`keep_out` per outgoing record); `record_wait` the wait state of each
+  /// outgoing record. Local: the channel's ranks agree on the selection.
   RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
-               const std::vector<uint32_t>& record_wait);
+               const std::vector<uint8_t>& keep_out, const std::vector<uint32_t>& record_wait);
   /// per_wait[record_wait[r]] for every selected outgoing record r → the
   /// values of the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
