@@ -183,7 +183,9 @@ struct DelayPool {
                                  : static_cast<uint32_t>(waits.size());
   }
 
-  /// Shares `amount` out over delay `d`'s own wait states by their waiting.
+  /// Shares `amount` out over delay `d`'s own wait states by their waiting
+  /// (kept only for a delay whose own waiting is in excess: any other's
+  /// amount is zero).
   template <class Apply>
   void share_over_waits(uint32_t d, double amount, Apply apply) const {
     const Delay& delay = delays[d];

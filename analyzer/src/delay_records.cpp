@@ -269,8 +269,12 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
     delay.total += delay.excess_waiting;
   }
   delay.waits_begin = static_cast<uint32_t>(waits.size());
-  for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
   for (const auto& wait : mine.waits) delay.waits_total += wait.second;
+  // The own wait states only receive shares of the delay that was own
+  // waiting (share_over_waits): without such a share they are not kept.
+  if (delay.total > 0 && delay.excess_waiting > 0) {
+    for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
+  }
   delays.push_back(delay);
   return static_cast<uint32_t>(delays.size() - 1);
 }
