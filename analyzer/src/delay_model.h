@@ -243,11 +243,12 @@ class RecordChannel {
   }
   /// Collective: sends `values` — per outgoing block with records in this
   /// batch (ascending peers) its slice's records, `sizes` values each — and
-  /// returns the incoming values, laid out by `in` (the sources with
+  /// receives the incoming values into `received` (grown if needed, never
+  /// shrunk: one buffer for all batches), laid out by `in` (the sources with
   /// records in this batch, ascending).
-  std::vector<int64_t> exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
-                                      const std::vector<std::size_t>& sizes,
-                                      BlockLayout& in) const;
+  void exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+                      const std::vector<std::size_t>& sizes, BlockLayout& in,
+                      std::vector<int64_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[width·r + i] for incoming record r → `width` values per

@@ -228,6 +228,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   IntervalProfile profile;
   std::vector<int64_t> values;
   std::vector<std::size_t> sizes;
+  std::vector<int64_t> received;
   BlockLayout in;
   for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
     values.clear();
@@ -241,7 +242,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       }
       sizes.push_back(values.size() - start);
     }
-    const std::vector<int64_t> received = channel.exchange_batch(batch, values, sizes, in);
+    channel.exchange_batch(batch, values, sizes, in, received);
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
