@@ -59,28 +59,15 @@ std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_ou
   return in;
 }
 
-namespace {
-
-/// `layout` with `width` elements per element.
-BlockLayout widened(const BlockLayout& layout, std::size_t width) {
-  BlockLayout wide;
-  for (std::size_t k = 0; k < layout.peers.size(); ++k) {
-    wide.add(layout.peers[k], layout.counts[k] * width);
-  }
-  return wide;
+std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming) const {
+  std::vector<double> out(records_out_.total);
+  exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
+  return out;
 }
 
-}  // namespace
-
-std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming,
-                                              std::size_t width) const {
-  std::vector<double> out(records_out_.total * width);
-  if (width == 1) {
-    exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
-  } else {
-    exchange_blocks(per_incoming.data(), widened(records_in_, width), out.data(),
-                    widened(records_out_, width), MPI_DOUBLE, world_);
-  }
+std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_incoming) const {
+  std::vector<uint8_t> out(records_out_.total);
+  exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_UINT8_T, world_);
   return out;
 }
 

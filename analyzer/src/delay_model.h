@@ -183,41 +183,38 @@ struct DelayPool {
                                  : static_cast<uint32_t>(waits.size());
   }
 
-  /// Shares `amount` out over delay `d`'s own wait states by their waiting
-  /// (kept only for a delay whose own waiting is in excess: any other's
-  /// amount is zero).
-  template <class Apply>
-  void share_over_waits(uint32_t d, double amount, Apply apply) const {
-    const Delay& delay = delays[d];
-    if (delay.waits_total <= 0 || amount <= 0) return;
-    const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = waits_end(d); w < end; ++w) {
-      apply(waits[w].wait,
-            amount * static_cast<double>(waits[w].ticks) / waits_total);
-    }
-  }
 };
 
-/// The delays that pass waiting on (DelayPool::share_over_waits' inputs),
-/// flattened for the propagation rounds: every round reads them once, in
-/// order, from two dense arrays instead of the pool's chunks. The shares
-/// come out as share_over_waits computes them (the same operations).
+/// The delays that pass waiting on (the only delays that keep own wait
+/// states: DelayPool::compare), for the propagation rounds, which read them
+/// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// `passing`: the delays of `pool` that pass waiting on, in round order.
-  PassingShares(const DelayPool& pool, const std::vector<uint32_t>& passing);
-  /// For delay k: (waiting + arrived[k]) · excess_waiting / total, shared
-  /// over its own wait states by their waiting, added to `next`.
+  /// `passing`: the delays of `pool` that pass waiting on, in record order.
+  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
+      : pool_(pool), delay_(std::move(passing)) {}
+  [[nodiscard]] std::size_t size() const { return delay_.size(); }
+  /// The pool's index of passing delay k.
+  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
+  /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
+  /// shared over its own wait states by their waiting, added to `next`.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
+  /// Shares `amount` out over passing delay k's own wait states by their
+  /// waiting: apply(wait state, share).
+  template <class Apply>
+  void share(std::size_t k, double amount, Apply apply) const {
+    const uint32_t d = delay_[k];
+    const Delay& delay = pool_.delays[d];
+    if (delay.waits_total <= 0 || amount <= 0) return;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
+      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
+    }
+  }
 
  private:
-  struct Passing {
-    double waiting = 0, excess_waiting = 0, total = 0, waits_total = 0;
-    uint32_t end = 0;  ///< where its own wait states end in wait_/ticks_
-  };
-  std::vector<Passing> delays_;
-  std::vector<uint32_t> wait_;
-  std::vector<double> ticks_;
+  const DelayPool& pool_;
+  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -251,10 +248,9 @@ class RecordChannel {
                       std::vector<int64_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
-  /// per_incoming[width·r + i] for incoming record r → `width` values per
-  /// outgoing record, laid out the same way.
-  [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming,
-                                               std::size_t width = 1) const;
+  /// per_incoming[r] for incoming record r → one value per outgoing record.
+  [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
+  [[nodiscard]] std::vector<uint8_t> to_waiters(const std::vector<uint8_t>& per_incoming) const;
   [[nodiscard]] const BlockLayout& outgoing_records() const { return records_out_; }
   [[nodiscard]] const BlockLayout& incoming_records() const { return records_in_; }
   [[nodiscard]] MPI_Comm world() const { return world_; }

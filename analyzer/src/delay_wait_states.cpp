@@ -169,33 +169,36 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
   std::vector<WaitState> waits;
   syncs.clear();
   WorldRanks world_rank(definitions, trace.rank);
-  // Late Sender: receives grouped by the call that completed them.
-  CompletionWalk receives(trace, trace.recvs, world_rank);
   // Per call that completed receives, the latest send enter (call order).
   std::vector<std::pair<uint32_t, int64_t>> latest_send_of_call;
-  // At most one wait state per completing call: reserved (untouched pages
-  // cost no memory), so that growing never holds two copies at once.
-  waits.reserve(receives.pairs().size() + trace.sends.size());
-  syncs.reserve(waits.capacity());
-  latest_send_of_call.reserve(receives.pairs().size());
-  const std::size_t known_sends = trace.send_enters.size();
-  receives.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
-    uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
-    for (std::size_t k = first; k < last; ++k) {
-      const uint32_t j = receives.pairs()[k].second;
-      if (j >= known_sends || trace.send_enters[j] == kNoValue) continue;
-      if (latest == kNone || trace.send_enters[j] > trace.send_enters[latest]) latest = j;
-    }
-    if (latest == kNone) return;
-    const int64_t send_enter = trace.send_enters[latest];
-    latest_send_of_call.emplace_back(call, send_enter);
-    const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
-    if (waiting <= 0) return;
-    const MessageOp& op = trace.recvs[latest];
-    const uint32_t delayer = world_rank(op.comm, op.peer);
-    waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest, delayer});
-    syncs.push_back(sync_of(delayer));
-  });
+  bool nested = false;
+  {  // Late Sender: receives grouped by the call that completed them.
+    CompletionWalk receives(trace, trace.recvs, world_rank);
+    // At most one wait state per completing call: reserved (untouched pages
+    // cost no memory), so that growing never holds two copies at once.
+    waits.reserve(receives.pairs().size() + trace.sends.size());
+    syncs.reserve(waits.capacity());
+    latest_send_of_call.reserve(receives.pairs().size());
+    const std::size_t known_sends = trace.send_enters.size();
+    receives.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
+      uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
+      for (std::size_t k = first; k < last; ++k) {
+        const uint32_t j = receives.pairs()[k].second;
+        if (j >= known_sends || trace.send_enters[j] == kNoValue) continue;
+        if (latest == kNone || trace.send_enters[j] > trace.send_enters[latest]) latest = j;
+      }
+      if (latest == kNone) return;
+      const int64_t send_enter = trace.send_enters[latest];
+      latest_send_of_call.emplace_back(call, send_enter);
+      const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
+      if (waiting <= 0) return;
+      const MessageOp& op = trace.recvs[latest];
+      const uint32_t delayer = world_rank(op.comm, op.peer);
+      waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest, delayer});
+      syncs.push_back(sync_of(delayer));
+    });
+    nested = receives.nested();
+  }  // the receives' walk is freed before the sends' is built
   // Late Receiver: sends grouped by the call that completed them.
   CompletionWalk sends(trace, trace.sends, world_rank);
   auto receives_of_call = latest_send_of_call.begin();  // both in call order: a merge
@@ -225,7 +228,7 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
     waits.push_back(WaitState{WaitKind::kLateReceiver, call, waiting, latest, delayer});
     syncs.push_back(sync_of(delayer));
   });
-  if (receives.nested() || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);
+  if (nested || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);
   return waits;
 }
 

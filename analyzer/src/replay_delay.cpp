@@ -79,6 +79,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     exchange_records(waits, plan, channel, context, pool, delay_of_record);
     return std::move(plan.record_wait);
   }();
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(message_syncs);
   std::vector<Delay>& delays = pool.delays;
   // Every loop over the delays below goes in the order of their records
   // (source by source): sums come out the same however the batches
@@ -94,22 +95,15 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   };
   std::vector<uint8_t> passes(delay_of_record.size(), 0);
   std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  // To the waiters, in one exchange: which of their records pass waiting
-  // on, and which part of each wait the partner passed on (its own waiting
-  // in the delay; negative: no delay found there).
-  std::vector<double> indirect_and_passes(2 * delay_of_record.size(), 0.0);
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
-    indirect_and_passes[2 * r] =
-        d != kNone && delays[d].total > 0 ? delays[d].excess_waiting / delays[d].total : -1.0;
     if (d == kNone || !passes_on(delays[d])) continue;
     passes[r] = 1;
-    indirect_and_passes[2 * r + 1] = 1.0;
     passing.push_back(d);
   }
-  // Per outgoing record: [2r] the indirect fraction, [2r + 1] whether it passes.
-  const std::vector<double> at_waiters = channel.to_waiters(indirect_and_passes, 2);
-  std::vector<double>().swap(indirect_and_passes);
+  // Which of their records pass waiting on, to the waiters (a byte each).
+  std::vector<uint8_t> passes_out = channel.to_waiters(passes);
+  const PassingShares shares(pool, std::move(passing));
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
   // communication-heavy trace they are streams of millions of values, and
@@ -117,15 +111,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {  // the rounds' buffers are freed at the end
-    std::vector<uint8_t> passes_out(record_wait.size());
-    for (std::size_t r = 0; r < passes_out.size(); ++r) {
-      passes_out[r] = at_waiters[2 * r + 1] != 0 ? 1 : 0;
-    }
     RecordSubset passing_records(channel, passes, passes_out, record_wait);
     std::vector<uint8_t>().swap(passes);
     std::vector<uint8_t>().swap(passes_out);
-    const PassingShares shares(pool, passing);
-    std::vector<uint32_t>().swap(passing);
     double all_waiting = 0.0;  // the same every round
     for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
     // The passing delays' records arrive in the delays' order (passing).
@@ -161,7 +149,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // (through its point-to-point delays, then through its collectives).
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+  for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
     const Delay& delay = delays[d];
@@ -174,8 +162,11 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
                                  delay_propagated[r] * share});
     }
-    pool.share_over_waits(d, delay.waiting * delay.excess_waiting / delay.total,
-                          [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    // Only the passing delays (in record order) keep own wait states.
+    if (k < shares.size() && shares.delay(k) == d) {
+      shares.share(k++, delay.waiting * delay.excess_waiting / delay.total,
+                   [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    }
   }
   std::vector<double>().swap(delay_propagated);
   {
@@ -188,9 +179,18 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // (negative: no delay found there). Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
-  std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
-  for (std::size_t r = 0; r < record_wait.size(); ++r) {
-    if (at_waiters[2 * r] >= 0) indirect_fraction[record_wait[r]] = at_waiters[2 * r];
+  {
+    std::vector<double> fractions(delay_of_record.size(), -1.0);
+    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+      const uint32_t d = delay_of_record[r];
+      if (d != kNone && delays[d].total > 0)
+        fractions[r] = delays[d].excess_waiting / delays[d].total;
+    }
+    const std::vector<double> back = channel.to_waiters(fractions);
+    std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
+    for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
+      if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
+    }
   }
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
