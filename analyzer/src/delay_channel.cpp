@@ -1,7 +1,8 @@
 // The delay analysis' channel along its wait states (delay_model.h): the
 // receivers are discovered once, sparsely (partner_exchange.h), with the
 // number of records each will get; the records follow in batches, and
-// afterwards one double per record travels without discovery.
+// afterwards one double per record travels without discovery; each round,
+// the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
 
@@ -109,6 +110,26 @@ const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& 
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
+}
+
+void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
+  const Delay* const delays = pool_.delays.data();
+  const std::size_t count = pool_.delays.size();
+  const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
+  double* const to = next.data();
+  for (std::size_t k = 0; k < delay_.size(); ++k) {
+    const uint32_t d = delay_[k];
+    const Delay& delay = delays[d];
+    const double amount = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
+    // As share(): nothing for no amount (waits_total > 0: they pass on).
+    if (amount <= 0) continue;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    const uint32_t end = d + 1 < count ? delays[d + 1].waits_begin : total_waits;
+    for (uint32_t w = delay.waits_begin; w < end; ++w) {
+      const OwnWait& own = pool_.waits[w];
+      to[own.wait] += amount * static_cast<double>(own.ticks) / waits_total;
+    }
+  }
 }
 
 }  // namespace orrery::analyzer::delay
