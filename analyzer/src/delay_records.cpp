@@ -138,7 +138,7 @@ void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext
     sync_a = collective.comm;
     sync_b = collective.ordinal;
   }
-  context.profiler.profile(from, wait.call, profile);
+  context.profiler.profile(from, wait.call, profile, false);  // the delayer needs no list
   const auto n = static_cast<int64_t>(profile.time.size());
   values.insert(values.end(),
                 {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8) | (n << 16),

@@ -264,7 +264,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        profiler.profile(in.from, in.start, profile);
+        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
         for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];

@@ -50,7 +50,8 @@ IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree
     : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(std::move(waiting)),
       scratch_(tree.size(), 0), stamp_(tree.size(), 0), touched_(tree.size(), 0) {}
 
-void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result) {
+void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result,
+                               bool list_waits) {
   result.time.clear();
   result.waits.clear();
   result.waiting = 0;
@@ -146,7 +147,7 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
     if (ticks <= 0) continue;
     add(events[waits[wait].first].kind_and_ref & Event::kRefMask, -ticks);
     result.waiting += ticks;
-    result.waits.emplace_back(waits[wait].second, ticks);
+    if (list_waits) result.waits.emplace_back(waits[wait].second, ticks);
   }
   for (std::size_t k = 0; k < listed; ++k) {
     const uint32_t callpath = touched[k];

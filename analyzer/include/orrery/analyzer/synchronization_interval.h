@@ -56,8 +56,11 @@ class IntervalProfiler {
   /// The profile from the event `from_leave` (a Leave, or the Enter of a
   /// call whose own time then counts; kNone: the trace's start) to the Enter
   /// event `to_enter` (exclusive), into `out` (its vectors are reused: no
-  /// allocation once they are large enough).
-  void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out);
+  /// allocation once they are large enough). Without `list_waits`,
+  /// `out.waits` stays empty (the waiting is still left out of the call
+  /// paths and summed in `out.waiting`).
+  void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out,
+               bool list_waits = true);
 
  private:
 
