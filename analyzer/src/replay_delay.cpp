@@ -147,6 +147,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
 
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
+  // The subscribers, looked up once for the loops below.
+  const auto publish_cost = bus.publisher<DelayCostFound>();
+  const auto publish_class = bus.publisher<WaitStateClassified>();
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
@@ -159,8 +162,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
-      bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
-                                 delay_propagated[r] * share});
+      publish_cost(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
+                                  delay_propagated[r] * share});
     }
     // Only the passing delays (in record order) keep own wait states.
     if (k < shares.size() && shares.delay(k) == d) {
@@ -195,8 +198,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
-    bus.publish(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
-                                    w * indirect_fraction[k], std::min(w, passed_on[k])});
+    publish_class(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
+                                      w * indirect_fraction[k], std::min(w, passed_on[k])});
   }
   return statistics;
 }
