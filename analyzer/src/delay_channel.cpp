@@ -1,7 +1,8 @@
 // The delay analysis' channel along its wait states (delay_model.h): the
 // receivers are discovered once, sparsely (partner_exchange.h), with the
 // number of records each will get; the records follow in batches, and
-// afterwards one double per record travels without discovery.
+// afterwards one double per record travels without discovery; each round,
+// the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
 
@@ -27,10 +28,9 @@ void RecordChannel::open(const std::vector<uint32_t>& peers,
   batches_ = static_cast<std::size_t>(batches);
 }
 
-std::vector<int64_t> RecordChannel::exchange_batch(std::size_t batch,
-                                                   const std::vector<int64_t>& values,
-                                                   const std::vector<std::size_t>& sizes,
-                                                   BlockLayout& in) const {
+void RecordChannel::exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+                                   const std::vector<std::size_t>& sizes, BlockLayout& in,
+                                   std::vector<int64_t>& received) const {
   // First the sizes (one per partner with records in the batch), then the values.
   BlockLayout to_one, from_one, to;
   for (std::size_t k = 0, with = 0; k < records_out_.peers.size(); ++k) {
@@ -49,9 +49,9 @@ std::vector<int64_t> RecordChannel::exchange_batch(std::size_t batch,
   for (std::size_t k = 0; k < from_one.peers.size(); ++k) {
     in.add(from_one.peers[k], static_cast<std::size_t>(in_sizes[k]));
   }
-  std::vector<int64_t> received(in.total);
+  // Reused from batch to batch: its pages are touched once, not per batch.
+  if (received.size() < in.total) received.resize(in.total);
   exchange_blocks(values.data(), to, received.data(), in, MPI_INT64_T, world_);
-  return received;
 }
 
 std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_outgoing) const {
@@ -63,6 +63,12 @@ std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_ou
 std::vector<double> RecordChannel::to_waiters(const std::vector<double>& per_incoming) const {
   std::vector<double> out(records_out_.total);
   exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_DOUBLE, world_);
+  return out;
+}
+
+std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_incoming) const {
+  std::vector<uint8_t> out(records_out_.total);
+  exchange_blocks(per_incoming.data(), records_in_, out.data(), records_out_, MPI_UINT8_T, world_);
   return out;
 }
 
@@ -88,24 +94,42 @@ BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
 
 }  // namespace
 
-RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in)
+RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
+                           const std::vector<uint8_t>& keep_out,
+                           const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  std::vector<double> flags(keep_in.begin(), keep_in.end());
-  const std::vector<double> at_waiters = channel.to_waiters(flags);
-  std::vector<uint8_t> keep_out(at_waiters.size());
-  for (std::size_t r = 0; r < at_waiters.size(); ++r) keep_out[r] = at_waiters[r] != 0 ? 1 : 0;
-  out_ = select(channel.outgoing_records(), keep_out, kept_out_);
+  out_ = select(channel.outgoing_records(), keep_out, kept_wait_);
+  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
   std::vector<uint32_t> kept_in;  // only their number is needed here
   in_ = select(channel.incoming_records(), keep_in, kept_in);
-  send_.resize(kept_out_.size());
+  send_.resize(kept_wait_.size());
   received_.resize(kept_in.size());
 }
 
-const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait,
-                                                     const std::vector<uint32_t>& record_wait) {
-  for (std::size_t k = 0; k < kept_out_.size(); ++k) send_[k] = per_wait[record_wait[kept_out_[k]]];
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
+  for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
+}
+
+void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
+  const Delay* const delays = pool_.delays.data();
+  const std::size_t count = pool_.delays.size();
+  const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
+  double* const to = next.data();
+  for (std::size_t k = 0; k < delay_.size(); ++k) {
+    const uint32_t d = delay_[k];
+    const Delay& delay = delays[d];
+    const double amount = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
+    // As share(): nothing for no amount (waits_total > 0: they pass on).
+    if (amount <= 0) continue;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    const uint32_t end = d + 1 < count ? delays[d + 1].waits_begin : total_waits;
+    for (uint32_t w = delay.waits_begin; w < end; ++w) {
+      const OwnWait& own = pool_.waits[w];
+      to[own.wait] += amount * static_cast<double>(own.ticks) / waits_total;
+    }
+  }
 }
 
 }  // namespace orrery::analyzer::delay

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -39,9 +40,37 @@ static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 /// Finds this rank's Late Sender and Late Receiver instances as the
 /// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the
 /// latest partner counts. `recv_enters`: per send, the receiver's posting
-/// time (kNoValue if none).
+/// time (kNoValue if none). `syncs`, per wait state, where its interval
+/// starts on this side: the previous message of the same direction with the
+/// delayer (the Leave of its completing call, the own operation; kNone if
+/// none), found in the same walk over the completing calls.
 std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitions& definitions,
-                                        const std::vector<int64_t>& recv_enters);
+                                        const std::vector<int64_t>& recv_enters,
+                                        std::vector<std::pair<uint32_t, uint32_t>>& syncs);
+
+/// Sorts `items`, which usually come as a few ascending runs (the wait
+/// states: Late Sender, Late Receiver, then each communicator's collectives,
+/// each in call order), by merging the runs: linear for a few runs, a full
+/// sort only when there are many.
+template <class T>
+void sort_in_runs(std::vector<T>& items) {
+  constexpr std::size_t kMostRuns = 16;
+  std::vector<std::size_t> ends;  // where each run ends
+  for (std::size_t i = 1; i < items.size(); ++i) {
+    if (!(items[i] < items[i - 1])) continue;
+    ends.push_back(i);
+    if (ends.size() >= kMostRuns) {
+      std::sort(items.begin(), items.end());
+      return;
+    }
+  }
+  if (ends.empty()) return;
+  ends.push_back(items.size());
+  for (std::size_t k = 1; k < ends.size(); ++k) {
+    std::inplace_merge(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(ends[k - 1]),
+                       items.begin() + static_cast<std::ptrdiff_t>(ends[k]));
+  }
+}
 
 /// Definitions::world_rank without a map lookup per message: messages come
 /// in runs on the same communicator, so the last one is remembered.
@@ -49,9 +78,15 @@ class WorldRanks {
  public:
   WorldRanks(const Definitions& definitions, uint32_t self)
       : definitions_(definitions), self_(self) {}
-  uint32_t operator()(uint32_t comm, uint32_t rank_in_comm);
+  uint32_t operator()(uint32_t comm, uint32_t rank_in_comm) {
+    if (comm != cached_id_) look_up(comm);
+    if (cached_ == nullptr) return kNone;
+    if (cached_->is_self) return rank_in_comm == 0 ? self_ : kNone;
+    return rank_in_comm < cached_->members.size() ? cached_->members[rank_in_comm] : kNone;
+  }
 
  private:
+  void look_up(uint32_t comm);
   const Definitions& definitions_;
   uint32_t self_;
   uint32_t cached_id_ = kNone;
@@ -148,17 +183,38 @@ struct DelayPool {
                                  : static_cast<uint32_t>(waits.size());
   }
 
-  /// Shares `amount` out over delay `d`'s own wait states by their waiting.
+};
+
+/// The delays that pass waiting on (the only delays that keep own wait
+/// states: DelayPool::compare), for the propagation rounds, which read them
+/// once per round in order, and for the costs at the end.
+class PassingShares {
+ public:
+  /// `passing`: the delays of `pool` that pass waiting on, in record order.
+  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
+      : pool_(pool), delay_(std::move(passing)) {}
+  [[nodiscard]] std::size_t size() const { return delay_.size(); }
+  /// The pool's index of passing delay k.
+  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
+  /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
+  /// shared over its own wait states by their waiting, added to `next`.
+  void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
+  /// Shares `amount` out over passing delay k's own wait states by their
+  /// waiting: apply(wait state, share).
   template <class Apply>
-  void share_over_waits(uint32_t d, double amount, Apply apply) const {
-    const Delay& delay = delays[d];
+  void share(std::size_t k, double amount, Apply apply) const {
+    const uint32_t d = delay_[k];
+    const Delay& delay = pool_.delays[d];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = waits_end(d); w < end; ++w) {
-      apply(waits[w].wait,
-            amount * static_cast<double>(waits[w].ticks) / waits_total);
+    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
+      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
     }
   }
+
+ private:
+  const DelayPool& pool_;
+  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -184,15 +240,17 @@ class RecordChannel {
   }
   /// Collective: sends `values` — per outgoing block with records in this
   /// batch (ascending peers) its slice's records, `sizes` values each — and
-  /// returns the incoming values, laid out by `in` (the sources with
+  /// receives the incoming values into `received` (grown if needed, never
+  /// shrunk: one buffer for all batches), laid out by `in` (the sources with
   /// records in this batch, ascending).
-  std::vector<int64_t> exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
-                                      const std::vector<std::size_t>& sizes,
-                                      BlockLayout& in) const;
+  void exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+                      const std::vector<std::size_t>& sizes, BlockLayout& in,
+                      std::vector<int64_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[r] for incoming record r → one value per outgoing record.
   [[nodiscard]] std::vector<double> to_waiters(const std::vector<double>& per_incoming) const;
+  [[nodiscard]] std::vector<uint8_t> to_waiters(const std::vector<uint8_t>& per_incoming) const;
   [[nodiscard]] const BlockLayout& outgoing_records() const { return records_out_; }
   [[nodiscard]] const BlockLayout& incoming_records() const { return records_in_; }
   [[nodiscard]] MPI_Comm world() const { return world_; }
@@ -208,17 +266,19 @@ class RecordChannel {
 /// on); the waiters learn the selection in one exchange.
 class RecordSubset {
  public:
-  /// Collective over the channel's ranks; `keep_in` per incoming record.
-  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in);
-  /// per_wait[record_wait[r]] for every outgoing record r → the values of
-  /// the selected incoming records (in record order).
-  const std::vector<double>& to_delayers(const std::vector<double>& per_wait,
-                                         const std::vector<uint32_t>& record_wait);
+  /// The selection `keep_in` per incoming record, as the waiters learnt it
+  /// (`keep_out` per outgoing record); `record_wait` the wait state of each
+  /// outgoing record. Local: the channel's ranks agree on the selection.
+  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
+               const std::vector<uint8_t>& keep_out, const std::vector<uint32_t>& record_wait);
+  /// per_wait[record_wait[r]] for every selected outgoing record r → the
+  /// values of the selected incoming records (in record order).
+  const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
-  std::vector<uint32_t> kept_out_;
+  std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
   std::vector<double> send_, received_;
 };
 
@@ -247,10 +307,10 @@ class CollectiveDelays {
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
   /// One propagation round: the delayers' shares of (waiting + propagated,
-  /// per wait state) that their own waiting explains, added to `next` per
-  /// wait state (and, if `passed_on`, the share of the waiting alone to it).
-  void propagate(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
-                 std::vector<double>* next, std::vector<double>* passed_on);
+  /// per wait state; without `propagated`: of the waiting alone) that their
+  /// own waiting explains, added to `to` per wait state of the delayer.
+  void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
+                 std::vector<double>& to);
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -258,6 +318,9 @@ class CollectiveDelays {
   /// world rank `peer` (leave kNone if none among the last few), for
   /// point-to-point intervals.
   [[nodiscard]] CollectiveSync last_sync_with(uint32_t peer, uint32_t enter) const;
+  /// Whether any collective call (on any communicator) ended after event
+  /// `after` and before `enter`. Fastest when asked in increasing order.
+  [[nodiscard]] bool any_sync_between(uint32_t after, uint32_t enter) const;
   /// The Leave index of this rank's `ordinal`-th instance on `comm` (kNone if none).
   [[nodiscard]] uint32_t leave_of(uint32_t comm, std::size_t ordinal) const;
 
@@ -268,6 +331,11 @@ class CollectiveDelays {
   const Communicators& comms_;
   /// Per communicator (id order), the instances replayed there.
   std::vector<std::pair<uint32_t, std::vector<Instance>>> by_comm_;
+  /// Per communicator (as by_comm_), the instances that pass waiting on
+  /// (ascending; agreed by the members in compare_intervals).
+  std::vector<std::vector<uint32_t>> passing_;
+  void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
+                      MPI_Comm comm, std::vector<uint32_t>& passing);
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).
@@ -277,7 +345,7 @@ class CollectiveDelays {
     uint32_t comm = kNone, peer = kNone;
     bool member = false;
   };
-  mutable std::size_t sync_hint_ = 0;
+  mutable std::size_t sync_hint_ = 0, between_hint_ = 0;
   mutable MemberCache member_cache_;
 };
 

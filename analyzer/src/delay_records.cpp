@@ -23,17 +23,6 @@ constexpr std::size_t kHeader = 6;
 
 std::size_t entries_of(int64_t head) { return static_cast<std::size_t>(head >> 16); }
 
-void add_completions(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank,
-                     SyncPoints& points) {
-  for (uint32_t j = 0; j < table.size(); ++j) {
-    const MessageOp& op = table[j];
-    if (op.cancelled || op.complete_call == kNone) continue;
-    const uint32_t peer = world_rank(op.comm, op.peer);
-    if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
-  }
-  points.finish();
-}
-
 void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints& points) {
   for (uint32_t j = 0; j < table.size(); ++j) {
     const MessageOp& op = table[j];
@@ -51,11 +40,7 @@ uint32_t posting_call(const MessageOp& op) {
 }
 
 Synchronizations::Synchronizations(const LocalTrace& trace, const Definitions& definitions)
-    : trace_(trace), definitions_(definitions) {
-  WorldRanks world_rank(definitions, trace.rank);
-  add_completions(trace, trace.recvs, world_rank, received_from);
-  add_completions(trace, trace.sends, world_rank, sent_to);
-}
+    : trace_(trace), definitions_(definitions) {}
 
 SyncPoints& Synchronizations::posted(bool sends) {
   if (!posted_built_) {
@@ -115,9 +100,10 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
 
 namespace {
 
-/// The waiter's side: appends the record of `wait` to `values`.
-void write_record(const WaitState& wait, RecordContext& context, IntervalProfile& profile,
-                  std::vector<int64_t>& values) {
+/// The waiter's side: appends the record of wait state `k` to `values`.
+void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
+                  IntervalProfile& profile, std::vector<int64_t>& values) {
+  const WaitState& wait = waits[k];
   // The message's number between the two (the delayer finds its own
   // operation by it); kNoValue if it has no partner.
   const auto partner_op_of = [&](uint32_t op) {
@@ -128,16 +114,18 @@ void write_record(const WaitState& wait, RecordContext& context, IntervalProfile
   };
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
-  const bool late_sender = wait.kind == WaitKind::kLateSender;
-  const auto [message_event, own_op] =
-      (late_sender ? context.sync.received_from : context.sync.sent_to)
-          .last(wait.delayer, wait.call);
-  const CollectiveSync collective = context.collectives.last_sync_with(wait.delayer, wait.call);
+  const auto [message_event, own_op] = context.message_syncs[k];
+  const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+  // A collective with the delayer can only be later than the message if
+  // some collective call ended between the two (usually none did).
+  const CollectiveSync collective =
+      their_op != kNoValue && !context.collectives.any_sync_between(message_event, wait.call)
+          ? CollectiveSync{}
+          : context.collectives.last_sync_with(wait.delayer, wait.call);
   SyncKind kind = SyncKind::kNone;
   uint32_t from = kNone;
   int64_t sync_a = 0, sync_b = 0;
   if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
-    const int64_t their_op = partner_op_of(own_op);
     if (their_op != kNoValue) {
       kind = SyncKind::kMessage;
       from = message_event;
@@ -150,7 +138,7 @@ void write_record(const WaitState& wait, RecordContext& context, IntervalProfile
     sync_a = collective.comm;
     sync_b = collective.ordinal;
   }
-  context.profiler.profile(from, wait.call, profile);
+  context.profiler.profile(from, wait.call, profile, false);  // the delayer needs no list
   const auto n = static_cast<int64_t>(profile.time.size());
   values.insert(values.end(),
                 {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8) | (n << 16),
@@ -240,6 +228,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   IntervalProfile profile;
   std::vector<int64_t> values;
   std::vector<std::size_t> sizes;
+  std::vector<int64_t> received;
   BlockLayout in;
   for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
     values.clear();
@@ -249,11 +238,11 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       if (first == last) continue;
       const std::size_t start = values.size();
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits[plan.record_wait[out.displs[k] + r]], context, profile, values);
+        write_record(waits, plan.record_wait[out.displs[k] + r], context, profile, values);
       }
       sizes.push_back(values.size() - start);
     }
-    const std::vector<int64_t> received = channel.exchange_batch(batch, values, sizes, in);
+    channel.exchange_batch(batch, values, sizes, in, received);
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
@@ -281,8 +270,12 @@ uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile
     delay.total += delay.excess_waiting;
   }
   delay.waits_begin = static_cast<uint32_t>(waits.size());
-  for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
   for (const auto& wait : mine.waits) delay.waits_total += wait.second;
+  // The own wait states only receive shares of the delay that was own
+  // waiting (share_over_waits): without such a share they are not kept.
+  if (delay.total > 0 && delay.excess_waiting > 0) {
+    for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
+  }
   delays.push_back(delay);
   return static_cast<uint32_t>(delays.size() - 1);
 }

@@ -16,13 +16,12 @@ namespace orrery::analyzer::delay {
 /// The call that posted a message (its Enter), or the posting event.
 uint32_t posting_call(const MessageOp& op);
 
-/// Where both sides start their intervals: the waiter's previous messages
-/// with each peer (by Leave of the completing call), and the delayer's
-/// fallback, by posting call (built on first use: rarely needed).
+/// The delayer's fallback for where its interval starts, by posting call
+/// (built on first use: rarely needed; the waiter's side comes from
+/// find_wait_states).
 class Synchronizations {
  public:
   Synchronizations(const LocalTrace& trace, const Definitions& definitions);
-  SyncPoints received_from, sent_to;
   /// The postings of this rank's sends (`sends`) or receives per peer.
   SyncPoints& posted(bool sends);
 
@@ -52,6 +51,9 @@ struct RecordContext {
   /// delayer finds its own operation in `routes`.
   const MessageMatching& matching;
   const MessageMatching::RouteIndex& routes;
+  /// Per point-to-point wait state, the waiter's previous message with the
+  /// delayer (find_wait_states).
+  const std::vector<std::pair<uint32_t, uint32_t>>& message_syncs;
   Synchronizations& sync;
   const CollectiveDelays& collectives;
   IntervalProfiler& profiler;

@@ -4,21 +4,17 @@
 // only run for traces whose completions came out of order.
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "delay_model.h"
 #include "orrery/analyzer/lower_bound_near.h"
 
 namespace orrery::analyzer::delay {
 
-uint32_t WorldRanks::operator()(uint32_t comm, uint32_t rank_in_comm) {
-  if (comm != cached_id_) {
-    auto it = definitions_.comms.find(comm);
-    cached_ = it == definitions_.comms.end() ? nullptr : &it->second;
-    cached_id_ = comm;
-  }
-  if (cached_ == nullptr) return kNone;
-  if (cached_->is_self) return rank_in_comm == 0 ? self_ : kNone;
-  return rank_in_comm < cached_->members.size() ? cached_->members[rank_in_comm] : kNone;
+void WorldRanks::look_up(uint32_t comm) {
+  auto it = definitions_.comms.find(comm);
+  cached_ = it == definitions_.comms.end() ? nullptr : &it->second;
+  cached_id_ = comm;
 }
 
 void SyncPoints::add(uint32_t peer, uint32_t event, uint32_t op) {
@@ -34,7 +30,7 @@ void SyncPoints::add(uint32_t peer, uint32_t event, uint32_t op) {
 void SyncPoints::finish() {
   hints_.assign(points_.size(), 0);
   for (auto& list : points_) {
-    if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
+    sort_in_runs(list);
   }
 }
 
@@ -51,65 +47,172 @@ std::pair<uint32_t, uint32_t> SyncPoints::last(uint32_t peer, uint32_t before) {
 namespace {
 
 /// (call, operation) pairs in call order, operations in index order.
-void sort_by_call(std::vector<std::pair<uint32_t, uint32_t>>& pairs) {
-  if (!std::is_sorted(pairs.begin(), pairs.end())) std::sort(pairs.begin(), pairs.end());
+void sort_by_call(std::vector<std::pair<uint32_t, uint32_t>>& pairs) { sort_in_runs(pairs); }
+
+/// Per peer, the message of one direction completed last so far (the Leave
+/// of its completing call, its own operation index), while the completing
+/// calls are walked in order.
+class LastCompleted {
+ public:
+  [[nodiscard]] std::pair<uint32_t, uint32_t> get(uint32_t peer) {
+    const uint32_t slot = slot_of(peer, false);
+    return slot == kNone ? std::make_pair(kNone, kNone) : last_[slot];
+  }
+  void set(uint32_t peer, uint32_t leave, uint32_t op) {
+    last_[slot_of(peer, true)] = {leave, op};
+  }
+
+ private:
+  uint32_t slot_of(uint32_t peer, bool add) {
+    return peer == cached_peer_ ? cached_slot_ : look_up(peer, add);
+  }
+  uint32_t look_up(uint32_t peer, bool add) {
+    const auto found = index_.find(peer);
+    if (found == index_.end()) {
+      if (!add) return kNone;
+      index_.emplace(peer, static_cast<uint32_t>(last_.size()));
+      last_.emplace_back(kNone, kNone);
+      cached_slot_ = static_cast<uint32_t>(last_.size() - 1);
+    } else {
+      cached_slot_ = found->second;
+    }
+    cached_peer_ = peer;
+    return cached_slot_;
+  }
+  std::unordered_map<uint32_t, uint32_t> index_;  ///< peer -> slot (few peers)
+  std::vector<std::pair<uint32_t, uint32_t>> last_;
+  uint32_t cached_peer_ = kNone, cached_slot_ = kNone;
+};
+
+/// One direction's completed messages grouped by their completing call, in
+/// call order, with the synchronization point each call's wait state would
+/// start at: the last message with the same peer completed before the call.
+/// That is the latest (Leave, operation) before the call's Enter as long as
+/// no completing call lies inside another (then `nested`: the caller finds
+/// them by search instead).
+class CompletionWalk {
+ public:
+  CompletionWalk(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank)
+      : trace_(trace), table_(table), world_rank_(world_rank) {
+    by_call_.reserve(table.size());
+    for (uint32_t j = 0; j < table.size(); ++j) {
+      const MessageOp& op = table[j];
+      if (op.cancelled || op.complete_call == kNone) continue;
+      by_call_.emplace_back(op.complete_call, j);
+    }
+    sort_by_call(by_call_);
+  }
+  /// Calls `visit(call, first, last, sync_of)` per completing call, where
+  /// [first, last) are its entries of `pairs()` and sync_of(peer) the
+  /// synchronization point with `peer` before the call.
+  template <class Visit>
+  void for_each_call(Visit visit) {
+    uint32_t previous_leave = 0;
+    const std::pair<uint32_t, uint32_t>* const pairs = by_call_.data();
+    const std::size_t count = by_call_.size();
+    for (std::size_t k = 0; k < count;) {
+      const uint32_t call = pairs[k].first;
+      std::size_t end = k + 1;
+      while (end < count && pairs[end].first == call) ++end;
+      if (previous_leave > call) nested_ = true;
+      visit(call, k, end, [this](uint32_t peer) { return last_.get(peer); });
+      const uint32_t leave = trace_.events[call].link;
+      for (; k < end; ++k) {
+        const MessageOp& op = table_[pairs[k].second];
+        const uint32_t peer = world_rank_(op.comm, op.peer);
+        if (peer != kNone) last_.set(peer, leave, pairs[k].second);
+      }
+      previous_leave = leave;
+    }
+  }
+  [[nodiscard]] const std::vector<std::pair<uint32_t, uint32_t>>& pairs() const { return by_call_; }
+  [[nodiscard]] bool nested() const { return nested_; }
+
+ private:
+  const LocalTrace& trace_;
+  const MessageTable& table_;
+  WorldRanks& world_rank_;
+  std::vector<std::pair<uint32_t, uint32_t>> by_call_;  ///< (completing call, operation)
+  LastCompleted last_;
+  bool nested_ = false;
+};
+
+/// The synchronization points by search (completing calls inside others).
+void find_syncs_by_search(const LocalTrace& trace, const Definitions& definitions,
+                          const std::vector<WaitState>& waits,
+                          std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
+  WorldRanks world_rank(definitions, trace.rank);
+  SyncPoints received_from, sent_to;
+  const auto add = [&](const MessageTable& table, SyncPoints& points) {
+    for (uint32_t j = 0; j < table.size(); ++j) {
+      const MessageOp& op = table[j];
+      if (op.cancelled || op.complete_call == kNone) continue;
+      const uint32_t peer = world_rank(op.comm, op.peer);
+      if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
+    }
+    points.finish();
+  };
+  add(trace.recvs, received_from);
+  add(trace.sends, sent_to);
+  for (std::size_t k = 0; k < syncs.size(); ++k) {
+    syncs[k] = (waits[k].kind == WaitKind::kLateSender ? received_from : sent_to)
+                   .last(waits[k].delayer, waits[k].call);
+  }
 }
 
 }  // namespace
 
 std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitions& definitions,
-                                        const std::vector<int64_t>& recv_enters) {
+                                        const std::vector<int64_t>& recv_enters,
+                                        std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
   const EventStore& events = trace.events;
   std::vector<WaitState> waits;
+  syncs.clear();
   WorldRanks world_rank(definitions, trace.rank);
-  // Late Sender: receives grouped by the call that completed them.
-  std::vector<std::pair<uint32_t, uint32_t>> by_call;  // (call, receive)
-  by_call.reserve(trace.recvs.size());
-  for (uint32_t j = 0; j < trace.recvs.size() && j < trace.send_enters.size(); ++j) {
-    const MessageOp& op = trace.recvs[j];
-    if (op.cancelled || op.complete_call == kNone || trace.send_enters[j] == kNoValue) continue;
-    by_call.emplace_back(op.complete_call, j);
-  }
-  sort_by_call(by_call);
   // Per call that completed receives, the latest send enter (call order).
   std::vector<std::pair<uint32_t, int64_t>> latest_send_of_call;
-  // At most one wait state per completing call: reserved (untouched pages
-  // cost no memory), so that growing never holds two copies at once.
-  waits.reserve(by_call.size() + trace.sends.size());
-  latest_send_of_call.reserve(by_call.size());
-  for (std::size_t k = 0; k < by_call.size();) {
-    const uint32_t call = by_call[k].first;
-    uint32_t latest = by_call[k].second;
-    for (; k < by_call.size() && by_call[k].first == call; ++k) {
-      if (trace.send_enters[by_call[k].second] > trace.send_enters[latest])
-        latest = by_call[k].second;
-    }
-    const int64_t send_enter = trace.send_enters[latest];
-    latest_send_of_call.emplace_back(call, send_enter);
-    const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
-    if (waiting <= 0) continue;
-    const MessageOp& op = trace.recvs[latest];
-    waits.push_back(
-        WaitState{WaitKind::kLateSender, call, waiting, latest, world_rank(op.comm, op.peer)});
-  }
-  by_call.clear();
+  bool nested = false;
+  {  // Late Sender: receives grouped by the call that completed them.
+    CompletionWalk receives(trace, trace.recvs, world_rank);
+    // At most one wait state per completing call: reserved (untouched pages
+    // cost no memory), so that growing never holds two copies at once.
+    waits.reserve(receives.pairs().size() + trace.sends.size());
+    syncs.reserve(waits.capacity());
+    latest_send_of_call.reserve(receives.pairs().size());
+    const std::size_t known_sends = trace.send_enters.size();
+    receives.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
+      uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
+      for (std::size_t k = first; k < last; ++k) {
+        const uint32_t j = receives.pairs()[k].second;
+        if (j >= known_sends || trace.send_enters[j] == kNoValue) continue;
+        if (latest == kNone || trace.send_enters[j] > trace.send_enters[latest]) latest = j;
+      }
+      if (latest == kNone) return;
+      const int64_t send_enter = trace.send_enters[latest];
+      latest_send_of_call.emplace_back(call, send_enter);
+      const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
+      if (waiting <= 0) return;
+      const MessageOp& op = trace.recvs[latest];
+      const uint32_t delayer = world_rank(op.comm, op.peer);
+      waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest, delayer});
+      syncs.push_back(sync_of(delayer));
+    });
+    nested = receives.nested();
+  }  // the receives' walk is freed before the sends' is built
   // Late Receiver: sends grouped by the call that completed them.
-  for (uint32_t i = 0; i < trace.sends.size() && i < recv_enters.size(); ++i) {
-    const MessageOp& op = trace.sends[i];
-    if (op.cancelled || op.complete_call == kNone || recv_enters[i] == kNoValue) continue;
-    by_call.emplace_back(op.complete_call, i);
-  }
-  sort_by_call(by_call);
+  CompletionWalk sends(trace, trace.sends, world_rank);
   auto receives_of_call = latest_send_of_call.begin();  // both in call order: a merge
-  for (std::size_t k = 0; k < by_call.size();) {
-    const uint32_t call = by_call[k].first;
-    uint32_t latest = by_call[k].second;
-    for (; k < by_call.size() && by_call[k].first == call; ++k) {
-      if (recv_enters[by_call[k].second] > recv_enters[latest]) latest = by_call[k].second;
+  sends.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
+    uint32_t latest = kNone;  // the send whose receive was posted last (the first of equals)
+    for (std::size_t k = first; k < last; ++k) {
+      const uint32_t i = sends.pairs()[k].second;
+      if (i >= recv_enters.size() || recv_enters[i] == kNoValue) continue;
+      if (latest == kNone || recv_enters[i] > recv_enters[latest]) latest = i;
     }
+    if (latest == kNone) return;
     const int64_t recv_enter = recv_enters[latest];
     const int64_t exit = trace.exit_time(call);
-    if (exit <= recv_enter) continue;  // an eager send: it did not wait
+    if (exit <= recv_enter) return;  // an eager send: it did not wait
     while (receives_of_call != latest_send_of_call.end() && receives_of_call->first < call) {
       ++receives_of_call;
     }
@@ -119,11 +222,13 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
             : INT64_MIN;
     const int64_t start = std::max(events[call].time, std::min(send_enter, exit));
     const int64_t waiting = std::min(recv_enter, exit) - start;
-    if (waiting <= 0) continue;
+    if (waiting <= 0) return;
     const MessageOp& op = trace.sends[latest];
-    waits.push_back(
-        WaitState{WaitKind::kLateReceiver, call, waiting, latest, world_rank(op.comm, op.peer)});
-  }
+    const uint32_t delayer = world_rank(op.comm, op.peer);
+    waits.push_back(WaitState{WaitKind::kLateReceiver, call, waiting, latest, delayer});
+    syncs.push_back(sync_of(delayer));
+  });
+  if (nested || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);
   return waits;
 }
 

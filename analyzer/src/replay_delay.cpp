@@ -36,8 +36,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
     post_enters[j] = events[posting_call(trace.recvs[j])].time;
   }
+  std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
   std::vector<WaitState> waits =
-      find_wait_states(trace, definitions, matching.to_senders(post_enters, world));
+      find_wait_states(trace, definitions, matching.to_senders(post_enters, world), message_syncs);
   std::vector<int64_t>().swap(post_enters);
   const std::size_t point_to_point = waits.size();
   CollectiveDelays collectives(trace, definitions, comms);
@@ -66,9 +67,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       wait_calls.emplace_back(waits[k].call, k);
       waiting.push_back(waits[k].waiting);
     }
-    if (!std::is_sorted(wait_calls.begin(), wait_calls.end())) {
-      std::sort(wait_calls.begin(), wait_calls.end());
-    }
+    sort_in_runs(wait_calls);  // in runs: Late Sender, Late Receiver, collectives
     IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
     RecordPlan plan = plan_records(waits, point_to_point, matching);
     channel.open(plan.peers, plan.records, world);
@@ -76,10 +75,11 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     // Which operation of the partner each message is: the waiter names it
     // by its route number, the delayer finds its own operation locally.
     const MessageMatching::RouteIndex routes = matching.route_index();
-    RecordContext context{trace, matching, routes, sync, collectives, profiler, keys};
+    RecordContext context{trace, matching, routes, message_syncs, sync, collectives, profiler, keys};
     exchange_records(waits, plan, channel, context, pool, delay_of_record);
     return std::move(plan.record_wait);
   }();
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(message_syncs);
   std::vector<Delay>& delays = pool.delays;
   // Every loop over the delays below goes in the order of their records
   // (source by source): sums come out the same however the batches
@@ -94,13 +94,16 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
   };
   std::vector<uint8_t> passes(delay_of_record.size(), 0);
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    passes[r] = delay_of_record[r] != kNone && passes_on(delays[delay_of_record[r]]) ? 1 : 0;
-  }
   std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  for (const uint32_t d : delay_of_record) {
-    if (d != kNone && passes_on(delays[d])) passing.push_back(d);
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
+    if (d == kNone || !passes_on(delays[d])) continue;
+    passes[r] = 1;
+    passing.push_back(d);
   }
+  // Which of their records pass waiting on, to the waiters (a byte each).
+  std::vector<uint8_t> passes_out = channel.to_waiters(passes);
+  const PassingShares shares(pool, std::move(passing));
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
   // communication-heavy trace they are streams of millions of values, and
@@ -108,22 +111,18 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {  // the rounds' buffers are freed at the end
-    RecordSubset passing_records(channel, passes);
+    RecordSubset passing_records(channel, passes, passes_out, record_wait);
     std::vector<uint8_t>().swap(passes);
+    std::vector<uint8_t>().swap(passes_out);
     double all_waiting = 0.0;  // the same every round
     for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
     // The passing delays' records arrive in the delays' order (passing).
     const std::vector<double>* carried = &next;  // the values the last carry sent
     for (int round = 0;; ++round) {
-      const std::vector<double>& arrived = passing_records.to_delayers(propagated, record_wait);
+      const std::vector<double>& arrived = passing_records.to_delayers(propagated);
       std::fill(next.begin(), next.end(), 0.0);
-      for (std::size_t k = 0; k < passing.size(); ++k) {
-        const Delay& delay = delays[passing[k]];
-        const double passed = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
-        pool.share_over_waits(passing[k], passed,
-                              [&](uint32_t wait, double value) { next[wait] += value; });
-      }
-      collectives.propagate(waits, propagated, &next, nullptr);
+      shares.pass_on(arrived, next);
+      collectives.propagate(waits, &propagated, next);
       // Converged when the long-term values moved by less than
       // kDelayTolerance of all waiting (summed over ranks) in this round: a
       // chain of waits (a ring, iteration after iteration) passes on a share
@@ -145,13 +144,15 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
     delay_propagated = channel.to_delayers(per_record);
   }
-  std::vector<uint32_t>().swap(passing);
 
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
+  // The subscribers, looked up once for the loops below.
+  const auto publish_cost = bus.publisher<DelayCostFound>();
+  const auto publish_class = bus.publisher<WaitStateClassified>();
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+  for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
     const Delay& delay = delays[d];
@@ -161,16 +162,19 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
-      bus.publish(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
-                                 delay_propagated[r] * share});
+      publish_cost(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
+                                  delay_propagated[r] * share});
     }
-    pool.share_over_waits(d, delay.waiting * delay.excess_waiting / delay.total,
-                          [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    // Only the passing delays (in record order) keep own wait states.
+    if (k < shares.size() && shares.delay(k) == d) {
+      shares.share(k++, delay.waiting * delay.excess_waiting / delay.total,
+                   [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    }
   }
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
-    collectives.propagate(waits, propagated, nullptr, &through_collectives);
+    collectives.propagate(waits, nullptr, through_collectives);
     for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
   }
   collectives.publish_costs(waits, propagated, bus, statistics);
@@ -194,8 +198,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
-    bus.publish(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
-                                    w * indirect_fraction[k], std::min(w, passed_on[k])});
+    publish_class(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
+                                      w * indirect_fraction[k], std::min(w, passed_on[k])});
   }
   return statistics;
 }

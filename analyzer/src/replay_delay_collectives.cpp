@@ -135,6 +135,13 @@ CollectiveSync CollectiveDelays::last_sync_with(uint32_t peer, uint32_t enter) c
   return CollectiveSync{};
 }
 
+bool CollectiveDelays::any_sync_between(uint32_t after, uint32_t enter) const {
+  const std::size_t at =
+      lower_bound_near(sync_points_, sync_points_.size(), enter, between_hint_,
+                       [](const CollectiveSync& s, uint32_t e) { return s.leave < e; });
+  return at > 0 && sync_points_[at - 1].leave > after;
+}
+
 uint32_t CollectiveDelays::leave_of(uint32_t comm, std::size_t ordinal) const {
   auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
                              [](const auto& entry, uint32_t id) { return entry.first < id; });
@@ -214,7 +221,9 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
   std::vector<int64_t> lengths, data, own_waiting;
   IntervalProfile profile;
   TicksByCallpath mine(keys.size());
-  for (auto& [id, instances] : by_comm_) {
+  passing_.assign(by_comm_.size(), {});
+  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
+    auto& [id, instances] = by_comm_[c];
     const MPI_Comm comm = comms_.get(id);
     for (std::size_t first = 0; first < instances.size(); first += kChunk) {
       const std::size_t m = std::min(kChunk, instances.size() - first);
@@ -255,7 +264,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        profiler.profile(in.from, in.start, profile);
+        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
         for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];
@@ -273,38 +282,58 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
           in.total += in.excess_waiting;
         }
       }
+      select_passing(instances, first, m, comm, passing_[c]);
     }
   }
 }
 
+void CollectiveDelays::select_passing(const std::vector<Instance>& instances, std::size_t first,
+                                      std::size_t m, MPI_Comm comm,
+                                      std::vector<uint32_t>& passing) {
+  // An instance passes waiting on if a waiter's delay was partly the
+  // delayer's own waiting and the delayer has wait states to pass it to:
+  // the others' shares are zero in every round.
+  std::vector<uint8_t> flags(m, 0);
+  for (std::size_t j = 0; j < m; ++j) {
+    const Instance& in = instances[first + j];
+    const bool waiter = in.wait != kNone && in.total > 0 && in.excess_waiting > 0;
+    const bool delayer = in.delayer && in.own_waits_total > 0;
+    flags[j] = static_cast<uint8_t>((waiter ? 1 : 0) | (delayer ? 2 : 0));
+  }
+  vmpi::Allreduce(MPI_IN_PLACE, flags.data(), static_cast<int>(m), MPI_UINT8_T, MPI_BOR, comm);
+  for (std::size_t j = 0; j < m; ++j) {
+    if (flags[j] == 3) passing.push_back(static_cast<uint32_t>(first + j));
+  }
+}
+
 void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
-                                 const std::vector<double>& propagated, std::vector<double>* next,
-                                 std::vector<double>* passed_on) {
+                                 const std::vector<double>* propagated, std::vector<double>& to) {
+  // Only the instances that pass waiting on (select_passing: the same list
+  // on every member) carry a value; the others' would be zero.
   std::vector<double> shares;
-  for (auto& [id, instances] : by_comm_) {
+  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
+    const auto& [id, instances] = by_comm_[c];
+    const std::vector<uint32_t>& passing = passing_[c];
     const MPI_Comm comm = comms_.get(id);
-    for (std::size_t first = 0; first < instances.size(); first += kChunk) {
-      const std::size_t m = std::min(kChunk, instances.size() - first);
-      bool any = false;
-      shares.assign(2 * m, 0.0);
+    for (std::size_t first = 0; first < passing.size(); first += kChunk) {
+      const std::size_t m = std::min(kChunk, passing.size() - first);
+      shares.assign(m, 0.0);
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[first + j];
-        any = any || in.anyone_waited;
+        const Instance& in = instances[passing[first + j]];
         if (in.wait == kNone || in.total <= 0) continue;
         const WaitState& wait = waits[in.wait];
         const double fraction = in.excess_waiting / in.total;
-        shares[2 * j] = (static_cast<double>(wait.waiting) + propagated[in.wait]) * fraction;
-        shares[2 * j + 1] = static_cast<double>(wait.waiting) * fraction;
+        shares[j] = propagated != nullptr
+                        ? (static_cast<double>(wait.waiting) + (*propagated)[in.wait]) * fraction
+                        : static_cast<double>(wait.waiting) * fraction;
       }
-      if (!any) continue;
       sum_over_members(shares.data(), shares.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[first + j];
+        const Instance& in = instances[passing[first + j]];
         if (!in.delayer || in.own_waits_total <= 0) continue;
         for (const auto& [wait, ticks] : in.own_waits) {
           const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
-          if (next != nullptr) (*next)[wait] += shares[2 * j] * weight;
-          if (passed_on != nullptr) (*passed_on)[wait] += shares[2 * j + 1] * weight;
+          to[wait] += shares[j] * weight;
         }
       }
     }

@@ -56,8 +56,11 @@ class IntervalProfiler {
   /// The profile from the event `from_leave` (a Leave, or the Enter of a
   /// call whose own time then counts; kNone: the trace's start) to the Enter
   /// event `to_enter` (exclusive), into `out` (its vectors are reused: no
-  /// allocation once they are large enough).
-  void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out);
+  /// allocation once they are large enough). Without `list_waits`,
+  /// `out.waits` stays empty (the waiting is still left out of the call
+  /// paths and summed in `out.waiting`).
+  void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out,
+               bool list_waits = true);
 
  private:
 
@@ -65,8 +68,10 @@ class IntervalProfiler {
   const CallTree& tree_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
   std::vector<int64_t> waiting_;
-  std::vector<int64_t> scratch_;    ///< per call path, zero between calls
-  std::vector<uint32_t> touched_;   ///< call paths with a non-zero scratch entry
+  std::vector<int64_t> scratch_;    ///< per call path, valid where stamp_ is this call's
+  std::vector<uint32_t> stamp_;     ///< per call path, the call that last set scratch_
+  std::vector<uint32_t> touched_;   ///< this call's call paths, in the order first set
+  uint32_t stamp_now_ = 0;
   std::size_t span_hint_ = 0;       ///< where the last search of folded_spans ended
   std::size_t wait_hint_ = 0;       ///< and of waits_
 };
