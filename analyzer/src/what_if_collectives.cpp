@@ -36,6 +36,11 @@ void check_collective_counts(const LocalTrace& trace, const Definitions& definit
   }
 }
 
+bool WhatIfReplayer::unmodelled(CollectiveKind kind) {
+  return kind == CollectiveKind::kInit || kind == CollectiveKind::kFinalize ||
+         kind == CollectiveKind::kOther;
+}
+
 void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   const CollectiveOp& op = in_.trace.collectives[index];
   auto pending = std::make_unique<PendingCollective>();
@@ -51,9 +56,17 @@ void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   const MPI_Comm comm = op.comm == kNone ? MPI_COMM_NULL : in_.comms.get(op.comm);
   if (comm == MPI_COMM_NULL) {
     pending->local = true;
+  } else if (guesses_ != nullptr && !unmodelled(op.kind)) {
+    // The walk without waits (run_without_waits): the group is this rank
+    // alone. The operations the model keeps as traced run as always: their
+    // group's traced enter matters, not only who came last.
+    vmpi::Comm_size(comm, &pending->group_size);
+    vmpi::Comm_rank(comm, &pending->rank_in_group);
+    std::copy(mine, mine + 3, guesses_->mine[index].begin());
   } else {
     vmpi::Comm_size(comm, &pending->group_size);
     vmpi::Comm_rank(comm, &pending->rank_in_group);
+    if (guesses_ != nullptr) std::copy(mine, mine + 3, guesses_->mine[index].begin());
     const bool rooted = op.root != kNone && op.root < static_cast<uint32_t>(pending->group_size);
     const int root = static_cast<int>(op.root);
     // A blocking instance begins and ends within one call: its blocking
