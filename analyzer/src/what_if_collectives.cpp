@@ -108,7 +108,8 @@ int64_t WhatIfReplayer::finish_collective(uint32_t index, int64_t original_exit)
   const std::string& name =
       region < in_.definitions.regions.size() ? in_.definitions.regions[region].name : std::string();
   const auto size = static_cast<uint32_t>(pending->group_size);
-  const auto duration = [&](int64_t buffer, bool with_latency) {
+  const auto duration = [&](int64_t buffer, bool with_latency) -> int64_t {
+    if (latency_ticks_ == 0 && ticks_per_byte_ == 0) return 0;  // the ideal network: no cost
     const CollectiveCost cost = collective_cost(op.kind, name, size, static_cast<double>(buffer));
     return ticks((with_latency ? cost.rounds * latency_ticks_ : 0.0) + cost.bytes * ticks_per_byte_);
   };
