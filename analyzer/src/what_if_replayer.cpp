@@ -209,7 +209,10 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
     case EventKind::kRecv:
     case EventKind::kIrecv:
       if (in_.trace.recvs[event.link].post_event == index) post_recv(event.link, call_enter);
-      if (guesses_ != nullptr) guesses_->reached[event.link] = now;
+      if (guesses_ != nullptr) {
+        guesses_->reached[event.link] = now;
+        guesses_->completed.push_back(event.link);
+      }
       now = std::max(now, complete_recv(event.link));
       return now;
     case EventKind::kCollectiveBegin:

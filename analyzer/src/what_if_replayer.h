@@ -88,6 +88,7 @@ class WhatIfReplayer {
     std::vector<int64_t> sent;      ///< per send: its value (kNoValue: none)
     std::vector<int64_t> received;  ///< per receive: its send's value
     std::vector<int64_t> reached;   ///< per receive: the time the walk reached it
+    std::vector<uint32_t> completed;  ///< the receives in the order the walk completed them
     std::vector<std::array<int64_t, 3>> mine;   ///< per collective: this rank's values
     std::vector<std::array<int64_t, 3>> group;  ///< per collective: the group's
   };

@@ -42,6 +42,7 @@ bool WhatIfReplayer::run_without_waits() {
   guesses.sent.assign(trace.sends.size(), kNoValue);
   guesses.received.assign(trace.recvs.size(), kNoValue);
   guesses.reached.assign(trace.recvs.size(), kNoValue);
+  guesses.completed.reserve(trace.recvs.size());
   guesses.mine.assign(trace.collectives.size(), {kLowest, kLowest, kLowest});
   guesses.group = guesses.mine;
   guesses_ = &guesses;
@@ -55,15 +56,19 @@ bool WhatIfReplayer::run_without_waits() {
 
 int64_t WhatIfReplayer::would_wait(const Guesses& guesses) const {
   // A second walk would take the same maximum everywhere: at every receive
-  // the value came no later than the first walk reached it (then the in
-  // link, which takes the latest arrival so far, is no later either), and
+  // the in link delivered no later than the first walk reached it, and
   // in every modelled collective nobody came later than this rank (the
   // costs are zero on the ideal network, so only the latest enter counts;
   // the unmodelled ones had their group's values in the first walk).
   if (latency_ticks_ != 0 || ticks_per_byte_ != 0) return 1;
   int64_t waits = 0;
-  for (std::size_t j = 0; j < guesses.received.size(); ++j) {
-    if (guesses.received[j] != kNoValue && guesses.received[j] > guesses.reached[j]) ++waits;
+  // The in link delivers the latest arrival so far (in completion order);
+  // compared with each receive's time, which can fall back (a call without
+  // communication keeps its traced length, its scaled inner computation not).
+  int64_t delivered = kNoValue;
+  for (const uint32_t j : guesses.completed) {
+    delivered = std::max(delivered, guesses.received[j]);
+    if (delivered != kNoValue && delivered > guesses.reached[j]) ++waits;
   }
   for (std::size_t i = 0; i < guesses.mine.size(); ++i) {
     if (unmodelled(in_.trace.collectives[i].kind) || guesses.mine[i][0] == kLowest) continue;
