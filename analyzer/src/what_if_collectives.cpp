@@ -36,6 +36,11 @@ void check_collective_counts(const LocalTrace& trace, const Definitions& definit
   }
 }
 
+bool WhatIfReplayer::unmodelled(CollectiveKind kind) {
+  return kind == CollectiveKind::kInit || kind == CollectiveKind::kFinalize ||
+         kind == CollectiveKind::kOther;
+}
+
 void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   const CollectiveOp& op = in_.trace.collectives[index];
   auto pending = std::make_unique<PendingCollective>();
@@ -51,9 +56,17 @@ void WhatIfReplayer::start_collective(uint32_t index, const Frame& start) {
   const MPI_Comm comm = op.comm == kNone ? MPI_COMM_NULL : in_.comms.get(op.comm);
   if (comm == MPI_COMM_NULL) {
     pending->local = true;
+  } else if (guesses_ != nullptr && !unmodelled(op.kind)) {
+    // The walk without waits (run_without_waits): the group is this rank
+    // alone. The operations the model keeps as traced run as always: their
+    // group's traced enter matters, not only who came last.
+    vmpi::Comm_size(comm, &pending->group_size);
+    vmpi::Comm_rank(comm, &pending->rank_in_group);
+    std::copy(mine, mine + 3, guesses_->mine[index].begin());
   } else {
     vmpi::Comm_size(comm, &pending->group_size);
     vmpi::Comm_rank(comm, &pending->rank_in_group);
+    if (guesses_ != nullptr) std::copy(mine, mine + 3, guesses_->mine[index].begin());
     const bool rooted = op.root != kNone && op.root < static_cast<uint32_t>(pending->group_size);
     const int root = static_cast<int>(op.root);
     // A blocking instance begins and ends within one call: its blocking
@@ -95,7 +108,8 @@ int64_t WhatIfReplayer::finish_collective(uint32_t index, int64_t original_exit)
   const std::string& name =
       region < in_.definitions.regions.size() ? in_.definitions.regions[region].name : std::string();
   const auto size = static_cast<uint32_t>(pending->group_size);
-  const auto duration = [&](int64_t buffer, bool with_latency) {
+  const auto duration = [&](int64_t buffer, bool with_latency) -> int64_t {
+    if (latency_ticks_ == 0 && ticks_per_byte_ == 0) return 0;  // the ideal network: no cost
     const CollectiveCost cost = collective_cost(op.kind, name, size, static_cast<double>(buffer));
     return ticks((with_latency ? cost.rounds * latency_ticks_ : 0.0) + cost.bytes * ticks_per_byte_);
   };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "orrery/report/trees.h"
 
@@ -32,6 +33,11 @@ void run_network_models(const AnalysisOptions& options, const ReplayInputs& in, 
     phases.run_or_abort("the ideal-network replay", [&] {
       result.ideal = replay_what_if(in, ideal, false);
     });
+    if (result.ideal->without_waits) {
+      progress("ideal-network replay: nothing waits, one walk and one bulk exchange");
+    } else if (result.ideal->without_waits_tried) {
+      progress("ideal-network replay: something waits, replayed event by event");
+    }
   }
   if (options.what_if) {
     progress("what-if replay on " + options.what_if->text);

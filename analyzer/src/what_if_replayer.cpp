@@ -41,9 +41,14 @@ WhatIfReplayer::WhatIfReplayer(const ReplayInputs& in, const MachineModel& model
   send_done_.assign(trace.sends.size(), 0);
   forward_out_.assign(trace.sends.size(), 0);
   recv_post_.assign(trace.recvs.size(), 0);
-  std::vector<int64_t> bytes(trace.sends.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<int64_t>(trace.sends[i].bytes);
-  sender_bytes_ = in.matching.to_receivers(bytes, world);
+  routes_ = in.matching.route_index();
+  // The byte counts tell eager from rendezvous: not needed without an eager
+  // limit (every rank has the same model, so none of them exchanges).
+  if (model.eager_limit != UINT64_MAX) {
+    std::vector<int64_t> bytes(trace.sends.size());
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<int64_t>(trace.sends[i].bytes);
+    sender_bytes_ = in.matching.to_receivers(bytes, world);
+  }
   backward_out_.assign(trace.recvs.size(), 0);
   region_is_mpi_.reserve(definitions.regions.size());
   for (const auto& region : definitions.regions) {
@@ -56,9 +61,12 @@ WhatIfReplayer::~WhatIfReplayer() {
   vmpi::Comm_free(&backward_);
 }
 
-int64_t WhatIfReplayer::ticks(double value) const { return std::llround(value); }
+int64_t WhatIfReplayer::ticks(double value) const {
+  return value == 0.0 ? 0 : std::llround(value);  // the ideal network's every cost
+}
 
 bool WhatIfReplayer::eager_receive(uint32_t recv) const {
+  if (model_.eager_limit == UINT64_MAX) return true;
   const int64_t bytes = sender_bytes_[recv];
   return bytes == kNoValue || eager(static_cast<uint64_t>(bytes));
 }
@@ -113,7 +121,7 @@ void WhatIfReplayer::post_send(uint32_t send, int64_t at) {
   const auto bytes = static_cast<double>(op.bytes);
   const int64_t ready = std::max(at, out_free_);
   send_ready_[send] = ready;
-  const MessageMatching::Route route = in_.matching.send_route(send);
+  const MessageMatching::Route route = routes_.send_route(send);
   if (op.cancelled) {
     send_done_[send] = at;
     return;
@@ -125,14 +133,19 @@ void WhatIfReplayer::post_send(uint32_t send, int64_t at) {
     value = ready + ticks(latency_ticks_ + bytes * ticks_per_byte_);
   }
   if (route.peer == kNone) return;
+  if (guesses_ != nullptr) {
+    guesses_->sent[send] = value;
+    return;
+  }
   forward_out_[send] = value;
   send_value(forward_out_[send], route.peer, route.number, forward_);
 }
 
 int64_t WhatIfReplayer::complete_send(uint32_t send) {
   const MessageOp& op = in_.trace.sends[send];
-  const MessageMatching::Route route = in_.matching.send_route(send);
-  if (op.cancelled || eager(op.bytes) || route.peer == kNone) return send_done_[send];
+  if (op.cancelled || eager(op.bytes)) return send_done_[send];
+  const MessageMatching::Route route = routes_.send_route(send);
+  if (route.peer == kNone) return send_done_[send];
   const int64_t posted = receive_value(route.peer, route.number, backward_);
   const int64_t start = std::max(send_ready_[send], posted);
   const int64_t done = start + ticks(static_cast<double>(op.bytes) * ticks_per_byte_);
@@ -143,18 +156,21 @@ int64_t WhatIfReplayer::complete_send(uint32_t send) {
 void WhatIfReplayer::post_recv(uint32_t recv, int64_t at) {
   const MessageOp& op = in_.trace.recvs[recv];
   recv_post_[recv] = at;
-  const MessageMatching::Route route = in_.matching.recv_route(recv);
-  if (op.cancelled || eager_receive(recv) || route.peer == kNone) return;
+  if (op.cancelled || eager_receive(recv)) return;
+  const MessageMatching::Route route = routes_.recv_route(recv);
+  if (route.peer == kNone) return;
   backward_out_[recv] = at;
   send_value(backward_out_[recv], route.peer, route.number, backward_);
 }
 
 int64_t WhatIfReplayer::complete_recv(uint32_t recv) {
   const MessageOp& op = in_.trace.recvs[recv];
-  const MessageMatching::Route route = in_.matching.recv_route(recv);
-  if (op.cancelled || route.peer == kNone) return INT64_MIN;
+  if (op.cancelled) return INT64_MIN;
+  const MessageMatching::Route route = routes_.recv_route(recv);
+  if (route.peer == kNone) return INT64_MIN;
   const auto bytes = static_cast<double>(op.bytes);
-  const int64_t value = receive_value(route.peer, route.number, forward_);
+  const int64_t value = guesses_ != nullptr ? guesses_->received[recv]
+                                            : receive_value(route.peer, route.number, forward_);
   const int64_t arrival =
       eager_receive(recv) ? value
                       : std::max(value, recv_post_[recv]) +
@@ -193,6 +209,10 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
     case EventKind::kRecv:
     case EventKind::kIrecv:
       if (in_.trace.recvs[event.link].post_event == index) post_recv(event.link, call_enter);
+      if (guesses_ != nullptr) {
+        guesses_->reached[event.link] = now;
+        guesses_->completed.push_back(event.link);
+      }
       now = std::max(now, complete_recv(event.link));
       return now;
     case EventKind::kCollectiveBegin:
@@ -212,6 +232,10 @@ int64_t WhatIfReplayer::retime(uint32_t index, const Event& event, int64_t& now)
 }
 
 void WhatIfReplayer::run(bool apply) {
+  stack_.clear();
+  out_free_ = INT64_MIN;
+  in_free_ = INT64_MIN;
+  collectives_.clear();
   first_time_ = in_.trace.first_time;
   int64_t now = in_.trace.first_time;
   int64_t previous = in_.trace.first_time;
@@ -265,7 +289,17 @@ void WhatIfReplayer::run(bool apply) {
 
 WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, bool apply) {
   WhatIfReplayer replayer(in, model);
-  replayer.run(apply);
+  // On the ideal network most balanced programs never wait: then one walk
+  // and one bulk exchange instead of one message per message.
+  const bool ideal = model.eager_limit == UINT64_MAX && model.latency == 0 &&
+                     std::isinf(model.bandwidth);
+  bool without_waits = false;
+  bool tried = false;
+  if (!apply && ideal && replayer.worth_round()) {
+    tried = true;
+    without_waits = replayer.run_without_waits();
+  }
+  if (!without_waits) replayer.run(apply);
   // The earliest start (negated) and the latest ends, over all ranks.
   int64_t ends[3] = {-replayer.first_time(), replayer.original_end(), replayer.predicted_end()};
   vmpi::Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT64_T, MPI_MAX, in.world);
@@ -274,6 +308,8 @@ WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, b
   timing.measured_runtime = static_cast<double>(ends[1] + ends[0]) * tick;
   timing.predicted_runtime = static_cast<double>(ends[2] + ends[0]) * tick;
   timing.predicted_end = static_cast<double>(replayer.predicted_end() + ends[0]) * tick;
+  timing.without_waits = without_waits;
+  timing.without_waits_tried = tried && !without_waits;
   return timing;
 }
 

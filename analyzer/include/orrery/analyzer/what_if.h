@@ -73,6 +73,11 @@ struct WhatIfTiming {
   double measured_runtime = 0;   ///< seconds: latest end − earliest start, as traced
   double predicted_runtime = 0;  ///< seconds: the same on the model
   double predicted_end = 0;      ///< seconds: this rank's end − the earliest start, on the model
+  /// Nothing waited on the model: one walk and one bulk exchange re-timed
+  /// the trace (see replay_what_if), not one message per message.
+  bool without_waits = false;
+  /// That walk was tried but something waited: the replay went event by event.
+  bool without_waits_tried = false;
 };
 
 /// Collective over `world`: throws InputError on every rank if the members of
@@ -99,6 +104,10 @@ struct ReplayInputs {
 /// scales the folded computation by model.compute), otherwise leaves it
 /// untouched (the ideal-network run of the POP efficiencies). Throws
 /// InputError if the replay stalls (the model deadlocks the program).
+/// Without `apply`, on the ideal network without an eager limit (no
+/// rendezvous, no costs), it first walks as if nothing waited, with one bulk
+/// exchange after (what_if_rounds.cpp): the same times, exactly, if then
+/// nothing would have waited; otherwise the walk event by event.
 WhatIfTiming replay_what_if(const ReplayInputs& in, const MachineModel& model, bool apply);
 
 }  // namespace orrery::analyzer
