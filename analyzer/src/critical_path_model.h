@@ -11,10 +11,17 @@
 #include <vector>
 
 #include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/lower_bound_near.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::critical_path {
+
+/// The Enter of the call that posted a message operation (its own event for
+/// a call without a separate post).
+inline uint32_t posting_call(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
 
 /// Where the path goes on at the process that caused a wait: the Enter of
 /// its send or of its receive's posting call (a = the message's route
@@ -85,14 +92,20 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
 LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry);
 
 /// latest_before for a sequence of entries: it starts from where the last
-/// answer was and gallops (steps of 1, 2, 4, ...) toward the next, so entries
+/// answer was and gallops toward the next (lower_bound_near), so entries
 /// that come in order, forward (the operations' posting calls) or backward
 /// (the walk), cost O(1) each instead of a binary search over every point;
 /// any order gives the same answers as latest_before.
 class LatestWaitBefore {
  public:
   explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
-  const WaitPoint* operator()(uint32_t entry);
+  const WaitPoint* operator()(uint32_t entry) {
+    const std::vector<WaitPoint>& points = *points_;
+    const std::size_t at = lower_bound_near(
+        points, points.size(), entry, first_not_before_,
+        [](const WaitPoint& point, uint32_t event) { return point.call < event; });
+    return at == 0 ? nullptr : &points[at - 1];
+  }
   LookAhead look_ahead(uint32_t entry);
 
  private:

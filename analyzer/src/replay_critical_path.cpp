@@ -5,7 +5,6 @@
 #include "orrery/analyzer/replay_critical_path.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -19,15 +18,12 @@ namespace orrery::analyzer {
 namespace {
 
 using critical_path::CollectiveArrivals;
+using critical_path::posting_call;
 using critical_path::ResumeKind;
 using critical_path::Token;
 using critical_path::WaitPoint;
 
 constexpr int kTokenTag = 0x4f70;
-
-uint32_t posting_call(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
 
 /// The end of the done notice: rank 0 tells its children in the binomial
 /// tree, each tells its own, so every rank leaves the walk after O(log P).
@@ -41,8 +37,30 @@ void forward_done(int rank, int size, MPI_Comm comm) {
 }
 
 /// Tokens of stretches of the path that lie on other processes, found by
-/// the look-ahead (the path went there and straight back): per process.
-using Notes = std::map<uint32_t, std::vector<int64_t>>;
+/// the look-ahead (the path went there and straight back): per process, in
+/// the order found (three values each).
+class Notes {
+ public:
+  void add(uint32_t peer, const critical_path::ResumePoint& resume) {
+    if (last_ >= peers_.size() || peers_[last_].first != peer) {
+      last_ = 0;
+      while (last_ < peers_.size() && peers_[last_].first != peer) ++last_;
+      if (last_ == peers_.size()) peers_.emplace_back(peer, std::vector<int64_t>{});
+    }
+    peers_[last_].second.insert(peers_[last_].second.end(),
+                                {int64_t{resume.kind}, int64_t{resume.a}, int64_t{resume.b}});
+  }
+  /// Per process in rank order.
+  [[nodiscard]] std::vector<std::pair<uint32_t, std::vector<int64_t>>> by_peer() && {
+    std::sort(peers_.begin(), peers_.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    return std::move(peers_);
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, std::vector<int64_t>>> peers_;
+  std::size_t last_ = 0;  ///< the peer of the last note: notes come in runs
+};
 
 /// One process's part of the walk.
 class Walker {
@@ -85,9 +103,7 @@ class Walker {
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
-      std::vector<int64_t>& note = notes[wait->delayer];
-      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), int64_t{wait->resume.a},
-                               int64_t{wait->resume.b}});
+      notes.add(wait->delayer, wait->resume);
       token = wait->ahead.token();
       to = resume_event(token);
     }
@@ -97,22 +113,33 @@ class Walker {
     const uint32_t to = resume_event(token);
     if (to != kNone) (void)stretch(to);
   }
+  /// Splits the stretches the walk found (in the order found) over the call
+  /// paths and publishes them. The walk only finds them, so that the token
+  /// moves on at once and the processes split their stretches in parallel.
+  void publish_stretches() {
+    for (const auto& [from, to] : stretches_) publish(from, to);
+    std::vector<std::pair<uint32_t, uint32_t>>().swap(stretches_);
+  }
   [[nodiscard]] int64_t length() const { return length_; }
   [[nodiscard]] int64_t hops() const { return hops_; }
   [[nodiscard]] int64_t looked_ahead() const { return looked_ahead_; }
   [[nodiscard]] bool complete() const { return complete_; }
 
  private:
-  /// Publishes the path's stretch on this process that ends at event `to`:
+  /// Notes the path's stretch on this process that ends at event `to`:
   /// back to the latest wait before it (returned), or to the trace's start.
   const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = latest_(to);
-    profiler_.profile(wait == nullptr ? kNone : wait->call, to, profile_);
+    stretches_.emplace_back(wait == nullptr ? kNone : wait->call, to);
+    return wait;
+  }
+  /// Splits the stretch from event `from` to `to` over the call paths.
+  void publish(uint32_t from, uint32_t to) {
+    profiler_.profile(from, to, profile_);
     for (const auto& [callpath, ticks] : profile_.time) {
       bus_.publish(CriticalPathFound{callpath, ticks});
       length_ += ticks;
     }
-    return wait;
   }
   static std::vector<std::pair<uint32_t, uint32_t>> waits_of(const std::vector<WaitPoint>& points) {
     std::vector<std::pair<uint32_t, uint32_t>> waits;
@@ -156,6 +183,7 @@ class Walker {
   const EventBus& bus_;
   IntervalProfiler profiler_;
   IntervalProfile profile_;  ///< reused by every stretch
+  std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (from, to) found by the walk
   uint32_t self_;
   int64_t max_hops_;
   int64_t length_ = 0;
@@ -165,12 +193,12 @@ class Walker {
 };
 
 /// Sends each process its noted stretches and returns the tokens that came.
-std::vector<Token> exchange_notes(const Notes& notes, MPI_Comm world) {
+std::vector<Token> exchange_notes(Notes notes, MPI_Comm world) {
   std::vector<uint32_t> destinations;
   std::vector<uint64_t> counts;
   BlockLayout to;
   std::vector<int64_t> out;
-  for (const auto& [peer, values] : notes) {
+  for (const auto& [peer, values] : std::move(notes).by_peer()) {
     destinations.push_back(peer);
     counts.push_back(values.size());
     to.add(peer, values.size());
@@ -257,8 +285,12 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
     }
   }
   vmpi::Comm_free(&comm);
-  // The stretches the look-ahead skipped, each to its process.
-  for (const Token& noted : exchange_notes(notes, world)) walker.noted(noted);
+  // The stretches the look-ahead skipped, each to its process; then every
+  // process splits its own stretches and the noted ones.
+  const std::vector<Token> noted = exchange_notes(std::move(notes), world);
+  walker.publish_stretches();
+  for (const Token& token : noted) walker.noted(token);
+  walker.publish_stretches();
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
   vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
