@@ -60,31 +60,53 @@ struct LookAhead {
   }
 };
 
-/// A Token's place without its hops, in 12 bytes (a and b fit 32 bits, as
-/// LookAhead packs them): a wait point holds one per wait state.
-struct ResumePoint {
-  uint32_t a = 0;
-  uint32_t b = 0;
-  uint32_t kind = static_cast<uint32_t>(ResumeKind::kDone);
-  ResumePoint() = default;
-  explicit ResumePoint(const Token& token)
-      : a(static_cast<uint32_t>(token.a)), b(static_cast<uint32_t>(token.b)),
-        kind(static_cast<uint32_t>(token.kind)) {}
-  [[nodiscard]] ResumeKind resume_kind() const { return static_cast<ResumeKind>(kind); }
-  [[nodiscard]] Token token() const { return Token{resume_kind(), a, b, 0}; }
-};
-
-/// A call of this process that waited for another process (48 bytes: the
-/// communication-only benchmark trace has one per six events).
+/// A call of this process that waited for another process (32 bytes: the
+/// communication-only benchmark trace has one per six events). Tokens are
+/// kept without their hops; their a and b fit 32 bits, as LookAhead packs them.
 struct WaitPoint {
   uint32_t call = kNone;     ///< Enter index of the waiting call
   uint32_t delayer = kNone;  ///< world rank of the process that arrived late
-  int64_t wait_end = 0;      ///< when the waiting ended (the other process arrived)
-  ResumePoint resume;        ///< where the path goes on there
+  uint32_t resume_a = 0;     ///< where the path goes on there (Token a, b)
+  uint32_t resume_b = 0;
   uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver)
-  LookAhead ahead;           ///< where the path goes from the delayer's entry point
+  uint32_t back_a = 0;       ///< where the path goes on here if it comes straight back
+  uint32_t back_b = 0;
+  uint8_t resume_kind = static_cast<uint8_t>(ResumeKind::kDone);
+  uint8_t back_kind = static_cast<uint8_t>(ResumeKind::kDone);  ///< kDone: it does not
+
+  WaitPoint() = default;
+  WaitPoint(uint32_t waiting_call, uint32_t late, const Token& there, uint32_t own_op)
+      : call(waiting_call), delayer(late), resume_a(static_cast<uint32_t>(there.a)),
+        resume_b(static_cast<uint32_t>(there.b)), op(own_op),
+        resume_kind(static_cast<uint8_t>(there.kind)) {}
+  [[nodiscard]] Token resume() const {
+    return Token{static_cast<ResumeKind>(resume_kind), resume_a, resume_b, 0};
+  }
+  [[nodiscard]] bool comes_back() const { return back_kind != static_cast<uint8_t>(ResumeKind::kDone); }
+  [[nodiscard]] Token back() const { return Token{static_cast<ResumeKind>(back_kind), back_a, back_b, 0}; }
+  /// Keeps the delayer's look-ahead if it sends the path straight back to `self`.
+  void set_ahead(const LookAhead& ahead, uint32_t self) {
+    if (!ahead.known() || ahead.rank() != self) return;
+    const Token token = ahead.token();
+    if (token.kind == ResumeKind::kEnd) return;
+    back_kind = static_cast<uint8_t>(token.kind);
+    back_a = static_cast<uint32_t>(token.a);
+    back_b = static_cast<uint32_t>(token.b);
+  }
 };
-static_assert(sizeof(WaitPoint) == 48, "wait points must stay compact");
+static_assert(sizeof(WaitPoint) == 32, "wait points must stay compact");
+
+/// A wait point as it is found, with how long its call waited.
+struct Candidate {
+  WaitPoint point;
+  int64_t waiting = 0;  ///< from the call's enter until the delayer arrived
+};
+
+/// This rank's wait points, sorted by call, one per call, and how long each waited.
+struct WaitPoints {
+  std::vector<WaitPoint> points;
+  std::vector<int64_t> waiting;
+};
 
 /// The latest of `points` (sorted by call) before event `entry`; nullptr if none.
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry);
@@ -122,7 +144,7 @@ class CollectiveArrivals {
   /// Collective over every communicator of the trace (one reduction of
   /// three (time, rank) pairs per instance, in chunks): appends this rank's
   /// collective wait points.
-  void find_waits(std::vector<WaitPoint>& points);
+  void find_waits(std::vector<Candidate>& found);
   /// Collective: the member that arrived last tells the others where the
   /// path goes from its start of the instance (one reduction of two values
   /// per instance); sets the look-ahead of this rank's collective wait
@@ -148,7 +170,7 @@ class CollectiveArrivals {
 /// This rank's wait points, sorted by call; one per call (the wait that
 /// ended last), each with its look-ahead. Collective over `world`
 /// (exchanges along the messages and reductions over the communicators).
-std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
+WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                                         const MessageMatching& matching,
                                         const MessageMatching::RouteIndex& routes,
                                         CollectiveArrivals& collectives, MPI_Comm world);

@@ -41,14 +41,14 @@ void forward_done(int rank, int size, MPI_Comm comm) {
 /// the order found (three values each).
 class Notes {
  public:
-  void add(uint32_t peer, const critical_path::ResumePoint& resume) {
+  void add(uint32_t peer, const Token& resume) {
     if (last_ >= peers_.size() || peers_[last_].first != peer) {
       last_ = 0;
       while (last_ < peers_.size() && peers_[last_].first != peer) ++last_;
       if (last_ == peers_.size()) peers_.emplace_back(peer, std::vector<int64_t>{});
     }
     peers_[last_].second.insert(peers_[last_].second.end(),
-                                {int64_t{resume.kind}, int64_t{resume.a}, int64_t{resume.b}});
+                                {static_cast<int64_t>(resume.kind), resume.a, resume.b});
   }
   /// Per process in rank order.
   [[nodiscard]] std::vector<std::pair<uint32_t, std::vector<int64_t>>> by_peer() && {
@@ -66,11 +66,11 @@ class Notes {
 class Walker {
  public:
   Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
-         const MessageMatching::RouteIndex& routes, std::vector<WaitPoint> points,
+         const MessageMatching::RouteIndex& routes, critical_path::WaitPoints found,
          const EventBus& bus, uint32_t self, int64_t max_hops)
       : trace_(trace), collectives_(collectives), routes_(routes),
-        points_(std::move(points)), bus_(bus),
-        profiler_(trace, tree, waits_of(points_), waiting_of(trace, points_)), self_(self),
+        points_(std::move(found.points)), bus_(bus),
+        profiler_(trace, tree, waits_of(points_), std::move(found.waiting)), self_(self),
         max_hops_(max_hops) {}
 
   /// Walks back from where `token` says, over this process's stretches of
@@ -89,22 +89,20 @@ class Walker {
       const WaitPoint* wait = stretch(to);
       hops_ = std::max(hops_, hops);
       if (wait == nullptr) return {token, kNone};
-      const bool back_here = wait->delayer != self_ && wait->ahead.known() &&
-                             wait->ahead.rank() == self_ &&
-                             wait->ahead.token().kind != ResumeKind::kEnd;
+      const bool back_here = wait->delayer != self_ && wait->comes_back();
       hops += back_here ? 2 : 1;
       if (hops > max_hops_) {
         complete_ = false;
         return {token, kNone};
       }
       if (!back_here) {
-        Token next = wait->resume.token();
+        Token next = wait->resume();
         next.hops = hops;
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
-      notes.add(wait->delayer, wait->resume);
-      token = wait->ahead.token();
+      notes.add(wait->delayer, wait->resume());
+      token = wait->back();
       to = resume_event(token);
     }
   }
@@ -141,17 +139,12 @@ class Walker {
       length_ += ticks;
     }
   }
+  /// The waits for the profiler: the stretch of a waiting call before its
+  /// wait ended is not on the path.
   static std::vector<std::pair<uint32_t, uint32_t>> waits_of(const std::vector<WaitPoint>& points) {
-    std::vector<std::pair<uint32_t, uint32_t>> waits;
-    for (uint32_t k = 0; k < points.size(); ++k) waits.emplace_back(points[k].call, k);
+    std::vector<std::pair<uint32_t, uint32_t>> waits(points.size());
+    for (uint32_t k = 0; k < points.size(); ++k) waits[k] = {points[k].call, k};
     return waits;
-  }
-  /// The stretch of a waiting call before its wait ended is not on the path.
-  static std::vector<int64_t> waiting_of(const LocalTrace& trace,
-                                         const std::vector<WaitPoint>& points) {
-    std::vector<int64_t> waiting;
-    for (const WaitPoint& p : points) waiting.push_back(p.wait_end - trace.enter_time(p.call));
-    return waiting;
   }
   /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
@@ -227,16 +220,16 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   CriticalPathStatistics statistics;
   CollectiveArrivals collectives(trace, definitions, comms);
   const MessageMatching::RouteIndex routes = matching.route_index();
-  std::vector<WaitPoint> points =
+  critical_path::WaitPoints found =
       critical_path::find_wait_points(trace, definitions, matching, routes, collectives, world);
   // Every hop moves back to an earlier wait state: more hops than wait
   // states overall means inconsistent times (a cycle); the walk stops there.
-  int64_t max_hops = static_cast<int64_t>(points.size());
+  int64_t max_hops = static_cast<int64_t>(found.points.size());
   vmpi::Allreduce(MPI_IN_PLACE, &max_hops, 1, MPI_INT64_T, MPI_SUM, world);
   int rank = 0, size = 0;
   vmpi::Comm_rank(world, &rank);
   vmpi::Comm_size(world, &size);
-  Walker walker(trace, tree, collectives, routes, std::move(points), bus,
+  Walker walker(trace, tree, collectives, routes, std::move(found), bus,
                 static_cast<uint32_t>(rank), max_hops);
   Notes notes;
   // The process whose trace ended last (ties: the highest rank).

@@ -97,7 +97,7 @@ uint32_t CollectiveArrivals::start_of(int64_t comm, int64_t ordinal) const {
   return trace_.collectives[it->ops[static_cast<std::size_t>(ordinal)]].start_call;
 }
 
-void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
+void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
   const PairMax pair_max;
   std::vector<int64_t> pairs;
   for (Instances& entry : by_comm_) {
@@ -154,10 +154,9 @@ void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
         if (wait_end <= trace_.enter_time(op.complete_call)) continue;
         const uint32_t world = definitions_.world_rank(id, static_cast<uint32_t>(delayer), trace_.rank);
         if (world == kNone) continue;
-        points.push_back(WaitPoint{
-            .call = op.complete_call, .delayer = world, .wait_end = wait_end,
-            .resume = ResumePoint(Token{ResumeKind::kCollective, id, static_cast<int64_t>(first + j), 0}),
-            .op = kNone, .ahead = LookAhead{}});
+        const Token there{ResumeKind::kCollective, id, static_cast<int64_t>(first + j), 0};
+        found.push_back(Candidate{WaitPoint(op.complete_call, world, there, kNone),
+                                  wait_end - trace_.enter_time(op.complete_call)});
       }
     }
   }
@@ -171,6 +170,7 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
     int me = 0;
     vmpi::Comm_rank(comm, &me);
     const std::size_t common = entry.delayer.size();
+    std::size_t hint = 0;
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
       values.assign(2 * m, INT64_MIN);
@@ -185,14 +185,17 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
       for (std::size_t j = 0; j < m; ++j) {
         if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;
         const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
-        auto it = std::lower_bound(points.begin(), points.end(), call,
-                                   [](const WaitPoint& p, uint32_t c) { return p.call < c; });
-        if (it == points.end() || it->call != call ||
-            it->resume.resume_kind() != ResumeKind::kCollective || it->resume.a != entry.comm ||
-            it->resume.b != static_cast<uint32_t>(first + j)) {
+        // The instances complete in order: the search steps forward from the last.
+        const std::size_t at = lower_bound_near(
+            points, points.size(), call, hint,
+            [](const WaitPoint& p, uint32_t c) { return p.call < c; });
+        if (at == points.size()) continue;
+        WaitPoint& point = points[at];
+        if (point.call != call || point.resume_kind != static_cast<uint8_t>(ResumeKind::kCollective) ||
+            point.resume_a != entry.comm || point.resume_b != static_cast<uint32_t>(first + j)) {
           continue;  // this member did not wait, or waited longer for something else
         }
-        it->ahead = LookAhead{values[2 * j], values[2 * j + 1]};
+        point.set_ahead(LookAhead{values[2 * j], values[2 * j + 1]}, trace_.rank);
       }
     }
   }

@@ -44,7 +44,7 @@ class LateSenders {
       : trace_(trace), matching_(matching), routes_(routes), peers_(definitions, trace.rank),
         end_(std::min<std::size_t>(trace.recvs.size(), trace.send_enters.size())) {}
   /// The next one into `out`; false after the last.
-  bool next(WaitPoint& out) {
+  bool next(Candidate& out) {
     for (; j_ < end_; ++j_) {
       const MessageOp& op = trace_.recvs[j_];
       const int64_t send_enter = trace_.send_enters[j_];
@@ -52,15 +52,14 @@ class LateSenders {
           !matching_.recv_matched(j_)) {
         continue;
       }
+      const int64_t enter = trace_.events[op.complete_call].time;
       const int64_t wait_end = std::min(send_enter, trace_.exit_time(op.complete_call));
-      if (wait_end <= trace_.events[op.complete_call].time) continue;
+      if (wait_end <= enter) continue;
       const uint32_t sender = peers_(op.comm, op.peer);
       if (sender == kNone) continue;
       const auto j = static_cast<uint32_t>(j_++);
-      out = WaitPoint{
-          .call = op.complete_call, .delayer = sender, .wait_end = wait_end,
-          .resume = ResumePoint(Token{ResumeKind::kSend, routes_.recv_route(j).number, trace_.rank, 0}),
-          .op = j, .ahead = LookAhead{}};
+      const Token there{ResumeKind::kSend, routes_.recv_route(j).number, trace_.rank, 0};
+      out = Candidate{WaitPoint(op.complete_call, sender, there, j), wait_end - enter};
       return true;
     }
     return false;
@@ -86,7 +85,7 @@ class LateReceivers {
       : trace_(trace), matching_(matching), routes_(routes), recv_enters_(recv_enters),
         peers_(definitions, trace.rank),
         end_(std::min<std::size_t>(trace.sends.size(), recv_enters.size())) {}
-  bool next(WaitPoint& out) {
+  bool next(Candidate& out) {
     for (; i_ < end_; ++i_) {
       const MessageOp& op = trace_.sends[i_];
       const int64_t recv_enter = recv_enters_[i_];
@@ -94,17 +93,13 @@ class LateReceivers {
           !matching_.send_matched(i_)) {
         continue;
       }
-      if (trace_.exit_time(op.complete_call) <= recv_enter ||
-          recv_enter <= trace_.events[op.complete_call].time) {
-        continue;
-      }
+      const int64_t enter = trace_.events[op.complete_call].time;
+      if (trace_.exit_time(op.complete_call) <= recv_enter || recv_enter <= enter) continue;
       const uint32_t receiver = peers_(op.comm, op.peer);
       if (receiver == kNone) continue;
       const auto i = static_cast<uint32_t>(i_++);
-      out = WaitPoint{
-          .call = op.complete_call, .delayer = receiver, .wait_end = recv_enter,
-          .resume = ResumePoint(Token{ResumeKind::kRecv, routes_.send_route(i).number, trace_.rank, 0}),
-          .op = i, .ahead = LookAhead{}};
+      const Token there{ResumeKind::kRecv, routes_.send_route(i).number, trace_.rank, 0};
+      out = Candidate{WaitPoint(op.complete_call, receiver, there, i), recv_enter - enter};
       return true;
     }
     return false;
@@ -120,64 +115,76 @@ class LateReceivers {
   std::size_t i_ = 0;
 };
 
-/// Appends `point` to `points`, one per call: of two waits of the same call
-/// the one that ended last stays (ties: the first).
-void keep_latest(std::vector<WaitPoint>& points, const WaitPoint& point) {
-  if (!points.empty() && points.back().call == point.call) {
-    if (point.wait_end > points.back().wait_end) points.back() = point;
+/// Appends a candidate to `found`, one per call: of two waits of the same
+/// call the one that ended last (waited longest) stays (ties: the first).
+void keep_latest(WaitPoints& found, const Candidate& candidate) {
+  std::vector<WaitPoint>& points = found.points;
+  if (!points.empty() && points.back().call == candidate.point.call) {
+    if (candidate.waiting > found.waiting.back()) {
+      points.back() = candidate.point;
+      found.waiting.back() = candidate.waiting;
+    }
     return;
   }
-  points.push_back(point);
+  points.push_back(candidate.point);
+  found.waiting.push_back(candidate.waiting);
 }
 
-bool by_call(const WaitPoint& x, const WaitPoint& y) { return x.call < y.call; }
+/// Candidates of any order, one per call (the wait that ended last), sorted by call.
+void one_per_call(WaitPoints& found) {
+  std::vector<Candidate> all(found.points.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = Candidate{found.points[k], found.waiting[k]};
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) {
+    return x.point.call != y.point.call ? x.point.call < y.point.call : x.waiting > y.waiting;
+  });
+  found.points.clear();
+  found.waiting.clear();
+  for (const Candidate& candidate : all) keep_latest(found, candidate);
+}
 
 /// The Late Sender, Late Receiver and collective wait points, one per call
 /// (the wait that ended last), sorted by call. Each kind comes in the order
 /// of its operations, which is the order of their completing calls unless
 /// operations complete out of order (MPI_Waitany, waits in reverse): one
 /// merge in the common case, a sort otherwise.
-std::vector<WaitPoint> merge_by_call(LateSenders late_senders, LateReceivers late_receivers,
-                                     std::vector<WaitPoint> collective, std::size_t capacity) {
-  std::stable_sort(collective.begin(), collective.end(), by_call);
-  std::vector<WaitPoint> points;
-  points.reserve(capacity + collective.size());
-  WaitPoint sender, receiver;
+WaitPoints merge_by_call(LateSenders late_senders, LateReceivers late_receivers,
+                         std::vector<Candidate> collective, std::size_t capacity) {
+  std::stable_sort(collective.begin(), collective.end(), [](const Candidate& x, const Candidate& y) {
+    return x.point.call < y.point.call;
+  });
+  WaitPoints found;
+  found.points.reserve(capacity + collective.size());
+  found.waiting.reserve(capacity + collective.size());
+  Candidate sender, receiver;
   bool have_sender = late_senders.next(sender);
   bool have_receiver = late_receivers.next(receiver);
   std::size_t c = 0;
   while (have_sender || have_receiver || c < collective.size()) {
     // The earliest call of the three heads (ties: Late Sender, Late Receiver, collective).
-    const uint32_t s = have_sender ? sender.call : kNone;
-    const uint32_t r = have_receiver ? receiver.call : kNone;
-    const uint32_t k = c < collective.size() ? collective[c].call : kNone;
+    const uint32_t s = have_sender ? sender.point.call : kNone;
+    const uint32_t r = have_receiver ? receiver.point.call : kNone;
+    const uint32_t k = c < collective.size() ? collective[c].point.call : kNone;
     if (have_sender && s <= r && s <= k) {
-      keep_latest(points, sender);
+      keep_latest(found, sender);
       have_sender = late_senders.next(sender);
     } else if (have_receiver && r <= k) {
-      keep_latest(points, receiver);
+      keep_latest(found, receiver);
       have_receiver = late_receivers.next(receiver);
     } else {
-      keep_latest(points, collective[c++]);
+      keep_latest(found, collective[c++]);
     }
   }
+  const std::vector<WaitPoint>& points = found.points;
   const bool in_order = std::adjacent_find(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
                           return x.call >= y.call;
                         }) == points.end();
-  if (!in_order) {
-    std::stable_sort(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
-      return x.call != y.call ? x.call < y.call : x.wait_end > y.wait_end;
-    });
-    points.erase(std::unique(points.begin(), points.end(),
-                             [](const WaitPoint& x, const WaitPoint& y) { return x.call == y.call; }),
-                 points.end());
-  }
-  return points;
+  if (!in_order) one_per_call(found);
+  return found;
 }
 
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
-  return LookAhead::of(wait->delayer, wait->resume.token());
+  return LookAhead::of(wait->delayer, wait->resume());
 }
 
 /// (who, where) per operation of `table`, at the operation's posting call.
@@ -210,14 +217,15 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead_of(const MessageTabl
 
 /// Sets the look-ahead of the wait points of `kind` from the values per
 /// operation that came along the messages.
-void apply(std::vector<WaitPoint>& points, ResumeKind kind,
+void apply(std::vector<WaitPoint>& points, ResumeKind kind, uint32_t self,
            const std::pair<std::vector<int64_t>, std::vector<int64_t>>& ahead) {
-  const auto [whos, wheres] = std::pair{ahead.first.data(), ahead.second.data()};
+  const int64_t* whos = ahead.first.data();
+  const int64_t* wheres = ahead.second.data();
   const std::size_t size = ahead.first.size();
-  const auto kind_bits = static_cast<uint32_t>(kind);
+  const auto kind_bits = static_cast<uint8_t>(kind);
   for (WaitPoint& point : points) {
-    if (point.resume.kind == kind_bits && point.op < size) {
-      point.ahead = LookAhead{whos[point.op], wheres[point.op]};
+    if (point.resume_kind == kind_bits && point.op < size) {
+      point.set_ahead(LookAhead{whos[point.op], wheres[point.op]}, self);
     }
   }
 }
@@ -236,13 +244,13 @@ LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
 
 LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
 
-std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
-                                        const MessageMatching& matching,
-                                        const MessageMatching::RouteIndex& routes,
-                                        CollectiveArrivals& collectives, MPI_Comm world) {
-  std::vector<WaitPoint> collective;
+WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
+                            const MessageMatching& matching,
+                            const MessageMatching::RouteIndex& routes,
+                            CollectiveArrivals& collectives, MPI_Comm world) {
+  std::vector<Candidate> collective;
   collectives.find_waits(collective);
-  std::vector<WaitPoint> points;
+  WaitPoints found;
   {
     std::vector<int64_t> post_enters(trace.recvs.size());
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
@@ -255,10 +263,11 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
     // own operation (RouteIndex) without an exchange of operation indices.
     const std::size_t capacity =
         std::min(trace.recvs.size(), trace.send_enters.size()) + recv_enters.size();
-    points = merge_by_call(LateSenders(trace, definitions, matching, routes),
-                           LateReceivers(trace, definitions, matching, routes, recv_enters),
-                           std::move(collective), capacity);
+    found = merge_by_call(LateSenders(trace, definitions, matching, routes),
+                          LateReceivers(trace, definitions, matching, routes, recv_enters),
+                          std::move(collective), capacity);
   }
+  std::vector<WaitPoint>& points = found.points;
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
   // receives' posts for Late Receiver, at its collective starts). Both
@@ -266,14 +275,16 @@ std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitio
   // values are applied and freed before the next is built.
   {
     auto [who, where] = ahead_of(trace.sends, points);
-    apply(points, ResumeKind::kSend, matching.to_receivers(std::move(who), std::move(where), world));
+    apply(points, ResumeKind::kSend, trace.rank,
+          matching.to_receivers(std::move(who), std::move(where), world));
   }
   {
     auto [who, where] = ahead_of(trace.recvs, points);
-    apply(points, ResumeKind::kRecv, matching.to_senders(std::move(who), std::move(where), world));
+    apply(points, ResumeKind::kRecv, trace.rank,
+          matching.to_senders(std::move(who), std::move(where), world));
   }
   collectives.share_look_ahead(points);
-  return points;
+  return found;
 }
 
 }  // namespace orrery::analyzer::critical_path
