@@ -60,6 +60,23 @@ struct LookAhead {
   }
 };
 
+/// A token in one int64 for the process that is sent it by the process the
+/// token's operation is shared with (a look-ahead along a message, a note):
+/// 0 for none, else the kind in bits 60-62 and, for a message, its route
+/// number (the token's b is the sender, which the receiver knows); for a
+/// collective instance, the communicator's place among the definitions'
+/// communicators in bits 32-59 and the ordinal. kNoValue stays "unknown".
+class TokenPacking {
+ public:
+  explicit TokenPacking(const Definitions& definitions);
+  [[nodiscard]] int64_t pack(const Token& token) const;
+  /// The token `value` stands for, sent by world rank `sender` (kDone: none).
+  [[nodiscard]] Token unpack(int64_t value, uint32_t sender) const;
+
+ private:
+  std::vector<uint32_t> comm_ids_;  ///< the definitions' communicators in id order
+};
+
 /// A call of this process that waited for another process (32 bytes: the
 /// communication-only benchmark trace has one per six events). Tokens are
 /// kept without their hops; their a and b fit 32 bits, as LookAhead packs them.
@@ -84,14 +101,17 @@ struct WaitPoint {
   }
   [[nodiscard]] bool comes_back() const { return back_kind != static_cast<uint8_t>(ResumeKind::kDone); }
   [[nodiscard]] Token back() const { return Token{static_cast<ResumeKind>(back_kind), back_a, back_b, 0}; }
+  /// Where the path goes on here if it comes straight back (kDone: it does not).
+  void set_back(const Token& token) {
+    back_kind = static_cast<uint8_t>(token.kind);
+    back_a = static_cast<uint32_t>(token.a);
+    back_b = static_cast<uint32_t>(token.b);
+  }
   /// Keeps the delayer's look-ahead if it sends the path straight back to `self`.
   void set_ahead(const LookAhead& ahead, uint32_t self) {
     if (!ahead.known() || ahead.rank() != self) return;
     const Token token = ahead.token();
-    if (token.kind == ResumeKind::kEnd) return;
-    back_kind = static_cast<uint8_t>(token.kind);
-    back_a = static_cast<uint32_t>(token.a);
-    back_b = static_cast<uint32_t>(token.b);
+    if (token.kind != ResumeKind::kEnd) set_back(token);
   }
 };
 static_assert(sizeof(WaitPoint) == 32, "wait points must stay compact");
@@ -123,9 +143,21 @@ class LatestWaitBefore {
   explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
   const WaitPoint* operator()(uint32_t entry) {
     const std::vector<WaitPoint>& points = *points_;
-    const std::size_t at = lower_bound_near(
-        points, points.size(), entry, first_not_before_,
-        [](const WaitPoint& point, uint32_t event) { return point.call < event; });
+    const std::size_t n = points.size();
+    // The walk steps back one wait point at a time: try the last answer's
+    // position and the one before it first.
+    std::size_t& at = first_not_before_;
+    const auto answer_at = [&](std::size_t k) {
+      return k <= n && (k == n || points[k].call >= entry) && (k == 0 || points[k - 1].call < entry);
+    };
+    if (!answer_at(at)) {
+      if (at > 0 && answer_at(at - 1)) {
+        --at;
+      } else {
+        at = lower_bound_near(points, n, entry, at,
+                              [](const WaitPoint& point, uint32_t event) { return point.call < event; });
+      }
+    }
     return at == 0 ? nullptr : &points[at - 1];
   }
   LookAhead look_ahead(uint32_t entry);

@@ -38,17 +38,16 @@ void forward_done(int rank, int size, MPI_Comm comm) {
 
 /// Tokens of stretches of the path that lie on other processes, found by
 /// the look-ahead (the path went there and straight back): per process, in
-/// the order found (three values each).
+/// the order found (TokenPacking: one value each).
 class Notes {
  public:
-  void add(uint32_t peer, const Token& resume) {
+  void add(uint32_t peer, int64_t packed) {
     if (last_ >= peers_.size() || peers_[last_].first != peer) {
       last_ = 0;
       while (last_ < peers_.size() && peers_[last_].first != peer) ++last_;
       if (last_ == peers_.size()) peers_.emplace_back(peer, std::vector<int64_t>{});
     }
-    peers_[last_].second.insert(peers_[last_].second.end(),
-                                {static_cast<int64_t>(resume.kind), resume.a, resume.b});
+    peers_[last_].second.push_back(packed);
   }
   /// Per process in rank order.
   [[nodiscard]] std::vector<std::pair<uint32_t, std::vector<int64_t>>> by_peer() && {
@@ -66,12 +65,11 @@ class Notes {
 class Walker {
  public:
   Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
-         const MessageMatching::RouteIndex& routes, critical_path::WaitPoints found,
+         const critical_path::TokenPacking& packing, const MessageMatching::RouteIndex& routes, critical_path::WaitPoints found,
          const EventBus& bus, uint32_t self, int64_t max_hops)
-      : trace_(trace), collectives_(collectives), routes_(routes),
-        points_(std::move(found.points)), bus_(bus),
-        profiler_(trace, tree, waits_of(points_), std::move(found.waiting)), self_(self),
-        max_hops_(max_hops) {}
+      : trace_(trace), collectives_(collectives), packing_(packing), routes_(routes),
+        points_(std::move(found.points)), waiting_(std::move(found.waiting)), bus_(bus),
+        profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {}
 
   /// Walks back from where `token` says, over this process's stretches of
   /// the path. Where the path would go to a partner and straight back (the
@@ -101,7 +99,7 @@ class Walker {
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
-      notes.add(wait->delayer, wait->resume());
+      notes.add(wait->delayer, packing_.pack(wait->resume()));
       token = wait->back();
       to = resume_event(token);
     }
@@ -115,7 +113,7 @@ class Walker {
   /// paths and publishes them. The walk only finds them, so that the token
   /// moves on at once and the processes split their stretches in parallel.
   void publish_stretches() {
-    for (const auto& [from, to] : stretches_) publish(from, to);
+    for (const auto& [wait, to] : stretches_) publish(wait, to);
     std::vector<std::pair<uint32_t, uint32_t>>().swap(stretches_);
   }
   [[nodiscard]] int64_t length() const { return length_; }
@@ -128,23 +126,30 @@ class Walker {
   /// back to the latest wait before it (returned), or to the trace's start.
   const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = latest_(to);
-    stretches_.emplace_back(wait == nullptr ? kNone : wait->call, to);
+    stretches_.emplace_back(wait == nullptr ? kNone : static_cast<uint32_t>(wait - points_.data()), to);
     return wait;
   }
-  /// Splits the stretch from event `from` to `to` over the call paths.
-  void publish(uint32_t from, uint32_t to) {
+  /// Splits the stretch from wait point `wait` (kNone: the trace's start)
+  /// to event `to` over the call paths. The only wait point inside is
+  /// `wait` itself (the latest before `to`): its waiting is not on the path.
+  void publish(uint32_t wait, uint32_t to) {
+    const uint32_t from = wait == kNone ? kNone : points_[wait].call;
     profiler_.profile(from, to, profile_);
+    if (wait != kNone && waiting_[wait] > 0) leave_out(trace_.events[from].ref(), waiting_[wait]);
     for (const auto& [callpath, ticks] : profile_.time) {
       bus_.publish(CriticalPathFound{callpath, ticks});
       length_ += ticks;
     }
   }
-  /// The waits for the profiler: the stretch of a waiting call before its
-  /// wait ended is not on the path.
-  static std::vector<std::pair<uint32_t, uint32_t>> waits_of(const std::vector<WaitPoint>& points) {
-    std::vector<std::pair<uint32_t, uint32_t>> waits(points.size());
-    for (uint32_t k = 0; k < points.size(); ++k) waits[k] = {points[k].call, k};
-    return waits;
+  /// Takes `ticks` of waiting off call path `callpath` in the profile; a
+  /// call path left with no time drops out (the profile lists only time > 0).
+  void leave_out(uint32_t callpath, int64_t ticks) {
+    auto& time = profile_.time;
+    const auto it = std::find_if(time.begin(), time.end(),
+                                 [&](const auto& entry) { return entry.first == callpath; });
+    if (it == time.end()) return;
+    it->second -= ticks;
+    if (it->second <= 0) time.erase(it);
   }
   /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
@@ -170,13 +175,15 @@ class Walker {
 
   const LocalTrace& trace_;
   const CollectiveArrivals& collectives_;
+  const critical_path::TokenPacking& packing_;
   const MessageMatching::RouteIndex& routes_;
   std::vector<WaitPoint> points_;
+  std::vector<int64_t> waiting_;  ///< per wait point: its call's waiting, not on the path
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
   const EventBus& bus_;
   IntervalProfiler profiler_;
   IntervalProfile profile_;  ///< reused by every stretch
-  std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (from, to) found by the walk
+  std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
   uint32_t self_;
   int64_t max_hops_;
   int64_t length_ = 0;
@@ -186,16 +193,22 @@ class Walker {
 };
 
 /// Sends each process its noted stretches and returns the tokens that came.
-std::vector<Token> exchange_notes(Notes notes, MPI_Comm world) {
+std::vector<Token> exchange_notes(Notes notes, const critical_path::TokenPacking& packing,
+                                  MPI_Comm world) {
   std::vector<uint32_t> destinations;
   std::vector<uint64_t> counts;
   BlockLayout to;
-  std::vector<int64_t> out;
-  for (const auto& [peer, values] : std::move(notes).by_peer()) {
+  auto blocks = std::move(notes).by_peer();
+  for (const auto& [peer, values] : blocks) {
     destinations.push_back(peer);
     counts.push_back(values.size());
     to.add(peer, values.size());
-    out.insert(out.end(), values.begin(), values.end());
+  }
+  std::vector<int64_t> out;
+  if (blocks.size() == 1) {
+    out = std::move(blocks.front().second);
+  } else {
+    for (const auto& [peer, values] : blocks) out.insert(out.end(), values.begin(), values.end());
   }
   BlockLayout from;
   for (const auto& [source, count] : discover_senders(destinations, counts, world)) {
@@ -203,9 +216,11 @@ std::vector<Token> exchange_notes(Notes notes, MPI_Comm world) {
   }
   std::vector<int64_t> in(from.total);
   exchange_blocks(out.data(), to, in.data(), from, MPI_INT64_T, world);
-  std::vector<Token> tokens;
-  for (std::size_t k = 0; k + 2 < in.size(); k += 3) {
-    tokens.push_back(Token{static_cast<ResumeKind>(in[k]), in[k + 1], in[k + 2], 0});
+  std::vector<Token> tokens(in.size());
+  for (std::size_t b = 0; b < from.peers.size(); ++b) {
+    for (std::size_t k = from.displs[b]; k < from.displs[b] + from.counts[b]; ++k) {
+      tokens[k] = packing.unpack(in[k], from.peers[b]);
+    }
   }
   return tokens;
 }
@@ -229,7 +244,8 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   int rank = 0, size = 0;
   vmpi::Comm_rank(world, &rank);
   vmpi::Comm_size(world, &size);
-  Walker walker(trace, tree, collectives, routes, std::move(found), bus,
+  const critical_path::TokenPacking packing(definitions);
+  Walker walker(trace, tree, collectives, packing, routes, std::move(found), bus,
                 static_cast<uint32_t>(rank), max_hops);
   Notes notes;
   // The process whose trace ended last (ties: the highest rank).
@@ -280,7 +296,7 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   vmpi::Comm_free(&comm);
   // The stretches the look-ahead skipped, each to its process; then every
   // process splits its own stretches and the noted ones.
-  const std::vector<Token> noted = exchange_notes(std::move(notes), world);
+  const std::vector<Token> noted = exchange_notes(std::move(notes), packing, world);
   walker.publish_stretches();
   for (const Token& token : noted) walker.noted(token);
   walker.publish_stretches();

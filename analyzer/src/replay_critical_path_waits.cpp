@@ -5,6 +5,7 @@
 // entry point (two values per message).
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -187,19 +188,24 @@ LookAhead ahead_from(const WaitPoint* wait) {
   return LookAhead::of(wait->delayer, wait->resume());
 }
 
-/// (who, where) per operation of `table`, at the operation's posting call.
-/// Operations come in posting order, so the latest wait before each is
-/// found by stepping forward (a search only if an entry goes back).
-std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead_of(const MessageTable& table,
-                                                               const std::vector<WaitPoint>& points) {
-  std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead;
-  ahead.first.resize(table.size());
-  ahead.second.resize(table.size());
+constexpr int kKindShift = 60;
+constexpr int64_t kLow32 = 0xffffffffLL;
+constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
+
+/// Per operation of `table`, at its posting call, for the operation's
+/// partner: where the path goes on there if it comes from here straight
+/// back, i.e. the latest wait before the call was for that partner (packed;
+/// 0 if not). Operations come in posting order, so the latest wait before
+/// each is found by stepping forward (a search only if an entry goes back).
+std::vector<int64_t> back_of(const MessageTable& table, const std::vector<WaitPoint>& points,
+                             PeerRanks peers, const TokenPacking& packing) {
+  std::vector<int64_t> back(table.size());
   const std::size_t n = points.size();
   std::size_t next = 0;  // the first point not before the last entry
   uint32_t previous = 0;
-  for (std::size_t k = 0; k < table.size(); ++k) {
-    const uint32_t entry = posting_call(table[k]);
+  for (std::size_t k = 0; k < back.size(); ++k) {
+    const MessageOp& op = table[k];
+    const uint32_t entry = posting_call(op);
     if (entry < previous) {
       next = static_cast<std::size_t>(
           std::lower_bound(points.begin(), points.end(), entry,
@@ -208,24 +214,20 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead_of(const MessageTabl
     }
     previous = entry;
     while (next < n && points[next].call < entry) ++next;
-    const LookAhead at = ahead_from(next == 0 ? nullptr : &points[next - 1]);
-    ahead.first[k] = at.who;
-    ahead.second[k] = at.where;
+    const WaitPoint* wait = next == 0 ? nullptr : &points[next - 1];
+    back[k] = wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume()) : 0;
   }
-  return ahead;
+  return back;
 }
 
-/// Sets the look-ahead of the wait points of `kind` from the values per
-/// operation that came along the messages.
-void apply(std::vector<WaitPoint>& points, ResumeKind kind, uint32_t self,
-           const std::pair<std::vector<int64_t>, std::vector<int64_t>>& ahead) {
-  const int64_t* whos = ahead.first.data();
-  const int64_t* wheres = ahead.second.data();
-  const std::size_t size = ahead.first.size();
+/// Sets where the path comes back to for the wait points of `kind`, from
+/// the values per operation that came along the messages from the delayers.
+void apply(std::vector<WaitPoint>& points, ResumeKind kind, const std::vector<int64_t>& back,
+           const TokenPacking& packing) {
   const auto kind_bits = static_cast<uint8_t>(kind);
   for (WaitPoint& point : points) {
-    if (point.resume_kind == kind_bits && point.op < size) {
-      point.set_ahead(LookAhead{whos[point.op], wheres[point.op]}, self);
+    if (point.resume_kind == kind_bits && point.op < back.size() && back[point.op] > 0) {
+      point.set_back(packing.unpack(back[point.op], point.delayer));
     }
   }
 }
@@ -243,6 +245,28 @@ LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
 }
 
 LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
+
+TokenPacking::TokenPacking(const Definitions& definitions) {
+  if (definitions.comms.size() >= kCommPlaces) throw std::runtime_error("too many communicators");
+  for (const auto& [id, def] : definitions.comms) comm_ids_.push_back(id);
+}
+
+int64_t TokenPacking::pack(const Token& token) const {
+  const int64_t kind = static_cast<int64_t>(token.kind) << kKindShift;
+  if (token.kind != ResumeKind::kCollective) return kind | (token.a & kLow32);
+  const auto place = std::lower_bound(comm_ids_.begin(), comm_ids_.end(),
+                                      static_cast<uint32_t>(token.a)) - comm_ids_.begin();
+  return kind | (static_cast<int64_t>(place) << 32) | (token.b & kLow32);
+}
+
+Token TokenPacking::unpack(int64_t value, uint32_t sender) const {
+  if (value <= 0) return Token{};
+  const auto kind = static_cast<ResumeKind>(value >> kKindShift);
+  if (kind != ResumeKind::kCollective) return Token{kind, value & kLow32, sender, 0};
+  const auto place = static_cast<std::size_t>((value >> 32) & static_cast<int64_t>(kCommPlaces - 1));
+  const int64_t comm = place < comm_ids_.size() ? comm_ids_[place] : kNone;
+  return Token{kind, comm, value & kLow32, 0};
+}
 
 WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                             const MessageMatching& matching,
@@ -270,19 +294,15 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   std::vector<WaitPoint>& points = found.points;
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
-  // receives' posts for Late Receiver, at its collective starts). Both
-  // values of a message in one exchange per direction; each direction's
-  // values are applied and freed before the next is built.
-  {
-    auto [who, where] = ahead_of(trace.sends, points);
-    apply(points, ResumeKind::kSend, trace.rank,
-          matching.to_receivers(std::move(who), std::move(where), world));
-  }
-  {
-    auto [who, where] = ahead_of(trace.recvs, points);
-    apply(points, ResumeKind::kRecv, trace.rank,
-          matching.to_senders(std::move(who), std::move(where), world));
-  }
+  // receives' posts for Late Receiver, at its collective starts), if it
+  // comes straight back to them: one value per message and direction.
+  const TokenPacking packing(definitions);
+  apply(points, ResumeKind::kSend,
+        matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),
+        packing);
+  apply(points, ResumeKind::kRecv,
+        matching.to_senders(back_of(trace.recvs, points, PeerRanks(definitions, trace.rank), packing), world),
+        packing);
   collectives.share_look_ahead(points);
   return found;
 }
