@@ -14,7 +14,9 @@
 namespace orrery::analyzer::critical_path {
 namespace {
 
-constexpr std::size_t kChunk = 4096;
+/// Instances per reduction: few round trips (each one waits for the slowest
+/// member), 3 MiB of pairs at most.
+constexpr std::size_t kChunk = 65536;
 
 /// (time, rank) pairs: the larger time wins, ties go to the larger rank.
 void max_pair(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
