@@ -203,8 +203,8 @@ class CollectiveArrivals {
 /// ended last), each with its look-ahead. Collective over `world`
 /// (exchanges along the messages and reductions over the communicators).
 WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
-                                        const MessageMatching& matching,
-                                        const MessageMatching::RouteIndex& routes,
-                                        CollectiveArrivals& collectives, MPI_Comm world);
+                            const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
+                            CollectiveArrivals& collectives, const TokenPacking& packing,
+                            MPI_Comm world);
 
 }  // namespace orrery::analyzer::critical_path

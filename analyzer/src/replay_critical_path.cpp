@@ -68,7 +68,8 @@ class Walker {
          const critical_path::TokenPacking& packing, const MessageMatching::RouteIndex& routes, critical_path::WaitPoints found,
          const EventBus& bus, uint32_t self, int64_t max_hops)
       : trace_(trace), collectives_(collectives), packing_(packing), routes_(routes),
-        points_(std::move(found.points)), waiting_(std::move(found.waiting)), bus_(bus),
+        points_(std::move(found.points)), waiting_(std::move(found.waiting)),
+        publish_(bus.publisher<CriticalPathFound>()),
         profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {}
 
   /// Walks back from where `token` says, over this process's stretches of
@@ -137,7 +138,7 @@ class Walker {
     profiler_.profile(from, to, profile_);
     if (wait != kNone && waiting_[wait] > 0) leave_out(trace_.events[from].ref(), waiting_[wait]);
     for (const auto& [callpath, ticks] : profile_.time) {
-      bus_.publish(CriticalPathFound{callpath, ticks});
+      publish_(CriticalPathFound{callpath, ticks});
       length_ += ticks;
     }
   }
@@ -180,7 +181,7 @@ class Walker {
   std::vector<WaitPoint> points_;
   std::vector<int64_t> waiting_;  ///< per wait point: its call's waiting, not on the path
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
-  const EventBus& bus_;
+  EventBus::Publisher<CriticalPathFound> publish_;  ///< the bus's subscribers, looked up once
   IntervalProfiler profiler_;
   IntervalProfile profile_;  ///< reused by every stretch
   std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
@@ -192,9 +193,14 @@ class Walker {
   bool complete_ = true;
 };
 
-/// Sends each process its noted stretches and returns the tokens that came.
-std::vector<Token> exchange_notes(Notes notes, const critical_path::TokenPacking& packing,
-                                  MPI_Comm world) {
+/// Noted stretches that came from other processes: packed tokens, in blocks by sender.
+struct NotesIn {
+  std::vector<int64_t> values;
+  BlockLayout from;
+};
+
+/// Sends each process its noted stretches and returns those that came.
+NotesIn exchange_notes(Notes notes, MPI_Comm world) {
   std::vector<uint32_t> destinations;
   std::vector<uint64_t> counts;
   BlockLayout to;
@@ -210,19 +216,13 @@ std::vector<Token> exchange_notes(Notes notes, const critical_path::TokenPacking
   } else {
     for (const auto& [peer, values] : blocks) out.insert(out.end(), values.begin(), values.end());
   }
-  BlockLayout from;
+  NotesIn in;
   for (const auto& [source, count] : discover_senders(destinations, counts, world)) {
-    from.add(source, static_cast<std::size_t>(count));
+    in.from.add(source, static_cast<std::size_t>(count));
   }
-  std::vector<int64_t> in(from.total);
-  exchange_blocks(out.data(), to, in.data(), from, MPI_INT64_T, world);
-  std::vector<Token> tokens(in.size());
-  for (std::size_t b = 0; b < from.peers.size(); ++b) {
-    for (std::size_t k = from.displs[b]; k < from.displs[b] + from.counts[b]; ++k) {
-      tokens[k] = packing.unpack(in[k], from.peers[b]);
-    }
-  }
-  return tokens;
+  in.values.resize(in.from.total);
+  exchange_blocks(out.data(), to, in.values.data(), in.from, MPI_INT64_T, world);
+  return in;
 }
 
 }  // namespace
@@ -235,8 +235,9 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   CriticalPathStatistics statistics;
   CollectiveArrivals collectives(trace, definitions, comms);
   const MessageMatching::RouteIndex routes = matching.route_index();
-  critical_path::WaitPoints found =
-      critical_path::find_wait_points(trace, definitions, matching, routes, collectives, world);
+  const critical_path::TokenPacking packing(definitions);
+  critical_path::WaitPoints found = critical_path::find_wait_points(
+      trace, definitions, matching, routes, collectives, packing, world);
   // Every hop moves back to an earlier wait state: more hops than wait
   // states overall means inconsistent times (a cycle); the walk stops there.
   int64_t max_hops = static_cast<int64_t>(found.points.size());
@@ -244,7 +245,6 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   int rank = 0, size = 0;
   vmpi::Comm_rank(world, &rank);
   vmpi::Comm_size(world, &size);
-  const critical_path::TokenPacking packing(definitions);
   Walker walker(trace, tree, collectives, packing, routes, std::move(found), bus,
                 static_cast<uint32_t>(rank), max_hops);
   Notes notes;
@@ -296,9 +296,14 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   vmpi::Comm_free(&comm);
   // The stretches the look-ahead skipped, each to its process; then every
   // process splits its own stretches and the noted ones.
-  const std::vector<Token> noted = exchange_notes(std::move(notes), packing, world);
+  const NotesIn noted = exchange_notes(std::move(notes), world);
   walker.publish_stretches();
-  for (const Token& token : noted) walker.noted(token);
+  for (std::size_t b = 0; b < noted.from.peers.size(); ++b) {
+    const std::size_t first = noted.from.displs[b];
+    for (std::size_t k = first; k < first + noted.from.counts[b]; ++k) {
+      walker.noted(packing.unpack(noted.values[k], noted.from.peers[b]));
+    }
+  }
   walker.publish_stretches();
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};

@@ -271,7 +271,8 @@ Token TokenPacking::unpack(int64_t value, uint32_t sender) const {
 WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                             const MessageMatching& matching,
                             const MessageMatching::RouteIndex& routes,
-                            CollectiveArrivals& collectives, MPI_Comm world) {
+                            CollectiveArrivals& collectives, const TokenPacking& packing,
+                            MPI_Comm world) {
   std::vector<Candidate> collective;
   collectives.find_waits(collective);
   WaitPoints found;
@@ -296,7 +297,6 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   // it where the path goes from there (at its sends for Late Sender, at its
   // receives' posts for Late Receiver, at its collective starts), if it
   // comes straight back to them: one value per message and direction.
-  const TokenPacking packing(definitions);
   apply(points, ResumeKind::kSend,
         matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),
         packing);
