@@ -69,11 +69,17 @@ struct LookAhead {
 class TokenPacking {
  public:
   explicit TokenPacking(const Definitions& definitions);
-  [[nodiscard]] int64_t pack(const Token& token) const;
+  static constexpr int kKindShift = 60;
+  static constexpr int64_t kLow32 = 0xffffffffLL;
+  [[nodiscard]] int64_t pack(const Token& token) const {
+    if (token.kind == ResumeKind::kCollective) return pack_collective(token);
+    return (static_cast<int64_t>(token.kind) << kKindShift) | (token.a & kLow32);
+  }
   /// The token `value` stands for, sent by world rank `sender` (kDone: none).
   [[nodiscard]] Token unpack(int64_t value, uint32_t sender) const;
 
  private:
+  [[nodiscard]] int64_t pack_collective(const Token& token) const;
   std::vector<uint32_t> comm_ids_;  ///< the definitions' communicators in id order
 };
 

@@ -188,8 +188,6 @@ LookAhead ahead_from(const WaitPoint* wait) {
   return LookAhead::of(wait->delayer, wait->resume());
 }
 
-constexpr int kKindShift = 60;
-constexpr int64_t kLow32 = 0xffffffffLL;
 constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
 
 /// Per operation of `table`, at its posting call, for the operation's
@@ -200,23 +198,22 @@ constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
 std::vector<int64_t> back_of(const MessageTable& table, const std::vector<WaitPoint>& points,
                              PeerRanks peers, const TokenPacking& packing) {
   std::vector<int64_t> back(table.size());
-  const std::size_t n = points.size();
-  std::size_t next = 0;  // the first point not before the last entry
+  int64_t* const out = back.data();
+  const WaitPoint* const first = points.data();
+  const WaitPoint* const last = first + points.size();
+  const WaitPoint* next = first;  // the first point not before the last entry
   uint32_t previous = 0;
-  for (std::size_t k = 0; k < back.size(); ++k) {
-    const MessageOp& op = table[k];
+  table.for_each([&](uint32_t k, const MessageOp& op) {
     const uint32_t entry = posting_call(op);
     if (entry < previous) {
-      next = static_cast<std::size_t>(
-          std::lower_bound(points.begin(), points.end(), entry,
-                           [](const WaitPoint& p, uint32_t event) { return p.call < event; }) -
-          points.begin());
+      next = std::lower_bound(first, last, entry,
+                              [](const WaitPoint& p, uint32_t event) { return p.call < event; });
     }
     previous = entry;
-    while (next < n && points[next].call < entry) ++next;
-    const WaitPoint* wait = next == 0 ? nullptr : &points[next - 1];
-    back[k] = wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume()) : 0;
-  }
+    while (next != last && next->call < entry) ++next;
+    const WaitPoint* wait = next == first ? nullptr : next - 1;
+    out[k] = wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume()) : 0;
+  });
   return back;
 }
 
@@ -251,12 +248,11 @@ TokenPacking::TokenPacking(const Definitions& definitions) {
   for (const auto& [id, def] : definitions.comms) comm_ids_.push_back(id);
 }
 
-int64_t TokenPacking::pack(const Token& token) const {
-  const int64_t kind = static_cast<int64_t>(token.kind) << kKindShift;
-  if (token.kind != ResumeKind::kCollective) return kind | (token.a & kLow32);
+int64_t TokenPacking::pack_collective(const Token& token) const {
   const auto place = std::lower_bound(comm_ids_.begin(), comm_ids_.end(),
                                       static_cast<uint32_t>(token.a)) - comm_ids_.begin();
-  return kind | (static_cast<int64_t>(place) << 32) | (token.b & kLow32);
+  return (static_cast<int64_t>(token.kind) << kKindShift) | (static_cast<int64_t>(place) << 32) |
+         (token.b & kLow32);
 }
 
 Token TokenPacking::unpack(int64_t value, uint32_t sender) const {
