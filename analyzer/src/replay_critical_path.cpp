@@ -65,12 +65,16 @@ class Notes {
 class Walker {
  public:
   Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
-         const critical_path::TokenPacking& packing, const MessageMatching::RouteIndex& routes, critical_path::WaitPoints found,
-         const EventBus& bus, uint32_t self, int64_t max_hops)
+         const critical_path::TokenPacking& packing, const MessageMatching::RouteIndex& routes,
+         critical_path::WaitPoints found, const EventBus& bus, uint32_t self, int64_t max_hops)
       : trace_(trace), collectives_(collectives), packing_(packing), routes_(routes),
         points_(std::move(found.points)), waiting_(std::move(found.waiting)),
         publish_(bus.publisher<CriticalPathFound>()),
-        profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {}
+        profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {
+    // Each stretch starts at a different wait point of this process or at
+    // its start (unless inconsistent times make the path cycle).
+    stretches_.reserve(points_.size() + 1);
+  }
 
   /// Walks back from where `token` says, over this process's stretches of
   /// the path. Where the path would go to a partner and straight back (the
@@ -115,7 +119,7 @@ class Walker {
   /// moves on at once and the processes split their stretches in parallel.
   void publish_stretches() {
     for (const auto& [wait, to] : stretches_) publish(wait, to);
-    std::vector<std::pair<uint32_t, uint32_t>>().swap(stretches_);
+    stretches_.clear();
   }
   [[nodiscard]] int64_t length() const { return length_; }
   [[nodiscard]] int64_t hops() const { return hops_; }
