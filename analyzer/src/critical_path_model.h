@@ -148,27 +148,28 @@ class LatestWaitBefore {
  public:
   explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
   const WaitPoint* operator()(uint32_t entry) {
-    const std::vector<WaitPoint>& points = *points_;
-    const std::size_t n = points.size();
-    // The walk steps back one wait point at a time: try the last answer's
-    // position and the one before it first.
+    const WaitPoint* const points = points_->data();
+    const std::size_t n = points_->size();
+    const auto before = [&](std::size_t k) { return points[k].call < entry; };
+    // The answer is the first point not before `entry`. The walk steps back
+    // one wait point at a time, the look-ahead forward: try one step first.
     std::size_t& at = first_not_before_;
-    const auto answer_at = [&](std::size_t k) {
-      return k <= n && (k == n || points[k].call >= entry) && (k == 0 || points[k - 1].call < entry);
-    };
-    if (!answer_at(at)) {
-      if (at > 0 && answer_at(at - 1)) {
-        --at;
-      } else {
-        at = lower_bound_near(points, n, entry, at,
-                              [](const WaitPoint& point, uint32_t event) { return point.call < event; });
-      }
+    if (at > 0 && !before(at - 1)) {
+      --at;
+      if (at > 0 && !before(at - 1)) at = search(entry);
+    } else if (at < n && before(at)) {
+      ++at;
+      if (at < n && before(at)) at = search(entry);
     }
     return at == 0 ? nullptr : &points[at - 1];
   }
   LookAhead look_ahead(uint32_t entry);
 
  private:
+  [[nodiscard]] std::size_t search(uint32_t entry) {
+    return lower_bound_near(*points_, points_->size(), entry, first_not_before_,
+                            [](const WaitPoint& point, uint32_t event) { return point.call < event; });
+  }
   const std::vector<WaitPoint>* points_;
   std::size_t first_not_before_ = 0;  ///< the last answer's position: points before it are earlier
 };

@@ -142,19 +142,20 @@ class Walker {
     profiler_.profile(from, to, profile_);
     if (wait != kNone && waiting_[wait] > 0) leave_out(trace_.events[from].ref(), waiting_[wait]);
     for (const auto& [callpath, ticks] : profile_.time) {
+      if (ticks <= 0) continue;  // a waiting call with no time besides its waiting
       publish_(CriticalPathFound{callpath, ticks});
       length_ += ticks;
     }
   }
-  /// Takes `ticks` of waiting off call path `callpath` in the profile; a
-  /// call path left with no time drops out (the profile lists only time > 0).
+  /// Takes `ticks` of waiting off call path `callpath` in the profile (a
+  /// call path left with no time is not published: the profile lists only time > 0).
   void leave_out(uint32_t callpath, int64_t ticks) {
-    auto& time = profile_.time;
-    const auto it = std::find_if(time.begin(), time.end(),
-                                 [&](const auto& entry) { return entry.first == callpath; });
-    if (it == time.end()) return;
-    it->second -= ticks;
-    if (it->second <= 0) time.erase(it);
+    for (auto& [path, time] : profile_.time) {
+      if (path == callpath) {
+        time -= ticks;
+        return;
+      }
+    }
   }
   /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
