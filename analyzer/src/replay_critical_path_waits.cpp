@@ -197,13 +197,13 @@ constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
 /// each is found by stepping forward (a search only if an entry goes back).
 std::vector<int64_t> back_of(const MessageTable& table, const std::vector<WaitPoint>& points,
                              PeerRanks peers, const TokenPacking& packing) {
-  std::vector<int64_t> back(table.size());
-  int64_t* const out = back.data();
+  std::vector<int64_t> back;  // filled in order: no zeroing pass first
+  back.reserve(table.size());
   const WaitPoint* const first = points.data();
   const WaitPoint* const last = first + points.size();
   const WaitPoint* next = first;  // the first point not before the last entry
   uint32_t previous = 0;
-  table.for_each([&](uint32_t k, const MessageOp& op) {
+  table.for_each([&](uint32_t /*k*/, const MessageOp& op) {
     const uint32_t entry = posting_call(op);
     if (entry < previous) {
       next = std::lower_bound(first, last, entry,
@@ -212,7 +212,8 @@ std::vector<int64_t> back_of(const MessageTable& table, const std::vector<WaitPo
     previous = entry;
     while (next != last && next->call < entry) ++next;
     const WaitPoint* wait = next == first ? nullptr : next - 1;
-    out[k] = wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume()) : 0;
+    back.push_back(wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume())
+                                                                                : 0);
   });
   return back;
 }
@@ -273,10 +274,11 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   collectives.find_waits(collective);
   WaitPoints found;
   {
-    std::vector<int64_t> post_enters(trace.recvs.size());
-    for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-      post_enters[j] = trace.events[posting_call(trace.recvs[j])].time;
-    }
+    std::vector<int64_t> post_enters;
+    post_enters.reserve(trace.recvs.size());
+    trace.recvs.for_each([&](uint32_t /*j*/, const MessageOp& op) {
+      post_enters.push_back(trace.events[posting_call(op)].time);
+    });
     const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
     std::vector<int64_t>().swap(post_enters);
     // Where the path resumes at the partner: the message's route number
