@@ -14,6 +14,7 @@
 #include "orrery/analyzer/lower_bound_near.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/trace/trace.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer::critical_path {
 
@@ -58,6 +59,41 @@ struct LookAhead {
             static_cast<int64_t>((static_cast<uint64_t>(token.a) << 32) |
                                  (static_cast<uint64_t>(token.b) & 0xffffffffULL))};
   }
+};
+
+/// An MPI reduction of (time, rank) pairs: the larger time wins, ties go to
+/// the larger rank. The pair type and operation live as long as the object.
+class PairMax {
+ public:
+  PairMax() {
+    MPI_Type_contiguous(2, MPI_INT64_T, &type_);
+    MPI_Type_commit(&type_);
+    MPI_Op_create(&max_pair, 1, &op_);
+  }
+  ~PairMax() {
+    MPI_Op_free(&op_);
+    MPI_Type_free(&type_);
+  }
+  PairMax(const PairMax&) = delete;
+  PairMax& operator=(const PairMax&) = delete;
+  /// `pairs` holds (time, rank) pairs one after the other.
+  void allreduce(int64_t* pairs, std::size_t count, MPI_Comm comm) const {
+    vmpi::Allreduce(MPI_IN_PLACE, pairs, static_cast<int>(count), type_, op_, comm);
+  }
+
+ private:
+  static void max_pair(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
+    const auto* x = static_cast<const int64_t*>(in);
+    auto* y = static_cast<int64_t*>(inout);
+    for (int i = 0; i < *length; ++i, x += 2, y += 2) {
+      if (x[0] > y[0] || (x[0] == y[0] && x[1] > y[1])) {
+        y[0] = x[0];
+        y[1] = x[1];
+      }
+    }
+  }
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Op op_ = MPI_OP_NULL;
 };
 
 /// A token in one int64 for the process that is sent it by the process the

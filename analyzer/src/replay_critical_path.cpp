@@ -254,12 +254,10 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
                 static_cast<uint32_t>(rank), max_hops);
   Notes notes;
   // The process whose trace ended last (ties: the highest rank).
-  const int64_t my_end =
-      trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time;
-  int64_t end = my_end;
-  vmpi::Allreduce(MPI_IN_PLACE, &end, 1, MPI_INT64_T, MPI_MAX, world);
-  int64_t last_rank = my_end == end ? rank : -1;
-  vmpi::Allreduce(MPI_IN_PLACE, &last_rank, 1, MPI_INT64_T, MPI_MAX, world);
+  int64_t last[2] = {trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time,
+                     rank};
+  critical_path::PairMax().allreduce(last, 1, world);
+  const int64_t end = last[0], last_rank = last[1];
   if (end == INT64_MIN || last_rank < 0) return statistics;  // no events anywhere
   statistics.last_rank = static_cast<uint32_t>(last_rank);
 
@@ -313,14 +311,12 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
   vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
-  int64_t hops = walker.hops();
-  vmpi::Allreduce(MPI_IN_PLACE, &hops, 1, MPI_INT64_T, MPI_MAX, world);
-  int complete = walker.complete() ? 1 : 0;
-  vmpi::Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, world);
+  int64_t maxima[2] = {walker.hops(), walker.complete() ? 0 : 1};  // the most hops; any incomplete
+  vmpi::Allreduce(MPI_IN_PLACE, maxima, 2, MPI_INT64_T, MPI_MAX, world);
   statistics.length = sums[0];
   statistics.looked_ahead = static_cast<uint64_t>(sums[1]);
-  statistics.hops = static_cast<uint64_t>(hops);
-  statistics.complete = complete != 0;
+  statistics.hops = static_cast<uint64_t>(maxima[0]);
+  statistics.complete = maxima[1] == 0;
   return statistics;
 }
 

@@ -18,43 +18,6 @@ namespace {
 /// member), 3 MiB of pairs at most.
 constexpr std::size_t kChunk = 65536;
 
-/// (time, rank) pairs: the larger time wins, ties go to the larger rank.
-void max_pair(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
-  const auto* a = static_cast<const int64_t*>(in);
-  auto* b = static_cast<int64_t*>(inout);
-  for (int i = 0; i < *length; ++i) {
-    const int64_t* x = a + 2 * i;
-    int64_t* y = b + 2 * i;
-    if (x[0] > y[0] || (x[0] == y[0] && x[1] > y[1])) {
-      y[0] = x[0];
-      y[1] = x[1];
-    }
-  }
-}
-
-/// The pair type and operation, created and freed with the scope.
-class PairMax {
- public:
-  PairMax() {
-    MPI_Type_contiguous(2, MPI_INT64_T, &type_);
-    MPI_Type_commit(&type_);
-    MPI_Op_create(&max_pair, 1, &op_);
-  }
-  ~PairMax() {
-    MPI_Op_free(&op_);
-    MPI_Type_free(&type_);
-  }
-  PairMax(const PairMax&) = delete;
-  PairMax& operator=(const PairMax&) = delete;
-  void allreduce(std::vector<int64_t>& pairs, MPI_Comm comm) const {
-    vmpi::Allreduce(MPI_IN_PLACE, pairs.data(), static_cast<int>(pairs.size() / 2), type_, op_, comm);
-  }
-
- private:
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  MPI_Op op_ = MPI_OP_NULL;
-};
-
 bool moves_the_path(CollectiveKind kind) {
   switch (kind) {
     case CollectiveKind::kBarrier:
@@ -131,7 +94,7 @@ void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
           slot[is_root ? 3 : 5] = me;
         }
       }
-      pair_max.allreduce(pairs, comm);
+      pair_max.allreduce(pairs.data(), pairs.size() / 2, comm);
       for (std::size_t j = 0; j < m; ++j) {
         const CollectiveOp& op = trace_.collectives[instances[first + j]];
         if (!moves_the_path(op.kind)) continue;
