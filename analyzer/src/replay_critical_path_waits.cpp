@@ -284,8 +284,10 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     // Where the path resumes at the partner: the message's route number
     // (MessageMatching::Route) and this rank, by which the partner finds its
     // own operation (RouteIndex) without an exchange of operation indices.
-    const std::size_t capacity =
-        std::min(trace.recvs.size(), trace.send_enters.size()) + recv_enters.size();
+    // Room for a Late Sender per receive; Late Receivers are few (only a
+    // send that is not eager can wait), and room for one per send would
+    // double a block that the heap could otherwise give from freed memory.
+    const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
     found = merge_by_call(LateSenders(trace, definitions, matching, routes),
                           LateReceivers(trace, definitions, matching, routes, recv_enters),
                           std::move(collective), capacity);
