@@ -2,7 +2,7 @@
 // (critical_path_model.h), from the matched messages' times, merged in call
 // order with the collective ones (replay_critical_path_collectives.cpp);
 // then each delayer tells its waiters where the path would go from its
-// entry point (two values per message).
+// entry point (one value per message and direction).
 
 #include <algorithm>
 #include <stdexcept>
@@ -36,84 +36,57 @@ class PeerRanks {
   uint32_t comm_ = kNone, peer_ = kNone, world_ = kNone;
 };
 
-/// The Late Sender wait points in receive order: the receiver waited until
-/// the send began.
-class LateSenders {
+/// The point-to-point wait points of one side in posting order. Late
+/// Sender (`kind` kSend, at the receives, `partner_enters` the sends' enter
+/// times): the receiver waited until the send began. Late Receiver (kRecv,
+/// at the sends, the receives' post times): a send that completed only after
+/// the receive was posted waited for it (an eager send that returned before
+/// does not).
+class MessageWaits {
  public:
-  LateSenders(const LocalTrace& trace, const Definitions& definitions,
-              const MessageMatching& matching, const MessageMatching::RouteIndex& routes)
-      : trace_(trace), matching_(matching), routes_(routes), peers_(definitions, trace.rank),
-        end_(std::min<std::size_t>(trace.recvs.size(), trace.send_enters.size())) {}
+  MessageWaits(ResumeKind kind, const LocalTrace& trace, const std::vector<int64_t>& partner_enters,
+               const Definitions& definitions, const MessageMatching& matching,
+               const MessageMatching::RouteIndex& routes)
+      : late_sender_(kind == ResumeKind::kSend), trace_(trace),
+        table_(late_sender_ ? trace.recvs : trace.sends), partner_enters_(partner_enters),
+        matching_(matching), routes_(routes), peers_(definitions, trace.rank),
+        end_(std::min<std::size_t>(table_.size(), partner_enters.size())) {}
   /// The next one into `out`; false after the last.
   bool next(Candidate& out) {
-    for (; j_ < end_; ++j_) {
-      const MessageOp& op = trace_.recvs[j_];
-      const int64_t send_enter = trace_.send_enters[j_];
-      if (op.cancelled || op.complete_call == kNone || send_enter == kNoValue ||
-          !matching_.recv_matched(j_)) {
+    for (; k_ < end_; ++k_) {
+      const MessageOp& op = table_[k_];
+      const int64_t partner = partner_enters_[k_];
+      if (op.cancelled || op.complete_call == kNone || partner == kNoValue ||
+          !(late_sender_ ? matching_.recv_matched(k_) : matching_.send_matched(k_))) {
         continue;
       }
       const int64_t enter = trace_.events[op.complete_call].time;
-      const int64_t wait_end = std::min(send_enter, trace_.exit_time(op.complete_call));
+      const int64_t exit = trace_.exit_time(op.complete_call);
+      // Until when the call waited for its partner (not after its enter: it did not wait).
+      const int64_t wait_end = late_sender_ ? std::min(partner, exit) : exit <= partner ? enter : partner;
       if (wait_end <= enter) continue;
-      const uint32_t sender = peers_(op.comm, op.peer);
-      if (sender == kNone) continue;
-      const auto j = static_cast<uint32_t>(j_++);
-      const Token there{ResumeKind::kSend, routes_.recv_route(j).number, trace_.rank, 0};
-      out = Candidate{WaitPoint(op.complete_call, sender, there, j), wait_end - enter};
+      const uint32_t late = peers_(op.comm, op.peer);
+      if (late == kNone) continue;
+      const auto k = static_cast<uint32_t>(k_++);
+      const Token there = late_sender_
+                              ? Token{ResumeKind::kSend, routes_.recv_route(k).number, trace_.rank, 0}
+                              : Token{ResumeKind::kRecv, routes_.send_route(k).number, trace_.rank, 0};
+      out = Candidate{WaitPoint(op.complete_call, late, there, k), wait_end - enter};
       return true;
     }
     return false;
   }
 
  private:
+  bool late_sender_;
   const LocalTrace& trace_;
+  const MessageTable& table_;
+  const std::vector<int64_t>& partner_enters_;
   const MessageMatching& matching_;
   const MessageMatching::RouteIndex& routes_;
   PeerRanks peers_;
   std::size_t end_;
-  std::size_t j_ = 0;
-};
-
-/// The Late Receiver wait points in send order: a send that completed only
-/// after the receive was posted (`recv_enters`, per send) waited for it (an
-/// eager send that returned before does not).
-class LateReceivers {
- public:
-  LateReceivers(const LocalTrace& trace, const Definitions& definitions,
-                const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
-                const std::vector<int64_t>& recv_enters)
-      : trace_(trace), matching_(matching), routes_(routes), recv_enters_(recv_enters),
-        peers_(definitions, trace.rank),
-        end_(std::min<std::size_t>(trace.sends.size(), recv_enters.size())) {}
-  bool next(Candidate& out) {
-    for (; i_ < end_; ++i_) {
-      const MessageOp& op = trace_.sends[i_];
-      const int64_t recv_enter = recv_enters_[i_];
-      if (op.cancelled || op.complete_call == kNone || recv_enter == kNoValue ||
-          !matching_.send_matched(i_)) {
-        continue;
-      }
-      const int64_t enter = trace_.events[op.complete_call].time;
-      if (trace_.exit_time(op.complete_call) <= recv_enter || recv_enter <= enter) continue;
-      const uint32_t receiver = peers_(op.comm, op.peer);
-      if (receiver == kNone) continue;
-      const auto i = static_cast<uint32_t>(i_++);
-      const Token there{ResumeKind::kRecv, routes_.send_route(i).number, trace_.rank, 0};
-      out = Candidate{WaitPoint(op.complete_call, receiver, there, i), recv_enter - enter};
-      return true;
-    }
-    return false;
-  }
-
- private:
-  const LocalTrace& trace_;
-  const MessageMatching& matching_;
-  const MessageMatching::RouteIndex& routes_;
-  const std::vector<int64_t>& recv_enters_;
-  PeerRanks peers_;
-  std::size_t end_;
-  std::size_t i_ = 0;
+  std::size_t k_ = 0;
 };
 
 /// Appends a candidate to `found`, one per call: of two waits of the same
@@ -148,7 +121,7 @@ void one_per_call(WaitPoints& found) {
 /// of its operations, which is the order of their completing calls unless
 /// operations complete out of order (MPI_Waitany, waits in reverse): one
 /// merge in the common case, a sort otherwise.
-WaitPoints merge_by_call(LateSenders late_senders, LateReceivers late_receivers,
+WaitPoints merge_by_call(MessageWaits late_senders, MessageWaits late_receivers,
                          std::vector<Candidate> collective, std::size_t capacity) {
   std::stable_sort(collective.begin(), collective.end(), [](const Candidate& x, const Candidate& y) {
     return x.point.call < y.point.call;
@@ -288,9 +261,10 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     // send that is not eager can wait), and room for one per send would
     // double a block that the heap could otherwise give from freed memory.
     const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
-    found = merge_by_call(LateSenders(trace, definitions, matching, routes),
-                          LateReceivers(trace, definitions, matching, routes, recv_enters),
-                          std::move(collective), capacity);
+    found = merge_by_call(
+        MessageWaits(ResumeKind::kSend, trace, trace.send_enters, definitions, matching, routes),
+        MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
+        std::move(collective), capacity);
   }
   std::vector<WaitPoint>& points = found.points;
   // Look-ahead: every process tells the partners that may move the path to
