@@ -1,8 +1,8 @@
 #pragma once
-// Internal to the critical-path analysis (replay_critical_path.cpp and
-// replay_critical_path_waits.cpp): the wait states where the path moves to
-// another process, where on that process it goes on, and one hop of
-// look-ahead: where it would go from there.
+// Internal to the critical-path analysis (replay_critical_path.cpp,
+// replay_critical_path_waits.cpp, replay_critical_path_collectives.cpp): the
+// wait states where the path moves to another process, where on that
+// process it goes on, and one hop of look-ahead: where it would go from there.
 
 #include <mpi.h>
 
@@ -42,8 +42,9 @@ struct Token {
 };
 
 /// Where the path goes from a process's entry point: the process it moves
-/// to next and the token for it, packed into two int64 for the exchanges
-/// along messages and collectives (kNoValue: unknown).
+/// to next and the token for it, packed into two int64 for the reductions
+/// over collective instances (kNoValue: unknown; along messages one value
+/// does, TokenPacking).
 struct LookAhead {
   int64_t who = kNoValue;    ///< (world rank << 8) | kind
   int64_t where = kNoValue;  ///< (a << 32) | b
@@ -172,8 +173,6 @@ struct WaitPoints {
 
 /// The latest of `points` (sorted by call) before event `entry`; nullptr if none.
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry);
-/// What a partner entering this process at `entry` learns: where the path goes next.
-LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry);
 
 /// latest_before for a sequence of entries: it starts from where the last
 /// answer was and gallops toward the next (lower_bound_near), so entries

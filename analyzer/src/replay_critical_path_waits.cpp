@@ -211,10 +211,6 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
   return it == points.begin() ? nullptr : &*(it - 1);
 }
 
-LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
-  return ahead_from(latest_before(points, entry));
-}
-
 LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
 
 TokenPacking::TokenPacking(const Definitions& definitions) {
