@@ -266,13 +266,25 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
   // receives' posts for Late Receiver, at its collective starts), if it
-  // comes straight back to them: one value per message and direction.
-  apply(points, ResumeKind::kSend,
-        matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),
-        packing);
-  apply(points, ResumeKind::kRecv,
-        matching.to_senders(back_of(trace.recvs, points, PeerRanks(definitions, trace.rank), packing), world),
-        packing);
+  // comes straight back to them: one value per message and direction. A
+  // direction whose wait points no process has (Late Receivers are often
+  // none: eager sends) is left out, as all processes agree first.
+  int64_t waiting_for[2] = {0, 0};  // Late Sender, Late Receiver wait points
+  for (const WaitPoint& point : points) {
+    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kSend)) waiting_for[0] = 1;
+    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kRecv)) waiting_for[1] = 1;
+  }
+  vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 2, MPI_INT64_T, MPI_MAX, world);
+  if (waiting_for[0] != 0) {
+    apply(points, ResumeKind::kSend,
+          matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),
+          packing);
+  }
+  if (waiting_for[1] != 0) {
+    apply(points, ResumeKind::kRecv,
+          matching.to_senders(back_of(trace.recvs, points, PeerRanks(definitions, trace.rank), packing), world),
+          packing);
+  }
   collectives.share_look_ahead(points);
   return found;
 }
