@@ -1,8 +1,8 @@
 #pragma once
-// Internal to the critical-path analysis (replay_critical_path.cpp and
-// replay_critical_path_waits.cpp): the wait states where the path moves to
-// another process, where on that process it goes on, and one hop of
-// look-ahead: where it would go from there.
+// Internal to the critical-path analysis (replay_critical_path.cpp,
+// replay_critical_path_waits.cpp, replay_critical_path_collectives.cpp): the
+// wait states where the path moves to another process, where on that
+// process it goes on, and one hop of look-ahead: where it would go from there.
 
 #include <mpi.h>
 
@@ -11,10 +11,18 @@
 #include <vector>
 
 #include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/lower_bound_near.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/trace/trace.h"
+#include "vmpi.h"
 
 namespace orrery::analyzer::critical_path {
+
+/// The Enter of the call that posted a message operation (its own event for
+/// a call without a separate post).
+inline uint32_t posting_call(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
 
 /// Where the path goes on at the process that caused a wait: the Enter of
 /// its send or of its receive's posting call (a = the message's route
@@ -34,8 +42,9 @@ struct Token {
 };
 
 /// Where the path goes from a process's entry point: the process it moves
-/// to next and the token for it, packed into two int64 for the exchanges
-/// along messages and collectives (kNoValue: unknown).
+/// to next and the token for it, packed into two int64 for the reductions
+/// over collective instances (kNoValue: unknown; along messages one value
+/// does, TokenPacking).
 struct LookAhead {
   int64_t who = kNoValue;    ///< (world rank << 8) | kind
   int64_t where = kNoValue;  ///< (a << 32) | b
@@ -53,49 +62,149 @@ struct LookAhead {
   }
 };
 
-/// A Token's place without its hops, in 12 bytes (a and b fit 32 bits, as
-/// LookAhead packs them): a wait point holds one per wait state.
-struct ResumePoint {
-  uint32_t a = 0;
-  uint32_t b = 0;
-  uint32_t kind = static_cast<uint32_t>(ResumeKind::kDone);
-  ResumePoint() = default;
-  explicit ResumePoint(const Token& token)
-      : a(static_cast<uint32_t>(token.a)), b(static_cast<uint32_t>(token.b)),
-        kind(static_cast<uint32_t>(token.kind)) {}
-  [[nodiscard]] ResumeKind resume_kind() const { return static_cast<ResumeKind>(kind); }
-  [[nodiscard]] Token token() const { return Token{resume_kind(), a, b, 0}; }
+/// An MPI reduction of (time, rank) pairs: the larger time wins, ties go to
+/// the larger rank. The pair type and operation live as long as the object.
+class PairMax {
+ public:
+  PairMax() {
+    MPI_Type_contiguous(2, MPI_INT64_T, &type_);
+    MPI_Type_commit(&type_);
+    MPI_Op_create(&max_pair, 1, &op_);
+  }
+  ~PairMax() {
+    MPI_Op_free(&op_);
+    MPI_Type_free(&type_);
+  }
+  PairMax(const PairMax&) = delete;
+  PairMax& operator=(const PairMax&) = delete;
+  /// `pairs` holds (time, rank) pairs one after the other.
+  void allreduce(int64_t* pairs, std::size_t count, MPI_Comm comm) const {
+    vmpi::Allreduce(MPI_IN_PLACE, pairs, static_cast<int>(count), type_, op_, comm);
+  }
+
+ private:
+  static void max_pair(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
+    const auto* x = static_cast<const int64_t*>(in);
+    auto* y = static_cast<int64_t*>(inout);
+    for (int i = 0; i < *length; ++i, x += 2, y += 2) {
+      if (x[0] > y[0] || (x[0] == y[0] && x[1] > y[1])) {
+        y[0] = x[0];
+        y[1] = x[1];
+      }
+    }
+  }
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Op op_ = MPI_OP_NULL;
 };
 
-/// A call of this process that waited for another process (48 bytes: the
-/// communication-only benchmark trace has one per six events).
+/// A token in one int64 for the process that is sent it by the process the
+/// token's operation is shared with (a look-ahead along a message, a note):
+/// 0 for none, else the kind in bits 60-62 and, for a message, its route
+/// number (the token's b is the sender, which the receiver knows); for a
+/// collective instance, the communicator's place among the definitions'
+/// communicators in bits 32-59 and the ordinal. kNoValue stays "unknown".
+class TokenPacking {
+ public:
+  explicit TokenPacking(const Definitions& definitions);
+  static constexpr int kKindShift = 60;
+  static constexpr int64_t kLow32 = 0xffffffffLL;
+  [[nodiscard]] int64_t pack(const Token& token) const {
+    if (token.kind == ResumeKind::kCollective) return pack_collective(token);
+    return (static_cast<int64_t>(token.kind) << kKindShift) | (token.a & kLow32);
+  }
+  /// The token `value` stands for, sent by world rank `sender` (kDone: none).
+  [[nodiscard]] Token unpack(int64_t value, uint32_t sender) const;
+
+ private:
+  [[nodiscard]] int64_t pack_collective(const Token& token) const;
+  std::vector<uint32_t> comm_ids_;  ///< the definitions' communicators in id order
+};
+
+/// A call of this process that waited for another process (32 bytes: the
+/// communication-only benchmark trace has one per six events). Tokens are
+/// kept without their hops; their a and b fit 32 bits, as LookAhead packs them.
 struct WaitPoint {
   uint32_t call = kNone;     ///< Enter index of the waiting call
   uint32_t delayer = kNone;  ///< world rank of the process that arrived late
-  int64_t wait_end = 0;      ///< when the waiting ended (the other process arrived)
-  ResumePoint resume;        ///< where the path goes on there
+  uint32_t resume_a = 0;     ///< where the path goes on there (Token a, b)
+  uint32_t resume_b = 0;
   uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver)
-  LookAhead ahead;           ///< where the path goes from the delayer's entry point
+  uint32_t back_a = 0;       ///< where the path goes on here if it comes straight back
+  uint32_t back_b = 0;
+  uint8_t resume_kind = static_cast<uint8_t>(ResumeKind::kDone);
+  uint8_t back_kind = static_cast<uint8_t>(ResumeKind::kDone);  ///< kDone: it does not
+
+  WaitPoint() = default;
+  WaitPoint(uint32_t waiting_call, uint32_t late, const Token& there, uint32_t own_op)
+      : call(waiting_call), delayer(late), resume_a(static_cast<uint32_t>(there.a)),
+        resume_b(static_cast<uint32_t>(there.b)), op(own_op),
+        resume_kind(static_cast<uint8_t>(there.kind)) {}
+  [[nodiscard]] Token resume() const {
+    return Token{static_cast<ResumeKind>(resume_kind), resume_a, resume_b, 0};
+  }
+  [[nodiscard]] bool comes_back() const { return back_kind != static_cast<uint8_t>(ResumeKind::kDone); }
+  [[nodiscard]] Token back() const { return Token{static_cast<ResumeKind>(back_kind), back_a, back_b, 0}; }
+  /// Where the path goes on here if it comes straight back (kDone: it does not).
+  void set_back(const Token& token) {
+    back_kind = static_cast<uint8_t>(token.kind);
+    back_a = static_cast<uint32_t>(token.a);
+    back_b = static_cast<uint32_t>(token.b);
+  }
+  /// Keeps the delayer's look-ahead if it sends the path straight back to `self`.
+  void set_ahead(const LookAhead& ahead, uint32_t self) {
+    if (!ahead.known() || ahead.rank() != self) return;
+    const Token token = ahead.token();
+    if (token.kind != ResumeKind::kEnd) set_back(token);
+  }
 };
-static_assert(sizeof(WaitPoint) == 48, "wait points must stay compact");
+static_assert(sizeof(WaitPoint) == 32, "wait points must stay compact");
+
+/// A wait point as it is found, with how long its call waited.
+struct Candidate {
+  WaitPoint point;
+  int64_t waiting = 0;  ///< from the call's enter until the delayer arrived
+};
+
+/// This rank's wait points, sorted by call, one per call, and how long each waited.
+struct WaitPoints {
+  std::vector<WaitPoint> points;
+  std::vector<int64_t> waiting;
+};
 
 /// The latest of `points` (sorted by call) before event `entry`; nullptr if none.
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry);
-/// What a partner entering this process at `entry` learns: where the path goes next.
-LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry);
 
 /// latest_before for a sequence of entries: it starts from where the last
-/// answer was and gallops (steps of 1, 2, 4, ...) toward the next, so entries
+/// answer was and gallops toward the next (lower_bound_near), so entries
 /// that come in order, forward (the operations' posting calls) or backward
 /// (the walk), cost O(1) each instead of a binary search over every point;
 /// any order gives the same answers as latest_before.
 class LatestWaitBefore {
  public:
   explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
-  const WaitPoint* operator()(uint32_t entry);
+  const WaitPoint* operator()(uint32_t entry) {
+    const WaitPoint* const points = points_->data();
+    const std::size_t n = points_->size();
+    const auto before = [&](std::size_t k) { return points[k].call < entry; };
+    // The answer is the first point not before `entry`. The walk steps back
+    // one wait point at a time, the look-ahead forward: try one step first.
+    std::size_t& at = first_not_before_;
+    if (at > 0 && !before(at - 1)) {
+      --at;
+      if (at > 0 && !before(at - 1)) at = search(entry);
+    } else if (at < n && before(at)) {
+      ++at;
+      if (at < n && before(at)) at = search(entry);
+    }
+    return at == 0 ? nullptr : &points[at - 1];
+  }
   LookAhead look_ahead(uint32_t entry);
 
  private:
+  [[nodiscard]] std::size_t search(uint32_t entry) {
+    return lower_bound_near(*points_, points_->size(), entry, first_not_before_,
+                            [](const WaitPoint& point, uint32_t event) { return point.call < event; });
+  }
   const std::vector<WaitPoint>* points_;
   std::size_t first_not_before_ = 0;  ///< the last answer's position: points before it are earlier
 };
@@ -109,7 +218,7 @@ class CollectiveArrivals {
   /// Collective over every communicator of the trace (one reduction of
   /// three (time, rank) pairs per instance, in chunks): appends this rank's
   /// collective wait points.
-  void find_waits(std::vector<WaitPoint>& points);
+  void find_waits(std::vector<Candidate>& found);
   /// Collective: the member that arrived last tells the others where the
   /// path goes from its start of the instance (one reduction of two values
   /// per instance); sets the look-ahead of this rank's collective wait
@@ -135,9 +244,9 @@ class CollectiveArrivals {
 /// This rank's wait points, sorted by call; one per call (the wait that
 /// ended last), each with its look-ahead. Collective over `world`
 /// (exchanges along the messages and reductions over the communicators).
-std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
-                                        const MessageMatching& matching,
-                                        const MessageMatching::RouteIndex& routes,
-                                        CollectiveArrivals& collectives, MPI_Comm world);
+WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
+                            const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
+                            CollectiveArrivals& collectives, const TokenPacking& packing,
+                            MPI_Comm world);
 
 }  // namespace orrery::analyzer::critical_path

@@ -5,7 +5,6 @@
 #include "orrery/analyzer/replay_critical_path.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -19,15 +18,12 @@ namespace orrery::analyzer {
 namespace {
 
 using critical_path::CollectiveArrivals;
+using critical_path::posting_call;
 using critical_path::ResumeKind;
 using critical_path::Token;
 using critical_path::WaitPoint;
 
 constexpr int kTokenTag = 0x4f70;
-
-uint32_t posting_call(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
 
 /// The end of the done notice: rank 0 tells its children in the binomial
 /// tree, each tells its own, so every rank leaves the walk after O(log P).
@@ -41,19 +37,44 @@ void forward_done(int rank, int size, MPI_Comm comm) {
 }
 
 /// Tokens of stretches of the path that lie on other processes, found by
-/// the look-ahead (the path went there and straight back): per process.
-using Notes = std::map<uint32_t, std::vector<int64_t>>;
+/// the look-ahead (the path went there and straight back): per process, in
+/// the order found (TokenPacking: one value each).
+class Notes {
+ public:
+  void add(uint32_t peer, int64_t packed) {
+    if (last_ >= peers_.size() || peers_[last_].first != peer) {
+      last_ = 0;
+      while (last_ < peers_.size() && peers_[last_].first != peer) ++last_;
+      if (last_ == peers_.size()) peers_.emplace_back(peer, std::vector<int64_t>{});
+    }
+    peers_[last_].second.push_back(packed);
+  }
+  /// Per process in rank order.
+  [[nodiscard]] std::vector<std::pair<uint32_t, std::vector<int64_t>>> by_peer() && {
+    std::sort(peers_.begin(), peers_.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    return std::move(peers_);
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, std::vector<int64_t>>> peers_;
+  std::size_t last_ = 0;  ///< the peer of the last note: notes come in runs
+};
 
 /// One process's part of the walk.
 class Walker {
  public:
   Walker(const LocalTrace& trace, const CallTree& tree, const CollectiveArrivals& collectives,
-         const MessageMatching::RouteIndex& routes, std::vector<WaitPoint> points,
-         const EventBus& bus, uint32_t self, int64_t max_hops)
-      : trace_(trace), collectives_(collectives), routes_(routes),
-        points_(std::move(points)), bus_(bus),
-        profiler_(trace, tree, waits_of(points_), waiting_of(trace, points_)), self_(self),
-        max_hops_(max_hops) {}
+         const critical_path::TokenPacking& packing, const MessageMatching::RouteIndex& routes,
+         critical_path::WaitPoints found, const EventBus& bus, uint32_t self, int64_t max_hops)
+      : trace_(trace), collectives_(collectives), packing_(packing), routes_(routes),
+        points_(std::move(found.points)), waiting_(std::move(found.waiting)),
+        publish_(bus.publisher<CriticalPathFound>()),
+        profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {
+    // Each stretch starts at a different wait point of this process or at
+    // its start (unless inconsistent times make the path cycle).
+    stretches_.reserve(points_.size() + 1);
+  }
 
   /// Walks back from where `token` says, over this process's stretches of
   /// the path. Where the path would go to a partner and straight back (the
@@ -71,24 +92,20 @@ class Walker {
       const WaitPoint* wait = stretch(to);
       hops_ = std::max(hops_, hops);
       if (wait == nullptr) return {token, kNone};
-      const bool back_here = wait->delayer != self_ && wait->ahead.known() &&
-                             wait->ahead.rank() == self_ &&
-                             wait->ahead.token().kind != ResumeKind::kEnd;
+      const bool back_here = wait->delayer != self_ && wait->comes_back();
       hops += back_here ? 2 : 1;
       if (hops > max_hops_) {
         complete_ = false;
         return {token, kNone};
       }
       if (!back_here) {
-        Token next = wait->resume.token();
+        Token next = wait->resume();
         next.hops = hops;
         return {next, wait->delayer};
       }
       looked_ahead_ += 2;
-      std::vector<int64_t>& note = notes[wait->delayer];
-      note.insert(note.end(), {static_cast<int64_t>(wait->resume.kind), int64_t{wait->resume.a},
-                               int64_t{wait->resume.b}});
-      token = wait->ahead.token();
+      notes.add(wait->delayer, packing_.pack(wait->resume()));
+      token = wait->back();
       to = resume_event(token);
     }
   }
@@ -97,34 +114,48 @@ class Walker {
     const uint32_t to = resume_event(token);
     if (to != kNone) (void)stretch(to);
   }
+  /// Splits the stretches the walk found (in the order found) over the call
+  /// paths and publishes them. The walk only finds them, so that the token
+  /// moves on at once and the processes split their stretches in parallel.
+  void publish_stretches() {
+    for (const auto& [wait, to] : stretches_) publish(wait, to);
+    stretches_.clear();
+  }
   [[nodiscard]] int64_t length() const { return length_; }
   [[nodiscard]] int64_t hops() const { return hops_; }
   [[nodiscard]] int64_t looked_ahead() const { return looked_ahead_; }
   [[nodiscard]] bool complete() const { return complete_; }
 
  private:
-  /// Publishes the path's stretch on this process that ends at event `to`:
+  /// Notes the path's stretch on this process that ends at event `to`:
   /// back to the latest wait before it (returned), or to the trace's start.
   const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = latest_(to);
-    profiler_.profile(wait == nullptr ? kNone : wait->call, to, profile_);
-    for (const auto& [callpath, ticks] : profile_.time) {
-      bus_.publish(CriticalPathFound{callpath, ticks});
-      length_ += ticks;
-    }
+    stretches_.emplace_back(wait == nullptr ? kNone : static_cast<uint32_t>(wait - points_.data()), to);
     return wait;
   }
-  static std::vector<std::pair<uint32_t, uint32_t>> waits_of(const std::vector<WaitPoint>& points) {
-    std::vector<std::pair<uint32_t, uint32_t>> waits;
-    for (uint32_t k = 0; k < points.size(); ++k) waits.emplace_back(points[k].call, k);
-    return waits;
+  /// Splits the stretch from wait point `wait` (kNone: the trace's start)
+  /// to event `to` over the call paths. The only wait point inside is
+  /// `wait` itself (the latest before `to`): its waiting is not on the path.
+  void publish(uint32_t wait, uint32_t to) {
+    const uint32_t from = wait == kNone ? kNone : points_[wait].call;
+    profiler_.profile(from, to, profile_);
+    if (wait != kNone && waiting_[wait] > 0) leave_out(trace_.events[from].ref(), waiting_[wait]);
+    for (const auto& [callpath, ticks] : profile_.time) {
+      if (ticks <= 0) continue;  // a waiting call with no time besides its waiting
+      publish_(CriticalPathFound{callpath, ticks});
+      length_ += ticks;
+    }
   }
-  /// The stretch of a waiting call before its wait ended is not on the path.
-  static std::vector<int64_t> waiting_of(const LocalTrace& trace,
-                                         const std::vector<WaitPoint>& points) {
-    std::vector<int64_t> waiting;
-    for (const WaitPoint& p : points) waiting.push_back(p.wait_end - trace.enter_time(p.call));
-    return waiting;
+  /// Takes `ticks` of waiting off call path `callpath` in the profile (a
+  /// call path left with no time is not published: the profile lists only time > 0).
+  void leave_out(uint32_t callpath, int64_t ticks) {
+    for (auto& [path, time] : profile_.time) {
+      if (path == callpath) {
+        time -= ticks;
+        return;
+      }
+    }
   }
   /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
@@ -150,12 +181,15 @@ class Walker {
 
   const LocalTrace& trace_;
   const CollectiveArrivals& collectives_;
+  const critical_path::TokenPacking& packing_;
   const MessageMatching::RouteIndex& routes_;
   std::vector<WaitPoint> points_;
+  std::vector<int64_t> waiting_;  ///< per wait point: its call's waiting, not on the path
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
-  const EventBus& bus_;
+  EventBus::Publisher<CriticalPathFound> publish_;  ///< the bus's subscribers, looked up once
   IntervalProfiler profiler_;
   IntervalProfile profile_;  ///< reused by every stretch
+  std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
   uint32_t self_;
   int64_t max_hops_;
   int64_t length_ = 0;
@@ -164,29 +198,36 @@ class Walker {
   bool complete_ = true;
 };
 
-/// Sends each process its noted stretches and returns the tokens that came.
-std::vector<Token> exchange_notes(const Notes& notes, MPI_Comm world) {
+/// Noted stretches that came from other processes: packed tokens, in blocks by sender.
+struct NotesIn {
+  std::vector<int64_t> values;
+  BlockLayout from;
+};
+
+/// Sends each process its noted stretches and returns those that came.
+NotesIn exchange_notes(Notes notes, MPI_Comm world) {
   std::vector<uint32_t> destinations;
   std::vector<uint64_t> counts;
   BlockLayout to;
-  std::vector<int64_t> out;
-  for (const auto& [peer, values] : notes) {
+  auto blocks = std::move(notes).by_peer();
+  for (const auto& [peer, values] : blocks) {
     destinations.push_back(peer);
     counts.push_back(values.size());
     to.add(peer, values.size());
-    out.insert(out.end(), values.begin(), values.end());
   }
-  BlockLayout from;
+  std::vector<int64_t> out;
+  if (blocks.size() == 1) {
+    out = std::move(blocks.front().second);
+  } else {
+    for (const auto& [peer, values] : blocks) out.insert(out.end(), values.begin(), values.end());
+  }
+  NotesIn in;
   for (const auto& [source, count] : discover_senders(destinations, counts, world)) {
-    from.add(source, static_cast<std::size_t>(count));
+    in.from.add(source, static_cast<std::size_t>(count));
   }
-  std::vector<int64_t> in(from.total);
-  exchange_blocks(out.data(), to, in.data(), from, MPI_INT64_T, world);
-  std::vector<Token> tokens;
-  for (std::size_t k = 0; k + 2 < in.size(); k += 3) {
-    tokens.push_back(Token{static_cast<ResumeKind>(in[k]), in[k + 1], in[k + 2], 0});
-  }
-  return tokens;
+  in.values.resize(in.from.total);
+  exchange_blocks(out.data(), to, in.values.data(), in.from, MPI_INT64_T, world);
+  return in;
 }
 
 }  // namespace
@@ -199,25 +240,24 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   CriticalPathStatistics statistics;
   CollectiveArrivals collectives(trace, definitions, comms);
   const MessageMatching::RouteIndex routes = matching.route_index();
-  std::vector<WaitPoint> points =
-      critical_path::find_wait_points(trace, definitions, matching, routes, collectives, world);
+  const critical_path::TokenPacking packing(definitions);
+  critical_path::WaitPoints found = critical_path::find_wait_points(
+      trace, definitions, matching, routes, collectives, packing, world);
   // Every hop moves back to an earlier wait state: more hops than wait
   // states overall means inconsistent times (a cycle); the walk stops there.
-  int64_t max_hops = static_cast<int64_t>(points.size());
+  int64_t max_hops = static_cast<int64_t>(found.points.size());
   vmpi::Allreduce(MPI_IN_PLACE, &max_hops, 1, MPI_INT64_T, MPI_SUM, world);
   int rank = 0, size = 0;
   vmpi::Comm_rank(world, &rank);
   vmpi::Comm_size(world, &size);
-  Walker walker(trace, tree, collectives, routes, std::move(points), bus,
+  Walker walker(trace, tree, collectives, packing, routes, std::move(found), bus,
                 static_cast<uint32_t>(rank), max_hops);
   Notes notes;
   // The process whose trace ended last (ties: the highest rank).
-  const int64_t my_end =
-      trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time;
-  int64_t end = my_end;
-  vmpi::Allreduce(MPI_IN_PLACE, &end, 1, MPI_INT64_T, MPI_MAX, world);
-  int64_t last_rank = my_end == end ? rank : -1;
-  vmpi::Allreduce(MPI_IN_PLACE, &last_rank, 1, MPI_INT64_T, MPI_MAX, world);
+  int64_t last[2] = {trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time,
+                     rank};
+  critical_path::PairMax().allreduce(last, 1, world);
+  const int64_t end = last[0], last_rank = last[1];
   if (end == INT64_MIN || last_rank < 0) return statistics;  // no events anywhere
   statistics.last_rank = static_cast<uint32_t>(last_rank);
 
@@ -257,19 +297,26 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
     }
   }
   vmpi::Comm_free(&comm);
-  // The stretches the look-ahead skipped, each to its process.
-  for (const Token& noted : exchange_notes(notes, world)) walker.noted(noted);
+  // The stretches the look-ahead skipped, each to its process; then every
+  // process splits its own stretches and the noted ones.
+  const NotesIn noted = exchange_notes(std::move(notes), world);
+  walker.publish_stretches();
+  for (std::size_t b = 0; b < noted.from.peers.size(); ++b) {
+    const std::size_t first = noted.from.displs[b];
+    for (std::size_t k = first; k < first + noted.from.counts[b]; ++k) {
+      walker.noted(packing.unpack(noted.values[k], noted.from.peers[b]));
+    }
+  }
+  walker.publish_stretches();
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
   vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
-  int64_t hops = walker.hops();
-  vmpi::Allreduce(MPI_IN_PLACE, &hops, 1, MPI_INT64_T, MPI_MAX, world);
-  int complete = walker.complete() ? 1 : 0;
-  vmpi::Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, world);
+  int64_t maxima[2] = {walker.hops(), walker.complete() ? 0 : 1};  // the most hops; any incomplete
+  vmpi::Allreduce(MPI_IN_PLACE, maxima, 2, MPI_INT64_T, MPI_MAX, world);
   statistics.length = sums[0];
   statistics.looked_ahead = static_cast<uint64_t>(sums[1]);
-  statistics.hops = static_cast<uint64_t>(hops);
-  statistics.complete = complete != 0;
+  statistics.hops = static_cast<uint64_t>(maxima[0]);
+  statistics.complete = maxima[1] == 0;
   return statistics;
 }
 

@@ -1,218 +1,209 @@
-// The wait states the critical path moves along (critical_path_model.h):
-// point-to-point from the matched messages' times, collectives from one
-// reduction per instance naming the member that arrived last; then each
-// delayer tells its waiters where the path would go from its entry point
-// (two values per message, two per collective instance).
+// The point-to-point wait states the critical path moves along
+// (critical_path_model.h), from the matched messages' times, merged in call
+// order with the collective ones (replay_critical_path_collectives.cpp);
+// then each delayer tells its waiters where the path would go from its
+// entry point (one value per message and direction).
 
 #include <algorithm>
-#include <numeric>
-#include <tuple>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "critical_path_model.h"
-#include "vmpi.h"
 
 namespace orrery::analyzer::critical_path {
 namespace {
 
-constexpr std::size_t kChunk = 4096;
-
-uint32_t posting_call(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
-
-/// (time, rank) pairs: the larger time wins, ties go to the larger rank.
-void max_pair(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
-  const auto* a = static_cast<const int64_t*>(in);
-  auto* b = static_cast<int64_t*>(inout);
-  for (int i = 0; i < *length; ++i) {
-    const int64_t* x = a + 2 * i;
-    int64_t* y = b + 2 * i;
-    if (x[0] > y[0] || (x[0] == y[0] && x[1] > y[1])) {
-      y[0] = x[0];
-      y[1] = x[1];
-    }
-  }
-}
-
-/// The pair type and operation, created and freed with the scope.
-class PairMax {
+/// World rank of a message's peer, remembering the last (communicator,
+/// peer): runs of messages between the same processes cost one lookup.
+class PeerRanks {
  public:
-  PairMax() {
-    MPI_Type_contiguous(2, MPI_INT64_T, &type_);
-    MPI_Type_commit(&type_);
-    MPI_Op_create(&max_pair, 1, &op_);
-  }
-  ~PairMax() {
-    MPI_Op_free(&op_);
-    MPI_Type_free(&type_);
-  }
-  PairMax(const PairMax&) = delete;
-  PairMax& operator=(const PairMax&) = delete;
-  void allreduce(std::vector<int64_t>& pairs, MPI_Comm comm) const {
-    vmpi::Allreduce(MPI_IN_PLACE, pairs.data(), static_cast<int>(pairs.size() / 2), type_, op_, comm);
+  PeerRanks(const Definitions& definitions, uint32_t self) : definitions_(definitions), self_(self) {}
+  uint32_t operator()(uint32_t comm, uint32_t peer) {
+    if (!known_ || comm != comm_ || peer != peer_) {
+      known_ = true;
+      comm_ = comm;
+      peer_ = peer;
+      world_ = definitions_.world_rank(comm, peer, self_);
+    }
+    return world_;
   }
 
  private:
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  MPI_Op op_ = MPI_OP_NULL;
+  const Definitions& definitions_;
+  uint32_t self_;
+  bool known_ = false;
+  uint32_t comm_ = kNone, peer_ = kNone, world_ = kNone;
 };
 
-bool moves_the_path(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kBarrier:
-    case CollectiveKind::kAllToAll:
-    case CollectiveKind::kOneToAll:
-    case CollectiveKind::kAllToOne:
-    case CollectiveKind::kInit:
-    case CollectiveKind::kFinalize:
+/// The point-to-point wait points of one side in posting order. Late
+/// Sender (`kind` kSend, at the receives, `partner_enters` the sends' enter
+/// times): the receiver waited until the send began. Late Receiver (kRecv,
+/// at the sends, the receives' post times): a send that completed only after
+/// the receive was posted waited for it (an eager send that returned before
+/// does not).
+class MessageWaits {
+ public:
+  MessageWaits(ResumeKind kind, const LocalTrace& trace, const std::vector<int64_t>& partner_enters,
+               const Definitions& definitions, const MessageMatching& matching,
+               const MessageMatching::RouteIndex& routes)
+      : late_sender_(kind == ResumeKind::kSend), trace_(trace),
+        table_(late_sender_ ? trace.recvs : trace.sends), partner_enters_(partner_enters),
+        matching_(matching), routes_(routes), peers_(definitions, trace.rank),
+        end_(std::min<std::size_t>(table_.size(), partner_enters.size())) {}
+  /// The next one into `out`; false after the last.
+  bool next(Candidate& out) {
+    for (; k_ < end_; ++k_) {
+      const MessageOp& op = table_[k_];
+      const int64_t partner = partner_enters_[k_];
+      if (op.cancelled || op.complete_call == kNone || partner == kNoValue ||
+          !(late_sender_ ? matching_.recv_matched(k_) : matching_.send_matched(k_))) {
+        continue;
+      }
+      const int64_t enter = trace_.events[op.complete_call].time;
+      const int64_t exit = trace_.exit_time(op.complete_call);
+      // Until when the call waited for its partner (not after its enter: it did not wait).
+      const int64_t wait_end = late_sender_ ? std::min(partner, exit) : exit <= partner ? enter : partner;
+      if (wait_end <= enter) continue;
+      const uint32_t late = peers_(op.comm, op.peer);
+      if (late == kNone) continue;
+      const auto k = static_cast<uint32_t>(k_++);
+      const Token there = late_sender_
+                              ? Token{ResumeKind::kSend, routes_.recv_route(k).number, trace_.rank, 0}
+                              : Token{ResumeKind::kRecv, routes_.send_route(k).number, trace_.rank, 0};
+      out = Candidate{WaitPoint(op.complete_call, late, there, k), wait_end - enter};
       return true;
-    default:
-      return false;
+    }
+    return false;
   }
+
+ private:
+  bool late_sender_;
+  const LocalTrace& trace_;
+  const MessageTable& table_;
+  const std::vector<int64_t>& partner_enters_;
+  const MessageMatching& matching_;
+  const MessageMatching::RouteIndex& routes_;
+  PeerRanks peers_;
+  std::size_t end_;
+  std::size_t k_ = 0;
+};
+
+/// Appends a candidate to `found`, one per call: of two waits of the same
+/// call the one that ended last (waited longest) stays (ties: the first).
+void keep_latest(WaitPoints& found, const Candidate& candidate) {
+  std::vector<WaitPoint>& points = found.points;
+  if (!points.empty() && points.back().call == candidate.point.call) {
+    if (candidate.waiting > found.waiting.back()) {
+      points.back() = candidate.point;
+      found.waiting.back() = candidate.waiting;
+    }
+    return;
+  }
+  points.push_back(candidate.point);
+  found.waiting.push_back(candidate.waiting);
 }
 
-/// Keeps, per call, the wait point whose waiting ended last.
-void one_per_call(std::vector<WaitPoint>& points) {
-  std::sort(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
-    return x.call != y.call ? x.call < y.call : x.wait_end > y.wait_end;
+/// Candidates of any order, one per call (the wait that ended last), sorted by call.
+void one_per_call(WaitPoints& found) {
+  std::vector<Candidate> all(found.points.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = Candidate{found.points[k], found.waiting[k]};
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) {
+    return x.point.call != y.point.call ? x.point.call < y.point.call : x.waiting > y.waiting;
   });
-  points.erase(std::unique(points.begin(), points.end(),
-                           [](const WaitPoint& x, const WaitPoint& y) { return x.call == y.call; }),
-               points.end());
+  found.points.clear();
+  found.waiting.clear();
+  for (const Candidate& candidate : all) keep_latest(found, candidate);
+}
+
+/// The Late Sender, Late Receiver and collective wait points, one per call
+/// (the wait that ended last), sorted by call. Each kind comes in the order
+/// of its operations, which is the order of their completing calls unless
+/// operations complete out of order (MPI_Waitany, waits in reverse): one
+/// merge in the common case, a sort otherwise.
+WaitPoints merge_by_call(MessageWaits late_senders, MessageWaits late_receivers,
+                         std::vector<Candidate> collective, std::size_t capacity) {
+  std::stable_sort(collective.begin(), collective.end(), [](const Candidate& x, const Candidate& y) {
+    return x.point.call < y.point.call;
+  });
+  WaitPoints found;
+  found.points.reserve(capacity + collective.size());
+  found.waiting.reserve(capacity + collective.size());
+  Candidate sender, receiver;
+  bool have_sender = late_senders.next(sender);
+  bool have_receiver = late_receivers.next(receiver);
+  std::size_t c = 0;
+  while (have_sender || have_receiver || c < collective.size()) {
+    // The earliest call of the three heads (ties: Late Sender, Late Receiver, collective).
+    const uint32_t s = have_sender ? sender.point.call : kNone;
+    const uint32_t r = have_receiver ? receiver.point.call : kNone;
+    const uint32_t k = c < collective.size() ? collective[c].point.call : kNone;
+    if (have_sender && s <= r && s <= k) {
+      keep_latest(found, sender);
+      have_sender = late_senders.next(sender);
+    } else if (have_receiver && r <= k) {
+      keep_latest(found, receiver);
+      have_receiver = late_receivers.next(receiver);
+    } else {
+      keep_latest(found, collective[c++]);
+    }
+  }
+  const std::vector<WaitPoint>& points = found.points;
+  const bool in_order = std::adjacent_find(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
+                          return x.call >= y.call;
+                        }) == points.end();
+  if (!in_order) one_per_call(found);
+  return found;
+}
+
+LookAhead ahead_from(const WaitPoint* wait) {
+  if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
+  return LookAhead::of(wait->delayer, wait->resume());
+}
+
+constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
+
+/// Per operation of `table`, at its posting call, for the operation's
+/// partner: where the path goes on there if it comes from here straight
+/// back, i.e. the latest wait before the call was for that partner (packed;
+/// 0 if not). Operations come in posting order, so the latest wait before
+/// each is found by stepping forward (a search only if an entry goes back).
+std::vector<int64_t> back_of(const MessageTable& table, const std::vector<WaitPoint>& points,
+                             PeerRanks peers, const TokenPacking& packing) {
+  std::vector<int64_t> back;  // filled in order: no zeroing pass first
+  back.reserve(table.size());
+  const WaitPoint* const first = points.data();
+  const WaitPoint* const last = first + points.size();
+  const WaitPoint* next = first;  // the first point not before the last entry
+  uint32_t previous = 0;
+  table.for_each([&](uint32_t /*k*/, const MessageOp& op) {
+    const uint32_t entry = posting_call(op);
+    if (entry < previous) {
+      next = std::lower_bound(first, last, entry,
+                              [](const WaitPoint& p, uint32_t event) { return p.call < event; });
+    }
+    previous = entry;
+    while (next != last && next->call < entry) ++next;
+    const WaitPoint* wait = next == first ? nullptr : next - 1;
+    back.push_back(wait != nullptr && wait->delayer == peers(op.comm, op.peer) ? packing.pack(wait->resume())
+                                                                                : 0);
+  });
+  return back;
+}
+
+/// Sets where the path comes back to for the wait points of `kind`, from
+/// the values per operation that came along the messages from the delayers.
+void apply(std::vector<WaitPoint>& points, ResumeKind kind, const std::vector<int64_t>& back,
+           const TokenPacking& packing) {
+  const auto kind_bits = static_cast<uint8_t>(kind);
+  for (WaitPoint& point : points) {
+    if (point.resume_kind == kind_bits && point.op < back.size() && back[point.op] > 0) {
+      point.set_back(packing.unpack(back[point.op], point.delayer));
+    }
+  }
 }
 
 }  // namespace
-
-CollectiveArrivals::CollectiveArrivals(const LocalTrace& trace, const Definitions& definitions,
-                                       const Communicators& comms)
-    : trace_(trace), definitions_(definitions), comms_(comms) {
-  for (const auto& [id, def] : definitions.comms) {
-    if (comms.get(id) == MPI_COMM_NULL || comms.size(id) < 2) continue;
-    by_comm_.push_back(Instances{id, {}, {}});
-  }
-  for (uint32_t k = 0; k < trace.collectives.size(); ++k) {
-    const CollectiveOp& op = trace.collectives[k];
-    if (op.complete_call == kNone || op.start_call == kNone || op.kind == CollectiveKind::kOther) {
-      continue;
-    }
-    auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), op.comm,
-                               [](const Instances& entry, uint32_t id) { return entry.comm < id; });
-    if (it != by_comm_.end() && it->comm == op.comm) it->ops.push_back(k);
-  }
-}
-
-uint32_t CollectiveArrivals::start_of(int64_t comm, int64_t ordinal) const {
-  auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
-                             [](const Instances& entry, int64_t id) { return entry.comm < id; });
-  if (it == by_comm_.end() || it->comm != comm || ordinal < 0 ||
-      static_cast<std::size_t>(ordinal) >= it->ops.size()) {
-    return kNone;
-  }
-  return trace_.collectives[it->ops[static_cast<std::size_t>(ordinal)]].start_call;
-}
-
-void CollectiveArrivals::find_waits(std::vector<WaitPoint>& points) {
-  const PairMax pair_max;
-  std::vector<int64_t> pairs;
-  for (Instances& entry : by_comm_) {
-    const uint32_t id = entry.comm;
-    std::vector<uint32_t>& instances = entry.ops;
-    const MPI_Comm comm = comms_.get(id);
-    int me = 0;
-    vmpi::Comm_rank(comm, &me);
-    // Members that saw different numbers of instances: the common prefix.
-    int64_t count = static_cast<int64_t>(instances.size());
-    vmpi::Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_MIN, comm);
-    const auto common = static_cast<std::size_t>(count);
-    instances.resize(common);
-    entry.delayer.assign(common, -1);
-    for (std::size_t first = 0; first < common; first += kChunk) {
-      const std::size_t m = std::min(kChunk, common - first);
-      // Per instance: the latest enter of all, the root's enter, the latest
-      // enter of the non-roots, each with the member's rank.
-      pairs.assign(6 * m, INT64_MIN);
-      for (std::size_t j = 0; j < m; ++j) {
-        const CollectiveOp& op = trace_.collectives[instances[first + j]];
-        const int64_t enter = trace_.enter_time(op.start_call);
-        const bool is_root = op.root == static_cast<uint32_t>(me);
-        int64_t* slot = pairs.data() + 6 * j;
-        slot[0] = enter;
-        slot[1] = me;
-        if (op.root != kNone) {
-          slot[is_root ? 2 : 4] = enter;
-          slot[is_root ? 3 : 5] = me;
-        }
-      }
-      pair_max.allreduce(pairs, comm);
-      for (std::size_t j = 0; j < m; ++j) {
-        const CollectiveOp& op = trace_.collectives[instances[first + j]];
-        if (!moves_the_path(op.kind)) continue;
-        const int64_t* slot = pairs.data() + 6 * j;
-        const bool is_root = op.root == static_cast<uint32_t>(me);
-        // The member the path moves to (every member knows it), and until
-        // when this one waited for it (INT64_MIN: it did not wait for it).
-        int64_t until = INT64_MIN, delayer = -1;
-        if (op.kind == CollectiveKind::kOneToAll) {
-          delayer = slot[3];
-          if (!is_root) until = slot[2];
-        } else if (op.kind == CollectiveKind::kAllToOne) {
-          delayer = slot[5];
-          if (is_root) until = slot[4];
-        } else {
-          std::tie(until, delayer) = std::make_pair(slot[0], slot[1]);
-        }
-        if (delayer < 0) continue;
-        entry.delayer[first + j] = static_cast<int32_t>(delayer);
-        if (delayer == me || until == INT64_MIN) continue;
-        const int64_t wait_end = std::min(until, trace_.exit_time(op.complete_call));
-        if (wait_end <= trace_.enter_time(op.complete_call)) continue;
-        const uint32_t world = definitions_.world_rank(id, static_cast<uint32_t>(delayer), trace_.rank);
-        if (world == kNone) continue;
-        points.push_back(WaitPoint{
-            .call = op.complete_call, .delayer = world, .wait_end = wait_end,
-            .resume = ResumePoint(Token{ResumeKind::kCollective, id, static_cast<int64_t>(first + j), 0}),
-            .op = kNone, .ahead = LookAhead{}});
-      }
-    }
-  }
-}
-
-void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const {
-  std::vector<int64_t> values;
-  LatestWaitBefore latest(points);
-  for (const Instances& entry : by_comm_) {
-    const MPI_Comm comm = comms_.get(entry.comm);
-    int me = 0;
-    vmpi::Comm_rank(comm, &me);
-    const std::size_t common = entry.delayer.size();
-    for (std::size_t first = 0; first < common; first += kChunk) {
-      const std::size_t m = std::min(kChunk, common - first);
-      values.assign(2 * m, INT64_MIN);
-      for (std::size_t j = 0; j < m; ++j) {
-        if (entry.delayer[first + j] != me) continue;
-        const LookAhead ahead = latest.look_ahead(trace_.collectives[entry.ops[first + j]].start_call);
-        values[2 * j] = ahead.who;
-        values[2 * j + 1] = ahead.where;
-      }
-      vmpi::Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
-                    MPI_MAX, comm);
-      for (std::size_t j = 0; j < m; ++j) {
-        if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;
-        const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
-        auto it = std::lower_bound(points.begin(), points.end(), call,
-                                   [](const WaitPoint& p, uint32_t c) { return p.call < c; });
-        if (it == points.end() || it->call != call ||
-            it->resume.resume_kind() != ResumeKind::kCollective || it->resume.a != entry.comm ||
-            it->resume.b != static_cast<uint32_t>(first + j)) {
-          continue;  // this member did not wait, or waited longer for something else
-        }
-        it->ahead = LookAhead{values[2 * j], values[2 * j + 1]};
-      }
-    }
-  }
-}
 
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry) {
   auto it = std::lower_bound(points.begin(), points.end(), entry,
@@ -220,150 +211,82 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
   return it == points.begin() ? nullptr : &*(it - 1);
 }
 
-namespace {
-
-LookAhead ahead_from(const WaitPoint* wait) {
-  if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
-  return LookAhead::of(wait->delayer, wait->resume.token());
-}
-
-}  // namespace
-
-LookAhead look_ahead(const std::vector<WaitPoint>& points, uint32_t entry) {
-  return ahead_from(latest_before(points, entry));
-}
-
-const WaitPoint* LatestWaitBefore::operator()(uint32_t entry) {
-  const std::vector<WaitPoint>& points = *points_;
-  const std::size_t n = points.size();
-  const auto before = [&](std::size_t i) { return points[i].call < entry; };
-  // The answer is the first position whose call is not before `entry`: bracket
-  // it between a known-before `low` (or -1) and a known-not-before `high` (or n).
-  std::size_t low_end = 0, high = n;  // the answer is in [low_end, high]
-  std::size_t p = first_not_before_;
-  if (p < n && before(p)) {  // forward
-    std::size_t low = p, step = 1;
-    high = p + 1;
-    while (high < n && before(high)) {
-      low = high;
-      step <<= 1;
-      high = low + step;
-    }
-    low_end = low + 1;
-    high = std::min(high, n);
-  } else if (p > 0 && !before(p - 1)) {  // backward
-    high = p - 1;
-    for (std::size_t step = 1;; step <<= 1) {
-      const std::size_t probe = high >= step ? high - step : 0;
-      if (before(probe)) {
-        low_end = probe + 1;
-        break;
-      }
-      high = probe;
-      if (probe == 0) break;  // low_end stays 0
-    }
-  } else {
-    return p == 0 ? nullptr : &points[p - 1];
-  }
-  const auto it = std::lower_bound(points.begin() + static_cast<std::ptrdiff_t>(low_end),
-                                   points.begin() + static_cast<std::ptrdiff_t>(high), entry,
-                                   [](const WaitPoint& w, uint32_t event) { return w.call < event; });
-  first_not_before_ = static_cast<std::size_t>(it - points.begin());
-  return first_not_before_ == 0 ? nullptr : &points[first_not_before_ - 1];
-}
-
 LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
 
-std::vector<WaitPoint> find_wait_points(const LocalTrace& trace, const Definitions& definitions,
-                                        const MessageMatching& matching,
-                                        const MessageMatching::RouteIndex& routes,
-                                        CollectiveArrivals& collectives, MPI_Comm world) {
-  const EventStore& events = trace.events;
-  std::vector<int64_t> post_enters(trace.recvs.size());
-  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-    post_enters[j] = events[posting_call(trace.recvs[j])].time;
-  }
-  std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
-  std::vector<int64_t>().swap(post_enters);
-  // Where the path resumes at the partner: the message's route number
-  // (MessageMatching::Route) and this rank, by which the partner finds its
-  // own operation (RouteIndex) without an exchange of operation indices.
-  const auto self = static_cast<int64_t>(trace.rank);
-  std::vector<WaitPoint> points;
-  // Late Sender: the receiver waited until the send began.
-  for (uint32_t j = 0; j < trace.recvs.size() && j < trace.send_enters.size(); ++j) {
-    const MessageOp& op = trace.recvs[j];
-    if (op.cancelled || op.complete_call == kNone || trace.send_enters[j] == kNoValue ||
-        !matching.recv_matched(j)) {
-      continue;
-    }
-    const int64_t wait_end = std::min(trace.send_enters[j], trace.exit_time(op.complete_call));
-    const uint32_t sender = definitions.world_rank(op.comm, op.peer, trace.rank);
-    if (wait_end <= events[op.complete_call].time || sender == kNone) continue;
-    points.push_back(WaitPoint{
-        .call = op.complete_call, .delayer = sender, .wait_end = wait_end,
-        .resume = ResumePoint(Token{ResumeKind::kSend, routes.recv_route(j).number, self, 0}),
-        .op = j, .ahead = LookAhead{}});
-  }
-  // Late Receiver: a send that completed only after the receive was posted
-  // waited for it (an eager send that returned before does not).
-  for (uint32_t i = 0; i < trace.sends.size() && i < recv_enters.size(); ++i) {
-    const MessageOp& op = trace.sends[i];
-    if (op.cancelled || op.complete_call == kNone || recv_enters[i] == kNoValue ||
-        !matching.send_matched(i)) {
-      continue;
-    }
-    const int64_t exit = trace.exit_time(op.complete_call);
-    if (exit <= recv_enters[i]) continue;
-    const uint32_t receiver = definitions.world_rank(op.comm, op.peer, trace.rank);
-    if (recv_enters[i] <= events[op.complete_call].time || receiver == kNone) continue;
-    points.push_back(WaitPoint{
-        .call = op.complete_call, .delayer = receiver, .wait_end = recv_enters[i],
-        .resume = ResumePoint(Token{ResumeKind::kRecv, routes.send_route(i).number, self, 0}),
-        .op = i, .ahead = LookAhead{}});
-  }
-  std::vector<int64_t>().swap(recv_enters);
-  collectives.find_waits(points);
-  one_per_call(points);
+TokenPacking::TokenPacking(const Definitions& definitions) {
+  if (definitions.comms.size() >= kCommPlaces) throw std::runtime_error("too many communicators");
+  for (const auto& [id, def] : definitions.comms) comm_ids_.push_back(id);
+}
 
+int64_t TokenPacking::pack_collective(const Token& token) const {
+  const auto place = std::lower_bound(comm_ids_.begin(), comm_ids_.end(),
+                                      static_cast<uint32_t>(token.a)) - comm_ids_.begin();
+  return (static_cast<int64_t>(token.kind) << kKindShift) | (static_cast<int64_t>(place) << 32) |
+         (token.b & kLow32);
+}
+
+Token TokenPacking::unpack(int64_t value, uint32_t sender) const {
+  if (value <= 0) return Token{};
+  const auto kind = static_cast<ResumeKind>(value >> kKindShift);
+  if (kind != ResumeKind::kCollective) return Token{kind, value & kLow32, sender, 0};
+  const auto place = static_cast<std::size_t>((value >> 32) & static_cast<int64_t>(kCommPlaces - 1));
+  const int64_t comm = place < comm_ids_.size() ? comm_ids_[place] : kNone;
+  return Token{kind, comm, value & kLow32, 0};
+}
+
+WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
+                            const MessageMatching& matching,
+                            const MessageMatching::RouteIndex& routes,
+                            CollectiveArrivals& collectives, const TokenPacking& packing,
+                            MPI_Comm world) {
+  std::vector<Candidate> collective;
+  collectives.find_waits(collective);
+  WaitPoints found;
+  {
+    std::vector<int64_t> post_enters;
+    post_enters.reserve(trace.recvs.size());
+    trace.recvs.for_each([&](uint32_t /*j*/, const MessageOp& op) {
+      post_enters.push_back(trace.events[posting_call(op)].time);
+    });
+    const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+    std::vector<int64_t>().swap(post_enters);
+    // Where the path resumes at the partner: the message's route number
+    // (MessageMatching::Route) and this rank, by which the partner finds its
+    // own operation (RouteIndex) without an exchange of operation indices.
+    // Room for a Late Sender per receive; Late Receivers are few (only a
+    // send that is not eager can wait), and room for one per send would
+    // double a block that the heap could otherwise give from freed memory.
+    const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
+    found = merge_by_call(
+        MessageWaits(ResumeKind::kSend, trace, trace.send_enters, definitions, matching, routes),
+        MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
+        std::move(collective), capacity);
+  }
+  std::vector<WaitPoint>& points = found.points;
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
-  // receives' posts for Late Receiver, at its collective starts).
-  // (who, where) per operation of `table`, at the operation's posting call.
-  const auto ahead_of = [&](const MessageTable& table) {
-    std::pair<std::vector<int64_t>, std::vector<int64_t>> ahead;
-    ahead.first.reserve(table.size());
-    ahead.second.reserve(table.size());
-    LatestWaitBefore latest(points);
-    for (std::size_t k = 0; k < table.size(); ++k) {
-      const LookAhead next = latest.look_ahead(posting_call(table[k]));
-      ahead.first.push_back(next.who);
-      ahead.second.push_back(next.where);
-    }
-    return ahead;
-  };
-  // Both values of a message in one exchange per direction; each
-  // direction's values are applied and freed before the next is built.
-  const auto apply = [&](ResumeKind kind, const std::vector<int64_t>& whos,
-                         const std::vector<int64_t>& wheres) {
-    for (WaitPoint& point : points) {
-      if (point.resume.resume_kind() == kind && point.op < whos.size()) {
-        point.ahead = LookAhead{whos[point.op], wheres[point.op]};
-      }
-    }
-  };
-  {
-    auto [who, where] = ahead_of(trace.sends);
-    const auto [whos, wheres] = matching.to_receivers(std::move(who), std::move(where), world);
-    apply(ResumeKind::kSend, whos, wheres);
+  // receives' posts for Late Receiver, at its collective starts), if it
+  // comes straight back to them: one value per message and direction. A
+  // direction whose wait points no process has (Late Receivers are often
+  // none: eager sends) is left out, as all processes agree first.
+  int64_t waiting_for[2] = {0, 0};  // Late Sender, Late Receiver wait points
+  for (const WaitPoint& point : points) {
+    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kSend)) waiting_for[0] = 1;
+    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kRecv)) waiting_for[1] = 1;
   }
-  {
-    auto [who, where] = ahead_of(trace.recvs);
-    const auto [whos, wheres] = matching.to_senders(std::move(who), std::move(where), world);
-    apply(ResumeKind::kRecv, whos, wheres);
+  vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 2, MPI_INT64_T, MPI_MAX, world);
+  if (waiting_for[0] != 0) {
+    apply(points, ResumeKind::kSend,
+          matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),
+          packing);
+  }
+  if (waiting_for[1] != 0) {
+    apply(points, ResumeKind::kRecv,
+          matching.to_senders(back_of(trace.recvs, points, PeerRanks(definitions, trace.rank), packing), world),
+          packing);
   }
   collectives.share_look_ahead(points);
-  return points;
+  return found;
 }
 
 }  // namespace orrery::analyzer::critical_path

@@ -348,4 +348,31 @@ TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
   }
 }
 
+TEST(AnalyzerCriticalPath, TokenPackingRoundTripsWhatThePartnerNeeds) {
+  // One int64 per message carries a look-ahead or a note: a message's token
+  // keeps its kind and route number (b is the sender, known to the
+  // receiver), a collective's its communicator (sparse ids: by place) and
+  // ordinal; "none" and "unknown" stay apart from every token.
+  analyzer::Definitions definitions;
+  for (const uint32_t id : {3u, 17u, 4000000000u}) definitions.comms[id] = analyzer::CommDef{};
+  const cp::TokenPacking packing(definitions);
+  const std::vector<cp::Token> tokens = {
+      {cp::ResumeKind::kSend, 0, 5, 0},
+      {cp::ResumeKind::kRecv, 4294967295LL, 5, 0},
+      {cp::ResumeKind::kCollective, 4000000000LL, 4294967295LL, 0},
+      {cp::ResumeKind::kCollective, 3, 0, 0},
+  };
+  for (const cp::Token& token : tokens) {
+    const int64_t value = packing.pack(token);
+    EXPECT_GT(value, 0) << "a token is never 'none' (0) nor 'unknown' (kNoValue)";
+    const cp::Token back = packing.unpack(value, 5);
+    EXPECT_EQ(back.kind, token.kind);
+    EXPECT_EQ(back.a, token.a);
+    EXPECT_EQ(back.b, token.b);
+  }
+  EXPECT_NE(packing.pack(tokens[2]), packing.pack(tokens[3]));
+  EXPECT_EQ(packing.unpack(0, 5).kind, cp::ResumeKind::kDone);
+  EXPECT_EQ(packing.unpack(analyzer::kNoValue, 5).kind, cp::ResumeKind::kDone);
+}
+
 }  // namespace orrery::testing
