@@ -18,12 +18,6 @@
 
 namespace orrery::analyzer::critical_path {
 
-/// The Enter of the call that posted a message operation (its own event for
-/// a call without a separate post).
-inline uint32_t posting_call(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
-
 /// Where the path goes on at the process that caused a wait: the Enter of
 /// its send or of its receive's posting call (a = the message's route
 /// number, b = the partner's world rank: MessageMatching::RouteIndex finds

@@ -35,9 +35,6 @@ void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints&
 
 }  // namespace
 
-uint32_t posting_call(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
 
 Synchronizations::Synchronizations(const LocalTrace& trace, const Definitions& definitions)
     : trace_(trace), definitions_(definitions) {}

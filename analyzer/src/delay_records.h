@@ -13,9 +13,6 @@
 
 namespace orrery::analyzer::delay {
 
-/// The call that posted a message (its Enter), or the posting event.
-uint32_t posting_call(const MessageOp& op);
-
 /// The delayer's fallback for where its interval starts, by posting call
 /// (built on first use: rarely needed; the waiter's side comes from
 /// find_wait_states).

@@ -24,6 +24,12 @@ std::vector<int64_t> receive_post_enters(const LocalTrace& trace) {
   return post_enters;
 }
 
+std::vector<int64_t> receive_post_enters_at_senders(const LocalTrace& trace,
+                                                    const MessageMatching& matching, MPI_Comm world) {
+  if (trace.recv_post_enters_known) return trace.recv_post_enters;
+  return matching.to_senders(receive_post_enters(trace), world);
+}
+
 void replay_backward(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                      const EventBus& bus) {
   const EventStore& events = trace.events;

@@ -18,7 +18,6 @@ namespace orrery::analyzer {
 namespace {
 
 using critical_path::CollectiveArrivals;
-using critical_path::posting_call;
 using critical_path::ResumeKind;
 using critical_path::Token;
 using critical_path::WaitPoint;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "critical_path_model.h"
+#include "orrery/analyzer/replay.h"
 
 namespace orrery::analyzer::critical_path {
 namespace {
@@ -243,13 +244,7 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   collectives.find_waits(collective);
   WaitPoints found;
   {
-    std::vector<int64_t> post_enters;
-    post_enters.reserve(trace.recvs.size());
-    trace.recvs.for_each([&](uint32_t /*j*/, const MessageOp& op) {
-      post_enters.push_back(trace.events[posting_call(op)].time);
-    });
-    const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
-    std::vector<int64_t>().swap(post_enters);
+    const std::vector<int64_t> recv_enters = receive_post_enters_at_senders(trace, matching, world);
     // Where the path resumes at the partner: the message's route number
     // (MessageMatching::Route) and this rank, by which the partner finds its
     // own operation (RouteIndex) without an exchange of operation indices.

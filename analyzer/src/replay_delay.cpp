@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "delay_records.h"
+#include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
 #include "orrery/analyzer/synchronization_interval.h"
 #include "reproducible_sum.h"
@@ -31,15 +32,10 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                              const MessageMatching& matching, MPI_Comm world, const EventBus& bus) {
   DelayStatistics statistics;
   const EventStore& events = trace.events;
-  // Receivers' posting times at the senders (as the backward replay has them).
-  std::vector<int64_t> post_enters(trace.recvs.size());
-  for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
-    post_enters[j] = events[posting_call(trace.recvs[j])].time;
-  }
+  // Receivers' posting times at the senders (as the forward replay kept them).
   std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
-  std::vector<WaitState> waits =
-      find_wait_states(trace, definitions, matching.to_senders(post_enters, world), message_syncs);
-  std::vector<int64_t>().swap(post_enters);
+  std::vector<WaitState> waits = find_wait_states(
+      trace, definitions, receive_post_enters_at_senders(trace, matching, world), message_syncs);
   const std::size_t point_to_point = waits.size();
   CollectiveDelays collectives(trace, definitions, comms);
   collectives.find_waits(waits);

@@ -196,18 +196,21 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
 
 /// The walk once the times are final; with raise_sends_completed the
 /// receives' posting times (`post_enters` if known on these times, empty
-/// otherwise) travel to the senders first (collective).
-void walk_with_final_times(const LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
-                           const std::vector<int64_t>& send_enters, std::vector<int64_t> post_enters,
-                           const EventBus& bus, const ReplayOptions& options) {
+/// otherwise) travel to the senders first (collective), and the walk returns
+/// them (per send; empty without raise_sends_completed).
+std::vector<int64_t> walk_with_final_times(const LocalTrace& trace, const MessageMatching& matching,
+                                           MPI_Comm world, const std::vector<int64_t>& send_enters,
+                                           std::vector<int64_t> post_enters, const EventBus& bus,
+                                           const ReplayOptions& options) {
   if (!options.raise_sends_completed) {
     walk(trace, send_enters, nullptr, bus);
-    return;
+    return {};
   }
   if (post_enters.size() != trace.recvs.size()) post_enters = receive_post_enters(trace);
-  const std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
+  std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
   post_enters = std::vector<int64_t>();  // not needed during the walk
   walk(trace, send_enters, &recv_enters, bus);
+  return recv_enters;
 }
 
 }  // namespace
@@ -239,7 +242,9 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
   // Apply the corrections in place.
   statistics.messages += matching.matched_recvs();
   if (points.empty()) {
-    walk_with_final_times(trace, matching, world, send_enters, std::move(post_enters), bus, options);
+    trace.recv_post_enters =
+        walk_with_final_times(trace, matching, world, send_enters, std::move(post_enters), bus, options);
+    trace.recv_post_enters_known = options.raise_sends_completed;
     trace.send_enters = std::move(send_enters);
     return;
   }
@@ -255,7 +260,8 @@ void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm
     trace.events[i].time += shift;
   }
   statistics.clock_violations += points.size();
-  walk_with_final_times(trace, matching, world, send_enters, {}, bus, options);
+  trace.recv_post_enters = walk_with_final_times(trace, matching, world, send_enters, {}, bus, options);
+  trace.recv_post_enters_known = options.raise_sends_completed;
   trace.send_enters = std::move(send_enters);
 }
 

@@ -99,12 +99,16 @@ void replay_backward(const LocalTrace& trace, const MessageMatching& matching, M
 
 /// Where a receive's posting time is taken: its posting call's Enter (the
 /// post itself outside any call).
-inline uint32_t receive_post(const MessageOp& op) {
-  return op.post_call == kNone ? op.post_event : op.post_call;
-}
+inline uint32_t receive_post(const MessageOp& op) { return posting_call(op); }
 
 /// Per receive, the time of receive_post(): what the backward replay sends
 /// to the senders.
 std::vector<int64_t> receive_post_enters(const LocalTrace& trace);
+
+/// Per send, the receive_post() time at its receiver (kNoValue if none): the
+/// forward replay's (LocalTrace::recv_post_enters) when it kept them, else
+/// exchanged now (collective: every rank calls it).
+std::vector<int64_t> receive_post_enters_at_senders(const LocalTrace& trace,
+                                                    const MessageMatching& matching, MPI_Comm world);
 
 }  // namespace orrery::analyzer

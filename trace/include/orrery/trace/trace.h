@@ -156,6 +156,12 @@ struct MessageOp {
 };
 static_assert(sizeof(MessageOp) == 40, "message tables must stay compact");
 
+/// Where a send or receive was posted: the Enter of its posting call (the
+/// post event itself if it lies outside any call).
+inline uint32_t posting_call(const MessageOp& op) {
+  return op.post_call == kNone ? op.post_event : op.post_call;
+}
+
 /// A rank's sends or receives, in chunks of 640 KiB.
 using MessageTable = ChunkedArray<MessageOp, 14>;
 
@@ -232,6 +238,12 @@ struct LocalTrace {
   int64_t last_time = 0;             ///< of the last event read
   /// Per receive: enter time of the matching send call (the forward replay's result).
   std::vector<int64_t> send_enters;
+  /// Per send: enter time of the receive's posting call at the receiver (the
+  /// forward replay's, when it raises SendsCompleted; empty otherwise). The
+  /// delay analysis and the critical path read it instead of exchanging it
+  /// again.
+  std::vector<int64_t> recv_post_enters;
+  bool recv_post_enters_known = false;  ///< set on every rank or on none
   /// The program name of an OTF2 ProgramBegin event ("" if none).
   std::string program_name;
   uint64_t program_events = 0;     ///< ProgramBegin and ProgramEnd events read
