@@ -14,6 +14,7 @@
 namespace orrery::patterns {
 namespace {
 
+using analyzer::CallPathCounts;
 using analyzer::RegionExited;
 using analyzer::RegionTotals;
 
@@ -119,8 +120,9 @@ class VisitsPattern final : public Pattern {
   }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<RegionExited>([this, ctx](const RegionExited& e) {
-      ctx->severities.add(row(), e.call.callpath, 1.0);
+    // Counted by the forward walk per call path (exact: integer sums).
+    context.bus.subscribe<CallPathCounts>([this, ctx](const CallPathCounts& e) {
+      ctx->severities.add(row(), e.callpath, static_cast<double>(e.visits));
     });
     context.bus.subscribe<RegionTotals>([this, ctx](const RegionTotals& e) {
       ctx->severities.add(row(), e.callpath, static_cast<double>(e.visits));

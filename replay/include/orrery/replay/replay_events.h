@@ -33,7 +33,21 @@ struct RegionTotals {
   int64_t exclusive = 0;  ///< sum of the instances' exclusive times
 };
 
-/// A message posted by this rank (at the send call's call path).
+/// The counts of one call path over the kept region instances, raised once
+/// per call path at the end of the forward walk (instead of a MessageSent
+/// per message and a visit per RegionExited: these are integers, so their
+/// sums do not depend on the order they are added in).
+struct CallPathCounts {
+  uint32_t callpath = kNone;
+  uint64_t visits = 0;          ///< kept instances left (RegionTotals has the folded ones)
+  uint64_t sends = 0;           ///< messages posted, not cancelled
+  uint64_t bytes_sent = 0;
+  uint64_t receives = 0;        ///< messages received (MessageReceived::in_totals)
+  uint64_t bytes_received = 0;
+};
+
+/// A message posted by this rank (at the send call's call path). The
+/// forward walk raises none: its sends are counted in CallPathCounts.
 struct MessageSent {
   uint32_t callpath = kNone;
   uint64_t bytes = 0;
@@ -49,6 +63,8 @@ struct MessageReceived {
   /// Enter of the call that posted the receive (the receive itself if
   /// blocking, the MPI_Irecv otherwise).
   int64_t post_enter = 0;
+  /// Counted in CallPathCounts too (the forward walk): counters skip it.
+  bool in_totals = false;
 };
 
 /// A call that completed one or more receives (Recv, Wait, Waitall, ...):
