@@ -196,8 +196,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         if (!message_received.active()) break;
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
         const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
-        message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter,
-                                         true});
+        message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});
         break;
       }
       default:

@@ -15,9 +15,10 @@ using analyzer::MessageReceived;
 using analyzer::MessageSent;
 
 /// A counter metric over one replay event type: adds value(event) at the
-/// event's call path, and total(counts) once per call path from the forward
-/// walk's CallPathCounts (NoTotals: none). `Value` and `Total` are the
-/// lambdas' own types (no std::function: it runs per message).
+/// event's call path (NoValue: none), and total(counts) per CallPathCounts
+/// (NoTotals: none). `Value` and `Total` are the lambdas' own types (no
+/// std::function: it runs per message).
+struct NoValue {};
 struct NoTotals {};
 
 template <class Event, class Value, class Total>
@@ -28,13 +29,12 @@ class Counter final : public Pattern {
   [[nodiscard]] MetricInfo info() const override { return info_; }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<Event>([this, ctx](const Event& e) {
-      if constexpr (std::is_same_v<Event, MessageReceived>) {
-        if (e.in_totals) return;
-      }
-      const auto [callpath, value] = value_(e);
-      ctx->severities.add(row(), callpath, value);
-    });
+    if constexpr (!std::is_same_v<Value, NoValue>) {
+      context.bus.subscribe<Event>([this, ctx](const Event& e) {
+        const auto [callpath, value] = value_(e);
+        ctx->severities.add(row(), callpath, value);
+      });
+    }
     if constexpr (!std::is_same_v<Total, NoTotals>) {
       context.bus.subscribe<CallPathCounts>([this, ctx](const CallPathCounts& e) {
         ctx->severities.add(row(), e.callpath, static_cast<double>(total_(e)));
@@ -44,7 +44,7 @@ class Counter final : public Pattern {
 
  private:
   MetricInfo info_;
-  Value value_;
+  [[no_unique_address]] Value value_;
   [[no_unique_address]] Total total_;
 };
 
@@ -70,10 +70,7 @@ std::unique_ptr<Pattern> make_bytes_received() {
       {"bytes_received", "Bytes Received", "bytes", "",
        "Point-to-point bytes received, at the call that completed the receive.",
        "Compare with the time in that call to see the effective bandwidth."},
-      [](const MessageReceived& e) {
-        return std::pair{e.callpath, static_cast<double>(e.bytes)};
-      },
-      [](const CallPathCounts& e) { return e.bytes_received; });
+      NoValue{}, [](const CallPathCounts& e) { return e.bytes_received; });
 }
 std::unique_ptr<Pattern> make_sends() {
   return counter<MessageSent>(
@@ -86,8 +83,7 @@ std::unique_ptr<Pattern> make_receives() {
   return counter<MessageReceived>(
       {"receives", "Receives", "occ", "", "Number of point-to-point messages received.",
        "Many small messages cost latency each: aggregate them."},
-      [](const MessageReceived& e) { return std::pair{e.callpath, 1.0}; },
-      [](const CallPathCounts& e) { return e.receives; });
+      NoValue{}, [](const CallPathCounts& e) { return e.receives; });
 }
 std::unique_ptr<Pattern> make_bytes_coll_out() {
   return counter<CollectiveCompleted>(

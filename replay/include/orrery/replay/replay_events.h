@@ -42,7 +42,7 @@ struct CallPathCounts {
   uint64_t visits = 0;          ///< kept instances left (RegionTotals has the folded ones)
   uint64_t sends = 0;           ///< messages posted, not cancelled
   uint64_t bytes_sent = 0;
-  uint64_t receives = 0;        ///< messages received (MessageReceived::in_totals)
+  uint64_t receives = 0;        ///< messages received
   uint64_t bytes_received = 0;
 };
 
@@ -54,7 +54,8 @@ struct MessageSent {
 };
 
 /// A message received by this rank, in the call that completed it, with the
-/// enter time of the send call on the sender (forward replay).
+/// enter time of the send call on the sender (forward replay). Not counted
+/// by the message counters: whoever raises it raises CallPathCounts too.
 struct MessageReceived {
   uint32_t callpath = kNone;
   int64_t call_enter = 0;
@@ -63,8 +64,6 @@ struct MessageReceived {
   /// Enter of the call that posted the receive (the receive itself if
   /// blocking, the MPI_Irecv otherwise).
   int64_t post_enter = 0;
-  /// Counted in CallPathCounts too (the forward walk): counters skip it.
-  bool in_totals = false;
 };
 
 /// A call that completed one or more receives (Recv, Wait, Waitall, ...):
