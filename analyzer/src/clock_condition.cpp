@@ -47,15 +47,19 @@ TimesAsRead times_as_read(const LocalTrace& trace) {
   const std::size_t sends = trace.sends.size(), recvs = trace.recvs.size();
   TimesAsRead read{std::vector<int64_t>(sends), std::vector<int64_t>(recvs), std::vector<int64_t>(recvs)};
   const auto time_at = [&](uint32_t index) { return index == kNone ? kNoValue : events[index].time; };
+  // The next send's event and the next receive's posting event stay at hand
+  // until taken (each table entry is looked up once).
   std::size_t s = 0, r = 0;
+  uint32_t send_at = sends > 0 ? send_index(trace.sends[0]) : kNone;
+  uint32_t post_at = recvs > 0 ? receive_post(trace.recvs[0]) : kNone;
   while (s < sends || r < recvs) {
-    const uint32_t send_at = s < sends ? send_index(trace.sends[s]) : kNone;
-    if (r == recvs || (s < sends && send_at <= receive_post(trace.recvs[r]))) {
+    if (r == recvs || (s < sends && send_at <= post_at)) {
       if (s + kPrefetchDistance < sends) {
         const uint32_t later = send_index(trace.sends[s + kPrefetchDistance]);
         if (later != kNone) events.prefetch(later);
       }
       read.sends[s++] = time_at(send_at);
+      send_at = s < sends ? send_index(trace.sends[s]) : kNone;
       continue;
     }
     if (r + kPrefetchDistance < recvs) {
@@ -64,9 +68,10 @@ TimesAsRead times_as_read(const LocalTrace& trace) {
       if (later.complete_event != kNone) events.prefetch(later.complete_event);
     }
     const MessageOp& op = trace.recvs[r];
-    read.posts[r] = time_at(receive_post(op));
+    read.posts[r] = time_at(post_at);
     read.completions[r] = op.cancelled ? kNoValue : time_at(op.complete_event);
     ++r;
+    post_at = r < recvs ? receive_post(trace.recvs[r]) : kNone;
   }
   return read;
 }

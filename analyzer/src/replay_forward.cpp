@@ -112,18 +112,24 @@ void note_completed_send(Frame& frame, int64_t recv_enter) {
 }
 
 /// Raises the replay events in time order (corrected times), then the totals
-/// of the region instances folded while reading. The subscribers are looked
-/// up once; an event nobody subscribed to is not built. With `recv_enters`
-/// (per send, its receive's posting time) each call that completed sends
-/// raises SendsCompleted at its Leave, as replay_backward would.
+/// of the region instances folded while reading and the counts per call path
+/// (CallPathCounts: visits and messages, not raised per event). The
+/// subscribers are looked up once; an event nobody subscribed to is not
+/// built. With `recv_enters` (per send, its receive's posting time) each call
+/// that completed sends raises SendsCompleted at its Leave, as
+/// replay_backward would.
 void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
           const std::vector<int64_t>* recv_enters, const EventBus& bus) {
   const auto sends_completed = bus.publisher<SendsCompleted>();
   const auto region_exited = bus.publisher<RegionExited>();
   const auto receives_completed = bus.publisher<ReceivesCompleted>();
-  const auto message_sent = bus.publisher<MessageSent>();
   const auto message_received = bus.publisher<MessageReceived>();
   const EventStore& events = trace.events;
+  std::vector<CallPathCounts> counts(std::max(trace.calltree.size(), trace.folded.size()));
+  const auto counts_of = [&](uint32_t callpath) -> CallPathCounts& {
+    if (callpath >= counts.size()) counts.resize(std::size_t{callpath} + 1);
+    return counts[callpath];
+  };
   std::vector<Frame> stack;
   stack.reserve(64);
   events.for_each([&](uint32_t, const Event& event) {
@@ -146,6 +152,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
         region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
                                    frame.messages});
+        if (frame.callpath != kNone) ++counts_of(frame.callpath).visits;
         stack.pop_back();
         if (!stack.empty()) stack.back().child_time += duration;
         break;
@@ -157,7 +164,11 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         Frame& frame = stack.back();
         frame.bytes += op.bytes;
         ++frame.messages;
-        message_sent(MessageSent{frame.callpath, op.bytes});
+        if (frame.callpath != kNone) {
+          CallPathCounts& at = counts_of(frame.callpath);
+          ++at.sends;
+          at.bytes_sent += op.bytes;
+        }
         // A blocking send completes in the call that posted it.
         if (recv_enters != nullptr && event.kind() == EventKind::kSend) {
           note_completed_send(frame, (*recv_enters)[event.link]);
@@ -177,6 +188,11 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
+        if (frame.callpath != kNone) {
+          CallPathCounts& at = counts_of(frame.callpath);
+          ++at.receives;
+          at.bytes_received += op.bytes;
+        }
         if (!message_received.active()) break;
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
         const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
@@ -191,6 +207,13 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
   for (uint32_t callpath = 0; callpath < trace.folded.size(); ++callpath) {
     const FoldedTotals& totals = trace.folded[callpath];
     if (totals.visits > 0) region_totals(RegionTotals{callpath, totals.visits, totals.exclusive});
+  }
+  const auto callpath_counts = bus.publisher<CallPathCounts>();
+  for (uint32_t callpath = 0; callpath < counts.size(); ++callpath) {
+    CallPathCounts& at = counts[callpath];
+    if (at.visits == 0 && at.sends == 0 && at.receives == 0) continue;
+    at.callpath = callpath;
+    callpath_counts(at);
   }
 }
 

@@ -79,6 +79,8 @@ uint64_t ThreadMessages::replay(const LocalTrace& master, const Definitions& def
         const MessageOp& op = trace.recvs[recvs_[k].index];
         bus.publish(MessageReceived{call.callpath, call.enter, send_enters[k], op.bytes,
                                     trace.events[posting(op)].time});
+        // Counted as the forward walk counts its receives.
+        bus.publish(CallPathCounts{.callpath = call.callpath, .receives = 1, .bytes_received = op.bytes});
         completed.latest_send_enter = std::max(completed.latest_send_enter, send_enters[k]);
         ++completed.messages;
         ++received;

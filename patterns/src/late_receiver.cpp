@@ -1,6 +1,7 @@
 // Late Receiver: a sending call (a blocking send, or the wait that completes
 // an Isend) blocked because the matching receive was posted later. The
-// receiver's post time arrives through the backward replay. A send that
+// receiver's post time arrives with SendsCompleted (raised by the forward
+// walk, or by the backward replay). A send that
 // returned before the receive was posted did not wait for it (an eager
 // send: the library buffered the message), so it is not counted, as
 // Scalasca's scout does not count it either.

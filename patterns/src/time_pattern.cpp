@@ -14,6 +14,7 @@
 namespace orrery::patterns {
 namespace {
 
+using analyzer::CallPathCounts;
 using analyzer::RegionExited;
 using analyzer::RegionTotals;
 
@@ -39,11 +40,18 @@ class TimePattern final : public Pattern {
 
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
+    cells_.clear();  // they point into this context's severities
     context.bus.subscribe<RegionExited>([this, ctx](const RegionExited& e) {
-      const std::size_t category = category_row(*ctx, e.call.callpath, e.messages > 0,
-                                                e.message_bytes > 0);
-      ctx->severities.add(category, e.call.callpath,
-                          static_cast<double>(e.exclusive) * ctx->seconds_per_tick);
+      // Per kept region instance: the same add to the same cell as
+      // severities.add(category_row(...), ...), through a cached pointer.
+      const std::size_t variant = e.messages > 0 ? (e.message_bytes > 0 ? 2 : 1) : 0;
+      const std::size_t slot = static_cast<std::size_t>(e.call.callpath) * 3 + variant;
+      const double seconds = static_cast<double>(e.exclusive) * ctx->seconds_per_tick;
+      if (slot < cells_.size() && cells_[slot] != nullptr) {
+        *cells_[slot] += seconds;
+      } else {
+        add_uncached(*ctx, slot, e, seconds);
+      }
     });
     context.bus.subscribe<RegionTotals>([this, ctx](const RegionTotals& e) {
       ctx->severities.add(category_row(*ctx, e.callpath, false, false), e.callpath,
@@ -105,8 +113,26 @@ class TimePattern final : public Pattern {
     return context.registry.row(time_category(def, has_messages, moves_data));
   }
 
+  /// The first instance of a call path and variant: its category's cell,
+  /// kept in cells_ unless the call path is outside the severities.
+  [[gnu::noinline]] void add_uncached(const PatternContext& context, std::size_t slot, const RegionExited& e,
+                                      double seconds) {
+    const uint32_t callpath = e.call.callpath;
+    const std::size_t category = category_row(context, callpath, e.messages > 0, e.message_bytes > 0);
+    SeverityMap& values = context.severities;
+    if (callpath >= values.callpaths()) {
+      values.add(category, callpath, seconds);
+      return;
+    }
+    if (slot >= cells_.size()) cells_.resize(std::max(context.tree.size() * 3, slot + 1), nullptr);
+    cells_[slot] = values.cell(category, callpath);
+    *cells_[slot] += seconds;
+  }
+
   static constexpr std::size_t kUnknown = ~std::size_t{0};
   std::vector<std::size_t> cache_;
+  /// Per call path and variant (slot as in category_row): its time cell.
+  std::vector<double*> cells_;
 };
 
 class VisitsPattern final : public Pattern {
@@ -119,8 +145,9 @@ class VisitsPattern final : public Pattern {
   }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<RegionExited>([this, ctx](const RegionExited& e) {
-      ctx->severities.add(row(), e.call.callpath, 1.0);
+    // Counted by the forward walk per call path (exact: integer sums).
+    context.bus.subscribe<CallPathCounts>([this, ctx](const CallPathCounts& e) {
+      ctx->severities.add(row(), e.callpath, static_cast<double>(e.visits));
     });
     context.bus.subscribe<RegionTotals>([this, ctx](const RegionTotals& e) {
       ctx->severities.add(row(), e.callpath, static_cast<double>(e.visits));

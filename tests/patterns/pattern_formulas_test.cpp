@@ -263,12 +263,28 @@ TEST(Counters, PointToPointBytesAndCountsAreAtTheirCallPaths) {
   Patterns p;
   p.publish(analyzer::MessageSent{1, 64});
   p.publish(analyzer::MessageSent{1, 36});
+  // Receives are counted from CallPathCounts (raised with each MessageReceived).
   p.publish(analyzer::MessageReceived{2, 0, 0, 8});
+  p.publish(analyzer::CallPathCounts{.callpath = 2, .receives = 1, .bytes_received = 8});
   EXPECT_DOUBLE_EQ(p.value("bytes_sent", 1), 100);
   EXPECT_DOUBLE_EQ(p.value("sends", 1), 2);
   EXPECT_DOUBLE_EQ(p.value("bytes_received", 2), 8);
   EXPECT_DOUBLE_EQ(p.value("receives", 2), 1);
   EXPECT_DOUBLE_EQ(p.value("bytes_received", 1), 0);
+}
+
+TEST(Counters, CallPathCountsAddToVisitsAndEveryMessageCounter) {
+  Patterns p;
+  // The forward walk's totals per call path, on top of per-event ones.
+  p.publish(analyzer::MessageSent{2, 10});
+  p.publish(analyzer::CallPathCounts{2, 5, 2, 64, 4, 40});
+  p.publish(analyzer::RegionTotals{2, 7, 0});
+  EXPECT_DOUBLE_EQ(p.value("visits", 2), 12);
+  EXPECT_DOUBLE_EQ(p.value("sends", 2), 3);
+  EXPECT_DOUBLE_EQ(p.value("bytes_sent", 2), 74);
+  EXPECT_DOUBLE_EQ(p.value("receives", 2), 4);
+  EXPECT_DOUBLE_EQ(p.value("bytes_received", 2), 40);
+  EXPECT_DOUBLE_EQ(p.value("visits", 1), 0);
 }
 
 // ---- point to point ----------------------------------------------------------------------

@@ -40,6 +40,9 @@ class SeverityMap {
   void add(std::size_t metric, uint32_t callpath, double value) {
     if (callpath < values_[metric].size()) values_[metric][callpath] += value;
   }
+  /// The value's storage (callpath < callpaths()), for a pattern that adds
+  /// to the same cell per event; valid as long as this map.
+  [[nodiscard]] double* cell(std::size_t metric, uint32_t callpath) { return &values_[metric][callpath]; }
   [[nodiscard]] double get(std::size_t metric, uint32_t callpath) const {
     return values_[metric][callpath];
   }

@@ -33,14 +33,29 @@ struct RegionTotals {
   int64_t exclusive = 0;  ///< sum of the instances' exclusive times
 };
 
-/// A message posted by this rank (at the send call's call path).
+/// The counts of one call path over the kept region instances, raised once
+/// per call path at the end of the forward walk (instead of a MessageSent
+/// per message and a visit per RegionExited: these are integers, so their
+/// sums do not depend on the order they are added in).
+struct CallPathCounts {
+  uint32_t callpath = kNone;
+  uint64_t visits = 0;          ///< kept instances left (RegionTotals has the folded ones)
+  uint64_t sends = 0;           ///< messages posted, not cancelled
+  uint64_t bytes_sent = 0;
+  uint64_t receives = 0;        ///< messages received
+  uint64_t bytes_received = 0;
+};
+
+/// A message posted by this rank (at the send call's call path). The
+/// forward walk raises none: its sends are counted in CallPathCounts.
 struct MessageSent {
   uint32_t callpath = kNone;
   uint64_t bytes = 0;
 };
 
 /// A message received by this rank, in the call that completed it, with the
-/// enter time of the send call on the sender (forward replay).
+/// enter time of the send call on the sender (forward replay). Not counted
+/// by the message counters: whoever raises it raises CallPathCounts too.
 struct MessageReceived {
   uint32_t callpath = kNone;
   int64_t call_enter = 0;
