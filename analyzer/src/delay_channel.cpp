@@ -120,7 +120,7 @@ void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<doub
   for (std::size_t k = 0; k < delay_.size(); ++k) {
     const uint32_t d = delay_[k];
     const Delay& delay = delays[d];
-    const double amount = (delay.waiting + arrived[k]) * delay.excess_waiting / delay.total;
+    const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
     // As share(): nothing for no amount (waits_total > 0: they pass on).
     if (amount <= 0) continue;
     const double waits_total = static_cast<double>(delay.waits_total);

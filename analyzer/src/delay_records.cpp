@@ -198,7 +198,7 @@ class DelayFinder {
         }
         context_.profiler.profile(from, to, mine_);
         delay_of_record_[record] =
-            pool_.compare(kind, static_cast<double>(waited), mine_, theirs_, their_waiting);
+            pool_.compare(kind, waited, mine_, theirs_, their_waiting);
       }
       theirs_.clear();
     }
@@ -249,11 +249,12 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   }
 }
 
-uint32_t DelayPool::compare(WaitKind kind, double waiting, const IntervalProfile& mine,
+uint32_t DelayPool::compare(WaitKind kind, int64_t waiting, const IntervalProfile& mine,
                             const TicksByCallpath& theirs, int64_t their_waiting) {
   Delay delay;
-  delay.kind = kind;
-  delay.waiting = waiting;
+  constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
+  delay.kind_bits = static_cast<int64_t>(kind);
+  delay.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
   delay.excess_begin = static_cast<uint32_t>(excess.size());
   for (const auto& [callpath, ticks] : mine.time) {
     const int64_t other = theirs.get(callpath);

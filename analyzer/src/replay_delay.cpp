@@ -107,32 +107,36 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {  // the rounds' buffers are freed at the end
-    RecordSubset passing_records(channel, passes, passes_out, record_wait);
-    std::vector<uint8_t>().swap(passes);
-    std::vector<uint8_t>().swap(passes_out);
-    double all_waiting = 0.0;  // the same every round
-    for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
-    // The passing delays' records arrive in the delays' order (passing).
     const std::vector<double>* carried = &next;  // the values the last carry sent
-    for (int round = 0;; ++round) {
-      const std::vector<double>& arrived = passing_records.to_delayers(propagated);
-      std::fill(next.begin(), next.end(), 0.0);
-      shares.pass_on(arrived, next);
-      collectives.propagate(waits, &propagated, next);
-      // Converged when the long-term values moved by less than
-      // kDelayTolerance of all waiting (summed over ranks) in this round: a
-      // chain of waits (a ring, iteration after iteration) passes on a share
-      // below one at each hop, so what the next hops add fades.
-      double moved[2] = {0.0, all_waiting};
-      for (std::size_t k = 0; k < waits.size(); ++k) moved[0] += std::abs(next[k] - propagated[k]);
-      propagated.swap(next);  // next: the values carried in this round
-      sum_over_members(moved, 2, world);
-      statistics.rounds = static_cast<uint64_t>(round) + 1;
-      if (moved[0] <= kDelayTolerance * moved[1]) break;
-      if (round + 1 >= kMaxDelayRounds) {
-        statistics.converged = false;
-        carried = &propagated;  // the final carry takes the newest values
-        break;
+    {  // the subset's buffers are freed before the final carry's are built (its peak)
+      RecordSubset passing_records(channel, passes, passes_out, record_wait);
+      std::vector<uint8_t>().swap(passes);
+      std::vector<uint8_t>().swap(passes_out);
+      double all_waiting = 0.0;  // the same every round
+      for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
+      // The passing delays' records arrive in the delays' order (passing).
+      for (int round = 0;; ++round) {
+        const std::vector<double>& arrived = passing_records.to_delayers(propagated);
+        std::fill(next.begin(), next.end(), 0.0);
+        shares.pass_on(arrived, next);
+        collectives.propagate(waits, &propagated, next);
+        // Converged when the long-term values moved by less than
+        // kDelayTolerance of all waiting (summed over ranks) in this round: a
+        // chain of waits (a ring, iteration after iteration) passes on a share
+        // below one at each hop, so what the next hops add fades.
+        double moved[2] = {0.0, all_waiting};
+        for (std::size_t k = 0; k < waits.size(); ++k) {
+          moved[0] += std::abs(next[k] - propagated[k]);
+        }
+        propagated.swap(next);  // next: the values carried in this round
+        sum_over_members(moved, 2, world);
+        statistics.rounds = static_cast<uint64_t>(round) + 1;
+        if (moved[0] <= kDelayTolerance * moved[1]) break;
+        if (round + 1 >= kMaxDelayRounds) {
+          statistics.converged = false;
+          carried = &propagated;  // the final carry takes the newest values
+          break;
+        }
       }
     }
     // The waiters' long-term waiting at their delayers: one full carry.
@@ -153,17 +157,17 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     if (d == kNone) continue;
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
-      statistics.unexplained += delay.waiting;
+      statistics.unexplained += delay.waiting();
       continue;
     }
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
-      publish_cost(DelayCostFound{delay.kind, pool.excess[e].callpath, delay.waiting * share,
+      publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                   delay_propagated[r] * share});
     }
     // Only the passing delays (in record order) keep own wait states.
     if (k < shares.size() && shares.delay(k) == d) {
-      shares.share(k++, delay.waiting * delay.excess_waiting / delay.total,
+      shares.share(k++, delay.waiting() * delay.excess_waiting / delay.total,
                    [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
