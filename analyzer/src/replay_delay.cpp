@@ -56,15 +56,13 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     // completing call, at D the posting call of the receive.
     Synchronizations sync(trace, definitions);
     std::vector<std::pair<uint32_t, uint32_t>> wait_calls;
-    std::vector<int64_t> waiting;
     wait_calls.reserve(waits.size());
-    waiting.reserve(waits.size());
-    for (uint32_t k = 0; k < waits.size(); ++k) {
-      wait_calls.emplace_back(waits[k].call, k);
-      waiting.push_back(waits[k].waiting);
-    }
+    for (uint32_t k = 0; k < waits.size(); ++k) wait_calls.emplace_back(waits[k].call, k);
     sort_in_runs(wait_calls);  // in runs: Late Sender, Late Receiver, collectives
-    IntervalProfiler profiler(trace, tree, std::move(wait_calls), std::move(waiting));
+    // The profiler reads the wait states' waiting in place (no copy).
+    IntervalProfiler profiler(trace, tree, std::move(wait_calls),
+                              WaitingTicks{waits.empty() ? nullptr : &waits[0].waiting,
+                                           sizeof(WaitState)});
     RecordPlan plan = plan_records(waits, point_to_point, matching);
     channel.open(plan.peers, plan.records, world);
     collectives.compare_intervals(profiler, keys);

@@ -46,8 +46,8 @@ uint32_t CallpathKeys::find(uint64_t key) const {
 
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                                    std::vector<std::pair<uint32_t, uint32_t>> waits,
-                                   std::vector<int64_t> waiting)
-    : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(std::move(waiting)),
+                                   WaitingTicks waiting)
+    : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(waiting),
       scratch_(tree.size(), 0), stamp_(tree.size(), 0), touched_(tree.size(), 0) {}
 
 void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result,

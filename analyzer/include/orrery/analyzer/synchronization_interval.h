@@ -9,6 +9,7 @@
 // exchanges) keeps its own call path.
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -44,14 +45,28 @@ struct IntervalProfile {
   std::vector<std::pair<uint32_t, int64_t>> waits; ///< (wait-state index, its waiting)
 };
 
+/// The waiting (ticks) of wait state k, read where the caller keeps it:
+/// `stride` bytes apart from `first` (a field of its wait-state records), not
+/// a copy of millions of values.
+struct WaitingTicks {
+  const int64_t* first = nullptr;
+  std::size_t stride = sizeof(int64_t);
+  [[nodiscard]] int64_t operator[](std::size_t k) const {
+    int64_t ticks = 0;
+    std::memcpy(&ticks, reinterpret_cast<const char*>(first) + k * stride, sizeof ticks);
+    return ticks;
+  }
+};
+
 /// Splits intervals of one rank's kept events into per-call-path time
 /// (`tree`: the rank's call tree, which the pipeline takes out of the trace).
 class IntervalProfiler {
  public:
   /// `waits`: (Enter index of the waiting call, wait-state index), sorted by
-  /// Enter index; `waiting[k]` the ticks wait state k waited.
+  /// Enter index; `waiting[k]` the ticks wait state k waited (kept by the
+  /// caller while the profiler lives).
   IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
-                   std::vector<std::pair<uint32_t, uint32_t>> waits, std::vector<int64_t> waiting);
+                   std::vector<std::pair<uint32_t, uint32_t>> waits, WaitingTicks waiting);
 
   /// The profile from the event `from_leave` (a Leave, or the Enter of a
   /// call whose own time then counts; kNone: the trace's start) to the Enter
@@ -67,7 +82,7 @@ class IntervalProfiler {
   const LocalTrace& trace_;
   const CallTree& tree_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
-  std::vector<int64_t> waiting_;
+  WaitingTicks waiting_;
   std::vector<int64_t> scratch_;    ///< per call path, valid where stamp_ is this call's
   std::vector<uint32_t> stamp_;     ///< per call path, the call that last set scratch_
   std::vector<uint32_t> touched_;   ///< this call's call paths, in the order first set
