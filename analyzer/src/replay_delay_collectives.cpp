@@ -75,8 +75,6 @@ struct CollectiveDelays::Instance {
 CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& definitions,
                                    const Communicators& comms)
     : trace_(trace), definitions_(definitions), comms_(comms) {
-  std::vector<std::vector<Instance>> per_comm;
-  std::vector<uint32_t> ids;
   for (const auto& [id, def] : definitions.comms) {
     if (comms.get(id) == MPI_COMM_NULL || comms.size(id) < 2) continue;
     by_comm_.emplace_back(id, std::vector<Instance>{});
@@ -84,15 +82,35 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
     std::sort(sorted.begin(), sorted.end());
     members_.emplace_back(id, std::move(sorted));
   }
-  const auto slot_of = [&](uint32_t comm) -> std::vector<Instance>* {
+  const auto index_of = [&](uint32_t comm) -> std::size_t {  // by_comm_.size() if none
     auto it = std::lower_bound(by_comm_.begin(), by_comm_.end(), comm,
                                [](const auto& entry, uint32_t id) { return entry.first < id; });
-    return it != by_comm_.end() && it->first == comm ? &it->second : nullptr;
+    return it != by_comm_.end() && it->first == comm
+               ? static_cast<std::size_t>(it - by_comm_.begin())
+               : by_comm_.size();
   };
+  const auto slot_of = [&](uint32_t comm) -> std::vector<Instance>* {
+    const std::size_t c = index_of(comm);
+    return c < by_comm_.size() ? &by_comm_[c].second : nullptr;
+  };
+  const auto replayed = [](const CollectiveOp& op) {
+    return op.complete_call != kNone && op.start_call != kNone && op.kind != CollectiveKind::kOther;
+  };
+  // Exact sizes first (tens of thousands of instances on a long run:
+  // growing by doubling would leave up to half of them unused).
+  std::vector<std::size_t> counts(by_comm_.size(), 0);
   for (const CollectiveOp& op : trace.collectives) {
-    if (op.complete_call == kNone || op.start_call == kNone || op.kind == CollectiveKind::kOther) {
-      continue;
-    }
+    const std::size_t c = replayed(op) ? index_of(op.comm) : by_comm_.size();
+    if (c < by_comm_.size()) ++counts[c];
+  }
+  std::size_t instances = 0;
+  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
+    by_comm_[c].second.reserve(counts[c]);
+    instances += counts[c];
+  }
+  sync_points_.reserve(instances);
+  for (const CollectiveOp& op : trace.collectives) {
+    if (!replayed(op)) continue;
     std::vector<Instance>* list = slot_of(op.comm);
     if (list == nullptr) continue;
     Instance instance;
