@@ -75,15 +75,19 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 namespace {
 
 /// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` selects; their indices go to `kept`.
+/// records `keep` selects; their indices go to `kept` (if given, reserved
+/// at its exact size: millions of records, no doubling).
 BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
-                   std::vector<uint32_t>& kept) {
+                   std::vector<uint32_t>* kept) {
+  if (kept != nullptr) {
+    kept->reserve(keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
+  }
   BlockLayout selected;
   for (std::size_t k = 0; k < all.peers.size(); ++k) {
     std::size_t count = 0;
     for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
       if (keep[r] == 0) continue;
-      kept.push_back(static_cast<uint32_t>(r));
+      if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
       ++count;
     }
     // Blocks without selected records stay, empty: both sides agree on the peers.
@@ -98,12 +102,11 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, kept_wait_);
+  out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
   for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
-  std::vector<uint32_t> kept_in;  // only their number is needed here
-  in_ = select(channel.incoming_records(), keep_in, kept_in);
+  in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
   send_.resize(kept_wait_.size());
-  received_.resize(kept_in.size());
+  received_.resize(in_.total);
 }
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {

@@ -89,6 +89,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   };
   std::vector<uint8_t> passes(delay_of_record.size(), 0);
   std::vector<uint32_t> passing;  // delays that pass waiting on, in order
+  passing.reserve(delays.size());  // most do, on a communication-heavy trace
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone || !passes_on(delays[d])) continue;
