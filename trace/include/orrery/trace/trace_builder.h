@@ -7,6 +7,7 @@
 // it; tests feed it by hand. Clock offsets must be in the trace before the
 // builder is made.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -40,14 +41,14 @@ class TraceBuilder {
       enter_uncached(time, region, known);
       return;
     }
-    open_frame(reference_time(time), region, known.callpath);
+    open_frame(later_reference_time(time), region, known.callpath);
   }
   [[gnu::always_inline]] void leave(int64_t time, uint32_t region) {
     if (top_->region != region || leave_checks_) [[unlikely]] {
       leave_checked(time, region);
       return;
     }
-    close_region<false>(reference_time(time), region);
+    close_region<false>(later_reference_time(time), region);
   }
   void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
     trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
@@ -106,6 +107,7 @@ class TraceBuilder {
     uint64_t region;           ///< (at hand for the Leave's check; kNoRegion: the sentinel)
     int64_t enter_time;        ///< reference time of its Enter
     int64_t folded_child_time; ///< total duration of its folded callees
+    Event* enter_event;        ///< its Enter (chunks never move; the sentinel's: none)
   };
 
   /// (parent, region) -> call path lookups seen recently, direct-mapped by a
@@ -128,12 +130,18 @@ class TraceBuilder {
   /// come in time order; a clock that steps back by a few ticks is clamped
   /// rather than rejected.
   [[gnu::always_inline]] int64_t reference_time(int64_t local) {
-    int64_t time = clock_(local);
-    if (trace_.events_read++ == 0) {
-      trace_.first_time = time;
-    } else if (time < trace_.last_time) {
-      time = trace_.last_time;
+    if (trace_.events_read == 0) {
+      ++trace_.events_read;
+      trace_.first_time = trace_.last_time = clock_(local);
+      return trace_.last_time;
     }
+    return later_reference_time(local);
+  }
+  /// reference_time() of an event after the first: a cached Enter (the
+  /// first Enter is never cached) and a Leave that matches an open frame.
+  [[gnu::always_inline]] int64_t later_reference_time(int64_t local) {
+    ++trace_.events_read;
+    const int64_t time = std::max(clock_(local), trace_.last_time);
     trace_.last_time = time;
     return time;
   }
@@ -148,9 +156,10 @@ class TraceBuilder {
   }
   /// Appends an Enter at `reference` and opens its frame.
   [[gnu::always_inline]] void open_frame(int64_t reference, uint32_t region, uint32_t callpath) {
-    const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    Event& event = trace_.events.append(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    const auto index = static_cast<uint32_t>(trace_.events.size() - 1);
     if (top_ == frames_last_) [[unlikely]] grow_frames();
-    *++top_ = Frame{index, callpath, region, reference, 0};
+    *++top_ = Frame{index, callpath, region, reference, 0, &event};
   }
   /// Enter whose call path the cache does not know (or must not answer).
   [[gnu::cold, gnu::noinline]] void enter_uncached(int64_t time, uint32_t region, KnownChild& known);
@@ -203,7 +212,7 @@ class TraceBuilder {
     }
     const uint32_t folded_ref =
         frame.folded_child_time != 0 ? note_folded_child_time(frame.folded_child_time) : kNone;
-    trace_.events[frame.enter].link =
+    frame.enter_event->link =
         trace_.events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
   }
   /// Adds a folded instance to its call path's totals and drops its events.
@@ -217,7 +226,7 @@ class TraceBuilder {
   LocalTrace& trace_;
   ClockMapping clock_;
   /// Open frames from [1] on; [0] is the sentinel (top_ there: none open).
-  std::vector<Frame> frames_ = std::vector<Frame>(64, Frame{kNone, kNone, kNoRegion, 0, 0});
+  std::vector<Frame> frames_ = std::vector<Frame>(64, Frame{kNone, kNone, kNoRegion, 0, 0, nullptr});
   Frame* top_ = frames_.data();
   Frame* frames_last_ = frames_.data() + frames_.size() - 1;
   std::array<KnownChild, std::size_t{1} << kKnownChildBits> known_children_{};
