@@ -57,6 +57,14 @@ class ChunkedArray {
     ++size_;
     return *next_++ = value;
   }
+  /// Whether the current chunk has room for one more entry: then
+  /// append_in_room needs no check (the reader's Enter/Leave check first
+  /// and stay free of calls).
+  [[nodiscard]] bool has_room() const { return next_ != limit_; }
+  T& append_in_room(const T& value) {
+    ++size_;
+    return *next_++ = value;
+  }
   /// Drops the entries from index `size` on; their memory is reused.
   void truncate(std::size_t size) {
     if (size >= size_) return;

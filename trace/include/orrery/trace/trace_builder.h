@@ -28,27 +28,43 @@ class TraceBuilder {
   TraceBuilder(TraceBuilder&&) = default;
 
   /// Enter and Leave are most of a trace: inline into the OTF2 callbacks
-  /// (always: the compiler would call them). Their common case has one
-  /// check each; every rare case goes out of line: an Enter whose call path
-  /// is not in the known-child cache (which never holds MPI_Init/Finalize's
-  /// call paths and is emptied while a ProgramBegin's gap is open), a Leave
-  /// that does not match the innermost frame (the sentinel frame below the
-  /// outermost one matches no region) or while leave_checks_ is set.
+  /// (always: the compiler would call them). Their common case checks
+  /// first and then calls nothing (so the callbacks save no registers);
+  /// every other case goes out of line: an Enter whose call path is not in
+  /// the known-child cache (which never holds MPI_Init/Finalize's call paths
+  /// and is emptied while a ProgramBegin's gap is open) or that needs a new
+  /// event chunk or more frames; a Leave that does not match the innermost
+  /// frame (the sentinel frame below the outermost one matches no region),
+  /// while leave_checks_ is set, that folds or follows a folded callee, or
+  /// that needs a new event chunk.
   [[gnu::always_inline]] void enter(int64_t time, uint32_t region) {
     const uint32_t parent = top_->callpath;
     KnownChild& known = known_child(parent, region);
-    if (known.parent != parent || known.region != region) [[unlikely]] {
+    if (known.parent != parent || known.region != region || top_ == frames_last_ ||
+        !trace_.events.has_room()) [[unlikely]] {
       enter_uncached(time, region, known);
       return;
     }
-    open_frame(later_reference_time(time), region, known.callpath);
+    const int64_t reference = later_reference_time(time);
+    const uint32_t callpath = known.callpath;
+    Event& event = trace_.events.append_in_room(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    const auto index = static_cast<uint32_t>(trace_.events.size() - 1);
+    *++top_ = Frame{index, callpath, region, reference, 0, &event};
   }
+  /// The common Leave: the innermost frame matches, it keeps its Enter
+  /// (not folded) and no callee of it was folded.
   [[gnu::always_inline]] void leave(int64_t time, uint32_t region) {
-    if (top_->region != region || leave_checks_) [[unlikely]] {
+    Frame& frame = *top_;
+    if (frame.region != region || leave_checks_ || frame.folded_child_time != 0 ||
+        frame.enter + 1 == trace_.events.size() || !trace_.events.has_room()) [[unlikely]] {
       leave_checked(time, region);
       return;
     }
-    close_region<false>(later_reference_time(time), region);
+    const int64_t reference = later_reference_time(time);
+    --top_;
+    if (no_open_region()) ++trace_.top_level_instances;
+    frame.enter_event->link = static_cast<uint32_t>(trace_.events.size());
+    trace_.events.append_in_room(Event::make(reference, EventKind::kLeave, kNone, frame.enter));
   }
   void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
     trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
@@ -164,7 +180,8 @@ class TraceBuilder {
   /// Enter whose call path the cache does not know (or must not answer).
   [[gnu::cold, gnu::noinline]] void enter_uncached(int64_t time, uint32_t region, KnownChild& known);
   /// Leave with every check (and its rare cases).
-  [[gnu::cold, gnu::noinline]] void leave_checked(int64_t time, uint32_t region);
+  /// (Not cold: most Leaves of a computation-heavy trace fold their instance.)
+  [[gnu::noinline]] void leave_checked(int64_t time, uint32_t region);
   [[gnu::cold]] void grow_frames();
   /// Empties the known-child cache (every Enter goes through enter_uncached once).
   void forget_known_children();
@@ -195,15 +212,10 @@ class TraceBuilder {
   }
   /// Leaves the innermost open region at `leave_time` (reference time line):
   /// folds the instance if nothing inside it was kept, else appends its Leave.
-  /// kChecked: the frame may not match or measurement-off instances may be
-  /// open (leave() checked both already otherwise).
-  template <bool kChecked = true>
-  [[gnu::always_inline]] void close_region(int64_t leave_time, uint32_t region) {
+  void close_region(int64_t leave_time, uint32_t region) {
     const Frame frame = *top_--;
-    if constexpr (kChecked) {
-      if (frame.region != region) throw_mismatched_leave(region, static_cast<uint32_t>(frame.region));
-      if (open_off_instances_ > 0) note_off_instance_closed(region);
-    }
+    if (frame.region != region) throw_mismatched_leave(region, static_cast<uint32_t>(frame.region));
+    if (open_off_instances_ > 0) note_off_instance_closed(region);
     const int64_t duration = leave_time - frame.enter_time;
     if (no_open_region()) ++trace_.top_level_instances;
     if (frame.enter + 1 == trace_.events.size()) {
