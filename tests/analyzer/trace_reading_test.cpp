@@ -118,6 +118,34 @@ TEST(ChunkedArray, ForEachVisitsEveryEntryOnceInOrderAcrossChunks) {
   }
 }
 
+// The write cursor: truncating back over a chunk boundary and appending
+// again puts each entry at its index; a moved-from array is empty and usable.
+TEST(ChunkedArray, AppendsAfterTruncatingAcrossChunksAndAfterAMove) {
+  ChunkedArray<uint32_t, 2> values;  // chunks of 4
+  for (uint32_t v = 0; v < 9; ++v) EXPECT_EQ(values.push_back(v), v);
+  for (std::size_t keep : {8U, 4U, 3U, 0U}) {
+    values.truncate(keep);
+    ASSERT_EQ(values.size(), keep);
+    for (auto v = static_cast<uint32_t>(keep); v < 10; ++v) {
+      if (values.has_room()) {
+        EXPECT_EQ(values.append_in_room(50 + v), 50 + v);
+      } else {
+        EXPECT_EQ(values.push_back(50 + v), v);
+      }
+    }
+    ASSERT_EQ(values.size(), 10U);
+    for (uint32_t v = 0; v < 10; ++v) EXPECT_EQ(values[v], v < keep ? v : 50 + v) << keep << " " << v;
+  }
+  ChunkedArray<uint32_t, 2> moved = std::move(values);
+  EXPECT_EQ(moved.size(), 10U);
+  EXPECT_EQ(moved.append(77), 77U);
+  EXPECT_EQ(moved[10], 77U);
+  EXPECT_TRUE(values.empty());  // NOLINT(bugprone-use-after-move): reset on purpose
+  EXPECT_EQ(values.push_back(5), 0U);
+  EXPECT_EQ(values[0], 5U);
+  EXPECT_EQ(moved[0], 50U);  // the move's source writing again did not touch it
+}
+
 struct Ping {
   int value = 0;
 };

@@ -254,11 +254,15 @@ OTF2_CallbackCode guarded(void* user, F&& body) {
                          OTF2_AttributeList*, __VA_ARGS__)
 #define ORRERY_T static_cast<int64_t>(time)
 
+// Enter and Leave come in two versions: with an id mapping and without
+// (most traces: no check per event for a mapping).
+template <bool kMapped>
 ORRERY_EVT_CB(ev_enter, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, region_of(user, region)); });
+  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, kMapped ? region_of(user, region) : region); });
 }
+template <bool kMapped>
 ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, region_of(user, region)); });
+  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, kMapped ? region_of(user, region) : region); });
 }
 ORRERY_EVT_CB(ev_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, comm_of(user, comm), tag, bytes); });
@@ -328,10 +332,10 @@ OTF2_CallbackCode ev_measurement(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t
   return guarded(user, [&](TraceBuilder& b) { b.measurement(ORRERY_T, mode == OTF2_MEASUREMENT_ON); });
 }
 
-OTF2_EvtReaderCallbacks* make_event_callbacks() {
+OTF2_EvtReaderCallbacks* make_event_callbacks(bool mapped) {
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, ev_leave);
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, mapped ? ev_enter<true> : ev_enter<false>);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, mapped ? ev_leave<true> : ev_leave<false>);
   OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, ev_send);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete);
@@ -495,7 +499,7 @@ void read_location_trace(const std::string& experiment, const Definitions& defin
   EventSink sink{TraceBuilder(trace), nullptr, mapping, &definitions};
   synchronize_init_and_finalize(definitions, sink.builder);
   mark_neighbor_collectives(definitions, sink.builder);
-  OTF2_EvtReaderCallbacks* cbs = make_event_callbacks();
+  OTF2_EvtReaderCallbacks* cbs = make_event_callbacks(mapping != nullptr);
   const OTF2_ErrorCode registered =
       OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
   OTF2_EvtReaderCallbacks_Delete(cbs);

@@ -30,17 +30,39 @@ uint32_t Definitions::world_rank(uint32_t comm, uint32_t rank_in_comm, uint32_t 
   return it->second.members[rank_in_comm];
 }
 
-uint32_t TraceBuilder::learn_callpath(uint32_t parent, uint32_t region, KnownChild& known) {
+void TraceBuilder::enter_uncached(int64_t time, uint32_t region, KnownChild& known) {
+  const uint32_t parent = top_->callpath;
   const uint32_t callpath = trace_.calltree.child(parent, region);
   if (callpath > Event::kMaxRef - 1) throw_table_too_large();
   if (trace_.folded.size() < trace_.calltree.size()) trace_.folded.resize(trace_.calltree.size());
-  known = KnownChild{parent, region, callpath};
-  return callpath;
+  const bool synchronizing = region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther;
+  const int64_t reference = reference_time(time);
+  if (program_begin_pending_ != INT64_MIN) end_program_begin_gap(reference);
+  if (!synchronizing) known = KnownChild{parent, region, callpath};
+  open_frame(reference, region, callpath);
+  if (synchronizing) open_synchronizing(time);
 }
+
+void TraceBuilder::leave_checked(int64_t time, uint32_t region) {
+  if (no_open_region()) throw_leave_without_enter();
+  if (synchronizing_open_ != kNone) close_synchronizing(time, region);
+  const int64_t reference = reference_time(time);
+  if (open_off_instances_ > 0) close_off_instances(reference, region);
+  close_region(reference, region);
+}
+
+void TraceBuilder::grow_frames() {
+  const std::size_t top = open_regions();
+  frames_.resize(frames_.size() * 2);
+  top_ = frames_.data() + top;
+  frames_last_ = frames_.data() + frames_.size() - 1;
+}
+
+void TraceBuilder::forget_known_children() { known_children_.fill(KnownChild{}); }
 
 void TraceBuilder::end_program_begin_gap(int64_t reference) {
   // The program began before its first region: that time is outside regions.
-  if (stack_.empty() && reference > program_begin_pending_) ++trace_.loose_events;
+  if (no_open_region() && reference > program_begin_pending_) ++trace_.loose_events;
   program_begin_pending_ = INT64_MIN;
 }
 
@@ -48,6 +70,7 @@ void TraceBuilder::open_synchronizing(int64_t time) {
   if (open_collective_ != kNone) return;
   open_collective(time);
   synchronizing_open_ = open_collective_;
+  update_leave_checks();
 }
 
 void TraceBuilder::neighborhood_in(uint32_t region) {
@@ -67,11 +90,14 @@ void TraceBuilder::program_begin(int64_t time, const std::string& program_name) 
   const int64_t reference = reference_time(time);
   ++trace_.program_events;
   if (trace_.program_name.empty()) trace_.program_name = program_name;
-  if (stack_.empty()) program_begin_pending_ = reference;
+  if (no_open_region()) {
+    program_begin_pending_ = reference;
+    forget_known_children();  // the next Enter ends the gap (enter_uncached)
+  }
 }
 
 void TraceBuilder::program_end(int64_t time) {
-  const bool after_regions = stack_.empty() && trace_.events_read > 0;
+  const bool after_regions = no_open_region() && trace_.events_read > 0;
   const int64_t last = trace_.last_time;
   const int64_t reference = reference_time(time);
   ++trace_.program_events;
@@ -85,6 +111,7 @@ void TraceBuilder::program_end(int64_t time) {
 void TraceBuilder::synchronize_in(uint32_t region, CollectiveKind kind, uint32_t comm) {
   if (region >= synchronizing_.size()) synchronizing_.resize(region + 1);
   synchronizing_[region] = Synchronizing{kind, comm};
+  forget_known_children();  // its call paths must not be answered by the cache
 }
 
 void TraceBuilder::throw_leave_without_enter() const {
@@ -94,18 +121,19 @@ void TraceBuilder::throw_leave_without_enter() const {
 
 void TraceBuilder::close_synchronizing(int64_t time, uint32_t region) {
   // The collective an MPI_Init/MPI_Finalize instance opened ends at its Leave.
-  if (synchronizing_open_ == open_collective_ && !stack_.empty() && region < synchronizing_.size() &&
-      trace_.collectives[synchronizing_open_].start_call == stack_.back().enter) {
+  if (synchronizing_open_ == open_collective_ && !no_open_region() && region < synchronizing_.size() &&
+      trace_.collectives[synchronizing_open_].start_call == top_->enter) {
     const Synchronizing& sync = synchronizing_[region];
     finish_collective(time, sync.kind, sync.comm, kNone, 0, 0);
     synchronizing_open_ = kNone;
+    update_leave_checks();
   }
 }
 
 void TraceBuilder::close_off_instances(int64_t reference, uint32_t region) {
   // A measurement-off instance still open when its caller is left ends there.
   const uint32_t off_region = trace_.measurement_regions + 1;
-  while (region != off_region && stack_.size() > 1 && stack_.back().region == off_region) {
+  while (region != off_region && open_regions() > 1 && top_->region == off_region) {
     close_region(reference, off_region);
   }
 }
@@ -120,12 +148,12 @@ void TraceBuilder::buffer_flush(int64_t time, int64_t stop) {
 void TraceBuilder::measurement(int64_t time, bool on) {
   if (trace_.measurement_regions == kNone) return;
   const uint32_t off_region = trace_.measurement_regions + 1;
-  const bool off_is_open =
-      !stack_.empty() && stack_.back().region == off_region;
+  const bool off_is_open = top_->region == off_region;  // (never the sentinel's)
   if (!on && !off_is_open) {
     trace_.measurement_regions_used = true;
     enter(time, off_region);
     ++open_off_instances_;
+    update_leave_checks();
   } else if (on && off_is_open) {
     leave(time, off_region);
   }
@@ -139,6 +167,7 @@ void TraceBuilder::throw_mismatched_leave(uint32_t region, uint32_t open_region)
 
 void TraceBuilder::note_off_instance_closed(uint32_t region) {
   if (region == trace_.measurement_regions + 1) --open_off_instances_;
+  update_leave_checks();
 }
 
 void TraceBuilder::fold(const Frame& frame, int64_t duration) {
@@ -156,7 +185,7 @@ void TraceBuilder::fold(const Frame& frame, int64_t duration) {
     }
     record_folded_span(frame.enter, frame.callpath, duration - frame.folded_child_time);
   }
-  (stack_.empty() ? trace_.folded_top_level_time : stack_.back().folded_child_time) += duration;
+  (no_open_region() ? trace_.folded_top_level_time : top_->folded_child_time) += duration;
 }
 
 uint32_t TraceBuilder::note_folded_child_time(int64_t folded_child_time) {
@@ -325,9 +354,9 @@ void TraceBuilder::nbc_complete(int64_t time, CollectiveKind kind, uint32_t comm
 }
 
 void TraceBuilder::finish() {
-  while (!stack_.empty()) {
+  while (!no_open_region()) {
     ++trace_.unclosed_regions;
-    close_region(trace_.last_time, stack_.back().region);
+    close_region(trace_.last_time, static_cast<uint32_t>(top_->region));
   }
   trace_.unmatched_requests += pending_nbcs_.size();
 }

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "orrery/trace/chunk_memory.h"
@@ -30,6 +31,12 @@ class ChunkedArray {
   ChunkedArray(std::initializer_list<T> values) {
     for (const T& value : values) push_back(value);
   }
+  // The write cursor points into the chunks: a moved-from array starts empty.
+  ChunkedArray(ChunkedArray&& other) noexcept { take(other); }
+  ChunkedArray& operator=(ChunkedArray&& other) noexcept {
+    if (this != &other) take(other);
+    return *this;
+  }
 
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
@@ -40,13 +47,31 @@ class ChunkedArray {
   /// Appends and returns the new entry's index; inline because the trace
   /// reader calls it per event.
   uint32_t push_back(const T& value) {
-    if (size_ == allocated_) add_chunk();
-    chunks_[size_ >> kChunkBits][size_ & (kChunkSize - 1)] = value;
+    if (next_ == limit_) [[unlikely]] next_chunk();
+    *next_++ = value;
     return static_cast<uint32_t>(size_++);
+  }
+  /// Appends and returns the new entry (index size() - 1), which stays where it is.
+  T& append(const T& value) {
+    if (next_ == limit_) [[unlikely]] next_chunk();
+    ++size_;
+    return *next_++ = value;
+  }
+  /// Whether the current chunk has room for one more entry: then
+  /// append_in_room needs no check (the reader's Enter/Leave check first
+  /// and stay free of calls).
+  [[nodiscard]] bool has_room() const { return next_ != limit_; }
+  T& append_in_room(const T& value) {
+    ++size_;
+    return *next_++ = value;
   }
   /// Drops the entries from index `size` on; their memory is reused.
   void truncate(std::size_t size) {
-    if (size < size_) size_ = size;
+    if (size >= size_) return;
+    size_ = size;
+    T* chunk = chunks_[size >> kChunkBits].get();
+    next_ = chunk + (size & (kChunkSize - 1));
+    limit_ = chunk + kChunkSize;
   }
   /// Calls `visit(index, entry)` for every entry in order, a chunk at a time
   /// (no chunk lookup per entry: the replays walk all events this way).
@@ -106,6 +131,22 @@ class ChunkedArray {
     }
   };
 
+  /// The write cursor reached a chunk's end (or none was allocated):
+  /// continues in the next chunk, allocating it if needed.
+  [[gnu::noinline]] void next_chunk() {
+    if (size_ == allocated_) add_chunk();
+    next_ = chunks_[size_ >> kChunkBits].get();
+    limit_ = next_ + kChunkSize;
+  }
+  void take(ChunkedArray& other) {
+    chunks_ = std::move(other.chunks_);
+    size_ = std::exchange(other.size_, 0);
+    allocated_ = std::exchange(other.allocated_, 0);
+    next_ = std::exchange(other.next_, nullptr);
+    limit_ = std::exchange(other.limit_, nullptr);
+    other.chunks_.clear();
+  }
+
   void add_chunk() {
     // Indices are 32-bit and kNone is reserved: refuse the chunk that could reach it.
     if (size_ + kChunkSize > kNone) throw_table_too_large();
@@ -119,6 +160,9 @@ class ChunkedArray {
   std::vector<std::unique_ptr<T[], Release>> chunks_;
   std::size_t size_ = 0;
   std::size_t allocated_ = 0;
+  /// Where entry size_ goes, and the end of its chunk (equal: next_chunk first).
+  T* next_ = nullptr;
+  T* limit_ = nullptr;
 };
 
 }  // namespace orrery::analyzer

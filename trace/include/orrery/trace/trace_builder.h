@@ -7,6 +7,8 @@
 // it; tests feed it by hand. Clock offsets must be in the trace before the
 // builder is made.
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -20,25 +22,49 @@ namespace orrery::analyzer {
 class TraceBuilder {
  public:
   explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
+  // top_ points into frames_: a copy would point into the original.
+  TraceBuilder(const TraceBuilder&) = delete;
+  TraceBuilder& operator=(const TraceBuilder&) = delete;
+  TraceBuilder(TraceBuilder&&) = default;
 
   /// Enter and Leave are most of a trace: inline into the OTF2 callbacks
-  /// (always: the compiler would call them), their rare cases out of line.
+  /// (always: the compiler would call them). Their common case checks
+  /// first and then calls nothing (so the callbacks save no registers);
+  /// every other case goes out of line: an Enter whose call path is not in
+  /// the known-child cache (which never holds MPI_Init/Finalize's call paths
+  /// and is emptied while a ProgramBegin's gap is open) or that needs a new
+  /// event chunk or more frames; a Leave that does not match the innermost
+  /// frame (the sentinel frame below the outermost one matches no region),
+  /// while leave_checks_ is set, that folds or follows a folded callee, or
+  /// that needs a new event chunk.
   [[gnu::always_inline]] void enter(int64_t time, uint32_t region) {
-    const uint32_t callpath = callpath_of(region);
-    const int64_t reference = reference_time(time);
-    if (program_begin_pending_ != INT64_MIN) end_program_begin_gap(reference);
-    const uint32_t index = trace_.events.push_back(Event::make(reference, EventKind::kEnter, callpath, kNone));
-    stack_.push_back(Frame{index, callpath, region, reference, 0});
-    if (region < synchronizing_.size() && synchronizing_[region].kind != CollectiveKind::kOther) {
-      open_synchronizing(time);
+    const uint32_t parent = top_->callpath;
+    KnownChild& known = known_child(parent, region);
+    if (known.parent != parent || known.region != region || top_ == frames_last_ ||
+        !trace_.events.has_room()) [[unlikely]] {
+      enter_uncached(time, region, known);
+      return;
     }
+    const int64_t reference = later_reference_time(time);
+    const uint32_t callpath = known.callpath;
+    Event& event = trace_.events.append_in_room(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    const auto index = static_cast<uint32_t>(trace_.events.size() - 1);
+    *++top_ = Frame{index, callpath, region, reference, 0, &event};
   }
+  /// The common Leave: the innermost frame matches, it keeps its Enter
+  /// (not folded) and no callee of it was folded.
   [[gnu::always_inline]] void leave(int64_t time, uint32_t region) {
-    if (stack_.empty()) throw_leave_without_enter();
-    if (synchronizing_open_ != kNone) close_synchronizing(time, region);
-    const int64_t reference = reference_time(time);
-    if (open_off_instances_ > 0) close_off_instances(reference, region);
-    close_region(reference, region);
+    Frame& frame = *top_;
+    if (frame.region != region || leave_checks_ || frame.folded_child_time != 0 ||
+        frame.enter + 1 == trace_.events.size() || !trace_.events.has_room()) [[unlikely]] {
+      leave_checked(time, region);
+      return;
+    }
+    const int64_t reference = later_reference_time(time);
+    --top_;
+    if (no_open_region()) ++trace_.top_level_instances;
+    frame.enter_event->link = static_cast<uint32_t>(trace_.events.size());
+    trace_.events.append_in_room(Event::make(reference, EventKind::kLeave, kNone, frame.enter));
   }
   void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
     trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
@@ -94,9 +120,10 @@ class TraceBuilder {
   struct Frame {
     uint32_t enter;            ///< index of its Enter
     uint32_t callpath;
-    uint32_t region;           ///< (the call tree's, at hand for the Leave's check)
+    uint64_t region;           ///< (at hand for the Leave's check; kNoRegion: the sentinel)
     int64_t enter_time;        ///< reference time of its Enter
     int64_t folded_child_time; ///< total duration of its folded callees
+    Event* enter_event;        ///< its Enter (chunks never move; the sentinel's: none)
   };
 
   /// (parent, region) -> call path lookups seen recently, direct-mapped by a
@@ -108,34 +135,57 @@ class TraceBuilder {
     uint32_t callpath = kNone;
   };
   static constexpr unsigned kKnownChildBits = 10;
+  /// The sentinel frame's region: wider than any region id.
+  static constexpr uint64_t kNoRegion = uint64_t{1} << 32;
 
-  uint32_t current_call() const { return stack_.empty() ? kNone : stack_.back().enter; }
+  /// The sentinel frame (below the outermost open region) has Enter and call path kNone.
+  uint32_t current_call() const { return top_->enter; }
+  [[nodiscard]] bool no_open_region() const { return top_ == frames_.data(); }
+  [[nodiscard]] std::size_t open_regions() const { return static_cast<std::size_t>(top_ - frames_.data()); }
   /// The event's time on the reference time line. Events of one location
   /// come in time order; a clock that steps back by a few ticks is clamped
   /// rather than rejected.
   [[gnu::always_inline]] int64_t reference_time(int64_t local) {
-    int64_t time = clock_(local);
-    if (trace_.events_read++ == 0) {
-      trace_.first_time = time;
-    } else if (time < trace_.last_time) {
-      time = trace_.last_time;
+    if (trace_.events_read == 0) {
+      ++trace_.events_read;
+      trace_.first_time = trace_.last_time = clock_(local);
+      return trace_.last_time;
     }
+    return later_reference_time(local);
+  }
+  /// reference_time() of an event after the first: a cached Enter (the
+  /// first Enter is never cached) and a Leave that matches an open frame.
+  [[gnu::always_inline]] int64_t later_reference_time(int64_t local) {
+    ++trace_.events_read;
+    const int64_t time = std::max(clock_(local), trace_.last_time);
     trace_.last_time = time;
     return time;
   }
   /// Appends a communication event (any kind but Enter/Leave).
   uint32_t push_communication(int64_t local_time, EventKind kind, uint32_t link) {
-    if (stack_.empty()) ++trace_.loose_events;
+    if (no_open_region()) ++trace_.loose_events;
     return trace_.events.push_back(Event::make(reference_time(local_time), kind, kNone, link));
   }
-  [[gnu::always_inline]] uint32_t callpath_of(uint32_t region) {
-    const uint32_t parent = stack_.empty() ? kNone : stack_.back().callpath;
+  [[gnu::always_inline]] KnownChild& known_child(uint32_t parent, uint32_t region) {
     const uint32_t hash = (parent * 0x9E3779B1U) ^ (region * 0x85EBCA77U);
-    KnownChild& known = known_children_[hash >> (32 - kKnownChildBits)];
-    if (known.parent == parent && known.region == region) return known.callpath;
-    return learn_callpath(parent, region, known);
+    return known_children_[hash >> (32 - kKnownChildBits)];
   }
-  [[gnu::cold]] uint32_t learn_callpath(uint32_t parent, uint32_t region, KnownChild& known);
+  /// Appends an Enter at `reference` and opens its frame.
+  [[gnu::always_inline]] void open_frame(int64_t reference, uint32_t region, uint32_t callpath) {
+    Event& event = trace_.events.append(Event::make(reference, EventKind::kEnter, callpath, kNone));
+    const auto index = static_cast<uint32_t>(trace_.events.size() - 1);
+    if (top_ == frames_last_) [[unlikely]] grow_frames();
+    *++top_ = Frame{index, callpath, region, reference, 0, &event};
+  }
+  /// Enter whose call path the cache does not know (or must not answer).
+  [[gnu::cold, gnu::noinline]] void enter_uncached(int64_t time, uint32_t region, KnownChild& known);
+  /// Leave with every check (and its rare cases).
+  /// (Not cold: most Leaves of a computation-heavy trace fold their instance.)
+  [[gnu::noinline]] void leave_checked(int64_t time, uint32_t region);
+  [[gnu::cold]] void grow_frames();
+  /// Empties the known-child cache (every Enter goes through enter_uncached once).
+  void forget_known_children();
+  void update_leave_checks() { leave_checks_ = synchronizing_open_ != kNone || open_off_instances_ > 0; }
   [[gnu::cold]] void end_program_begin_gap(int64_t reference);
   [[gnu::cold]] void open_synchronizing(int64_t time);
   [[gnu::cold]] void close_synchronizing(int64_t time, uint32_t region);
@@ -162,20 +212,19 @@ class TraceBuilder {
   }
   /// Leaves the innermost open region at `leave_time` (reference time line):
   /// folds the instance if nothing inside it was kept, else appends its Leave.
-  [[gnu::always_inline]] void close_region(int64_t leave_time, uint32_t region) {
-    const Frame frame = stack_.back();
-    stack_.pop_back();
-    if (frame.region != region) throw_mismatched_leave(region, frame.region);
+  void close_region(int64_t leave_time, uint32_t region) {
+    const Frame frame = *top_--;
+    if (frame.region != region) throw_mismatched_leave(region, static_cast<uint32_t>(frame.region));
     if (open_off_instances_ > 0) note_off_instance_closed(region);
     const int64_t duration = leave_time - frame.enter_time;
-    if (stack_.empty()) ++trace_.top_level_instances;
+    if (no_open_region()) ++trace_.top_level_instances;
     if (frame.enter + 1 == trace_.events.size()) {
       fold(frame, duration);
       return;
     }
     const uint32_t folded_ref =
         frame.folded_child_time != 0 ? note_folded_child_time(frame.folded_child_time) : kNone;
-    trace_.events[frame.enter].link =
+    frame.enter_event->link =
         trace_.events.push_back(Event::make(leave_time, EventKind::kLeave, folded_ref, frame.enter));
   }
   /// Adds a folded instance to its call path's totals and drops its events.
@@ -188,13 +237,18 @@ class TraceBuilder {
 
   LocalTrace& trace_;
   ClockMapping clock_;
-  std::vector<Frame> stack_;
-  std::vector<KnownChild> known_children_ = std::vector<KnownChild>(std::size_t{1} << kKnownChildBits);
+  /// Open frames from [1] on; [0] is the sentinel (top_ there: none open).
+  std::vector<Frame> frames_ = std::vector<Frame>(64, Frame{kNone, kNone, kNoRegion, 0, 0, nullptr});
+  Frame* top_ = frames_.data();
+  Frame* frames_last_ = frames_.data() + frames_.size() - 1;
+  std::array<KnownChild, std::size_t{1} << kKnownChildBits> known_children_{};
   std::unordered_map<uint64_t, uint32_t> pending_isends_;
   std::unordered_map<uint64_t, uint32_t> pending_irecvs_;
   std::unordered_map<uint64_t, uint32_t> pending_nbcs_;
   uint32_t open_collective_ = kNone;
   uint32_t open_off_instances_ = 0;  ///< measurement-off instances open (measurement())
+  /// A Leave must take leave_checked: synchronizing_open_ or open_off_instances_ set.
+  bool leave_checks_ = false;
   /// Regions whose instances are collectives of their own (synchronize_in),
   /// indexed by region id; kOther for the others.
   struct Synchronizing {
