@@ -1,6 +1,7 @@
 /* Late sender, non-blocking: rank 0 posts MPI_Irecv and waits in MPI_Wait;
  * rank 1 sleeps, then MPI_Isend + MPI_Wait.
- * Expected: late_sender at MPI_Wait on rank 0 ~ its observed MPI_Wait time. */
+ * Expected: late_sender at MPI_Wait on rank 0 = min(Isend enter, Wait exit) -
+ * Wait enter on the host's CLOCK_MONOTONIC ("p2p_enter"/"p2p_exit"). */
 #include "observe.h"
 
 int main(int argc, char** argv) {
@@ -13,12 +14,16 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     MPI_Irecv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &request);
     double t0 = MPI_Wtime();
+    observe("p2p_enter", monotonic_seconds());
     MPI_Wait(&request, MPI_STATUS_IGNORE);
+    observe("p2p_exit", monotonic_seconds());
     observe("wait", MPI_Wtime() - t0);
   } else if (rank == 1) {
     sleep_seconds(0.3);
+    observe("p2p_enter", monotonic_seconds());
     MPI_Isend(&value, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
+    observe("p2p_exit", monotonic_seconds());
   }
   observe_close();
   MPI_Finalize();
