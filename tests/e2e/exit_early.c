@@ -9,8 +9,8 @@
  *   exit_early OUTDIR         rank 0 calls exit(3) without MPI_Finalize
  *   exit_early OUTDIR sigterm rank 1 raises SIGTERM on itself (a job killed
  *                             at its walltime: every rank ends by SIGTERM)
- * Expected: late_sender at MPI_Recv on rank 0 ~ its observed time of the
- * first MPI_Recv; 1 send without receive; 1 collective instance dropped. */
+ * Expected: late_sender at MPI_Recv on rank 0 = min(send enter, receive
+ * exit) - receive enter of the first message (CLOCK_MONOTONIC readings); 1 send without receive; 1 collective instance dropped. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,9 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     double t0 = MPI_Wtime();
+    observe("p2p_enter", monotonic_seconds());
     MPI_Recv(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    observe("p2p_exit", monotonic_seconds());
     observe("recv", MPI_Wtime() - t0);
     MPI_Recv(&value, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     observe_close();
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     exit(3);
   } else if (rank == 1) {
     sleep_seconds(0.3);
+    observe("p2p_enter", monotonic_seconds());
     MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
     MPI_Send(&value, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
     MPI_Bcast(&value, 1, MPI_INT, 1, MPI_COMM_WORLD);

@@ -2,8 +2,8 @@
  * In each, the lower member sleeps less, so it waits in a barrier over the
  * sub-communicator; then comm rank 1 sends late to comm rank 0.
  * Expected: wait_at_barrier from the barriers' enter/exit readings on
- * CLOCK_MONOTONIC (one clock for the host), late_sender ~ observed receive
- * time, per rank. */
+ * CLOCK_MONOTONIC (one clock for the host), late_sender = min(send enter,
+ * receive exit) - receive enter on the same clock, per rank. */
 #include "observe.h"
 
 int main(int argc, char** argv) {
@@ -23,10 +23,13 @@ int main(int argc, char** argv) {
   observe("barrier_exit", monotonic_seconds());
   if (sub_rank == 0) {
     double t0 = MPI_Wtime();
+    observe("p2p_enter", monotonic_seconds());
     MPI_Recv(&value, 1, MPI_INT, 1, 5, sub, MPI_STATUS_IGNORE);
+    observe("p2p_exit", monotonic_seconds());
     observe("recv", MPI_Wtime() - t0);
   } else if (sub_rank == 1) {
     sleep_seconds(0.2);
+    observe("p2p_enter", monotonic_seconds());
     MPI_Send(&value, 1, MPI_INT, 0, 5, sub);
   }
   MPI_Comm_free(&sub);
