@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "mpi_world.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
@@ -31,17 +32,8 @@ constexpr uint32_t kReversed = 1;  // members n-1..0: comm ranks differ from wor
 constexpr uint32_t kEvens = 2;     // members 0, 2, 4, ...
 constexpr uint32_t kSelf = 3;      // MPI_COMM_SELF-like
 
-uint32_t world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return static_cast<uint32_t>(size);
-}
-
-uint32_t world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return static_cast<uint32_t>(rank);
-}
+uint32_t world_size() { return testing::world_size_u32(); }
+uint32_t world_rank() { return testing::world_rank_u32(); }
 
 Definitions make_definitions() {
   const uint32_t n = world_size();

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "mpi_world.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
@@ -28,17 +29,8 @@ namespace {
 constexpr uint32_t kWorld = 0;
 enum Region : uint32_t { kMain, kWork, kSend, kRecv, kSendrecv, kIsend, kIrecv, kWaitall, kWait };
 
-uint32_t world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return static_cast<uint32_t>(size);
-}
-
-uint32_t world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return static_cast<uint32_t>(rank);
-}
+uint32_t world_size() { return testing::world_size_u32(); }
+uint32_t world_rank() { return testing::world_rank_u32(); }
 
 /// This rank's program: every iteration one of five exchange shapes with
 /// the ring neighbours (each rank runs the same shapes, so every message is
