@@ -299,6 +299,14 @@ int main(int argc, char** argv) {
     std::printf("%-12s %13s %13s %11s %11s %10s\n", "analyses", "ev/s (wall)", "ev/s (CPU)",
                 "x plain", "x plain CPU", "B/event");
   }
+  if (std::getenv("ORRERY_BENCH_PER_RANK") != nullptr) {  // each rank's own times, to stderr
+    std::fprintf(stderr, "rank %d: plain read %.3f s (CPU %.3f)", rank, plain, plain_cpu);
+    for (std::size_t c = 0; c < runs.size(); ++c) {
+      std::fprintf(stderr, "; %s %.3f s (CPU %.3f)", kConfigurations[c].name, runs[c].wall,
+                   runs[c].cpu);
+    }
+    std::fprintf(stderr, "\n");
+  }
   for (std::size_t c = 0; c < runs.size(); ++c) {
     const Run& run = runs[c];
     const auto events = static_cast<double>(run.result.events);
