@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "critical_path_model.h"
+#include "critical_path_split.h"
 #include "orrery/replay/critical_path_events.h"
 #include "orrery/analyzer/partner_exchange.h"
-#include "orrery/analyzer/synchronization_interval.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -68,11 +68,12 @@ class Walker {
          critical_path::WaitPoints found, const EventBus& bus, uint32_t self, int64_t max_hops)
       : trace_(trace), collectives_(collectives), packing_(packing), routes_(routes),
         points_(std::move(found.points)), waiting_(std::move(found.waiting)),
-        publish_(bus.publisher<CriticalPathFound>()),
-        profiler_(trace, tree, {}, {}), self_(self), max_hops_(max_hops) {
+        publish_(bus.publisher<CriticalPathBatch>()),
+        splitter_(trace, tree), self_(self), max_hops_(max_hops) {
     // Each stretch starts at a different wait point of this process or at
     // its start (unless inconsistent times make the path cycle).
     stretches_.reserve(points_.size() + 1);
+    batch_.reserve(kBatch + critical_path::StretchSplitter::kFew);
   }
 
   /// Walks back from where `token` says, over this process's stretches of
@@ -119,6 +120,7 @@ class Walker {
   void publish_stretches() {
     for (const auto& [wait, to] : stretches_) publish(wait, to);
     stretches_.clear();
+    flush();
   }
   [[nodiscard]] int64_t length() const { return length_; }
   [[nodiscard]] int64_t hops() const { return hops_; }
@@ -138,23 +140,16 @@ class Walker {
   /// `wait` itself (the latest before `to`): its waiting is not on the path.
   void publish(uint32_t wait, uint32_t to) {
     const uint32_t from = wait == kNone ? kNone : points_[wait].call;
-    profiler_.profile(from, to, profile_);
-    if (wait != kNone && waiting_[wait] > 0) leave_out(trace_.events[from].ref(), waiting_[wait]);
-    for (const auto& [callpath, ticks] : profile_.time) {
-      if (ticks <= 0) continue;  // a waiting call with no time besides its waiting
-      publish_(CriticalPathFound{callpath, ticks});
+    splitter_.split(from, to, wait == kNone ? 0 : waiting_[wait], [&](uint32_t callpath, int64_t ticks) {
+      batch_.push_back(CriticalPathFound{callpath, ticks});
       length_ += ticks;
-    }
+    });
+    if (batch_.size() >= kBatch) flush();
   }
-  /// Takes `ticks` of waiting off call path `callpath` in the profile (a
-  /// call path left with no time is not published: the profile lists only time > 0).
-  void leave_out(uint32_t callpath, int64_t ticks) {
-    for (auto& [path, time] : profile_.time) {
-      if (path == callpath) {
-        time -= ticks;
-        return;
-      }
-    }
+  /// Publishes the call paths' times found so far, in the order found.
+  void flush() {
+    if (!batch_.empty()) publish_(CriticalPathBatch{batch_.data(), batch_.size()});
+    batch_.clear();
   }
   /// A message's token names it by (route number, the partner's rank).
   uint32_t resume_event(const Token& token) const {
@@ -185,9 +180,12 @@ class Walker {
   std::vector<WaitPoint> points_;
   std::vector<int64_t> waiting_;  ///< per wait point: its call's waiting, not on the path
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
-  EventBus::Publisher<CriticalPathFound> publish_;  ///< the bus's subscribers, looked up once
-  IntervalProfiler profiler_;
-  IntervalProfile profile_;  ///< reused by every stretch
+  EventBus::Publisher<CriticalPathBatch> publish_;  ///< the bus's subscribers, looked up once
+  /// Call paths' times not yet published (kBatch of them at most: one
+  /// delivery per batch, the memory of the batch stays small).
+  static constexpr std::size_t kBatch = 4096;
+  std::vector<CriticalPathFound> batch_;
+  critical_path::StretchSplitter splitter_;
   std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
   uint32_t self_;
   int64_t max_hops_;

@@ -1,9 +1,10 @@
 // The critical-path metrics (docs/design.md §4 `critical_path`,
 // `critical_path_imbalance`, `performance_impact`). The analyzer's backward
 // walk (replay_critical_path.h) raises CriticalPathFound per call path of
-// each process on the path; the split into the part above the call path's
-// mean and the performance impact need every process's time of the call
-// path, so the analyzer derives them on the master after the merge
+// each process on the path, in batches (CriticalPathBatch); the split into
+// the part above the call path's mean and the performance impact need every
+// process's time of the call path, so the analyzer derives them on the
+// master after the merge
 // (analyzer balance_metrics.h). None of these is a time category
 // (MetricKind::kCounter): they re-attribute time the time tree counts.
 
@@ -15,6 +16,7 @@
 namespace orrery::patterns {
 namespace {
 
+using analyzer::CriticalPathBatch;
 using analyzer::CriticalPathFound;
 
 
@@ -33,9 +35,12 @@ class CriticalPath final : public Pattern {
   }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<CriticalPathFound>([this, ctx](const CriticalPathFound& e) {
-      if (e.ticks > 0) {
-        ctx->severities.add(row(), e.callpath, static_cast<double>(e.ticks) * ctx->seconds_per_tick);
+    context.bus.subscribe<CriticalPathBatch>([this, ctx](const CriticalPathBatch& batch) {
+      const std::size_t metric = row();
+      const double seconds_per_tick = ctx->seconds_per_tick;
+      for (std::size_t k = 0; k < batch.count; ++k) {
+        const CriticalPathFound& e = batch.items[k];
+        if (e.ticks > 0) ctx->severities.add(metric, e.callpath, static_cast<double>(e.ticks) * seconds_per_tick);
       }
     });
   }
