@@ -107,9 +107,15 @@ class TokenPacking {
     return (static_cast<int64_t>(token.kind) << kKindShift) | (token.a & kLow32);
   }
   /// The token `value` stands for, sent by world rank `sender` (kDone: none).
-  [[nodiscard]] Token unpack(int64_t value, uint32_t sender) const;
+  [[nodiscard]] Token unpack(int64_t value, uint32_t sender) const {
+    if (value <= 0) return Token{};
+    const auto kind = static_cast<ResumeKind>(value >> kKindShift);
+    if (kind != ResumeKind::kCollective) return Token{kind, value & kLow32, sender, 0};
+    return unpack_collective(value);
+  }
 
  private:
+  [[nodiscard]] Token unpack_collective(int64_t value) const;
   [[nodiscard]] int64_t pack_collective(const Token& token) const;
   std::vector<uint32_t> comm_ids_;  ///< the definitions' communicators in id order
 };

@@ -35,27 +35,31 @@ class StretchSplitter {
   /// ticks > 0; in the order IntervalProfiler::profile lists them.
   template <class Emit>
   void split(uint32_t from, uint32_t to, int64_t waiting, Emit&& emit) {
-    const uint32_t waiter = from == kNone ? kNone : trace_.events[from].ref();
-    const auto less_waiting = [&](uint32_t callpath, int64_t ticks) {
-      if (waiting > 0 && callpath == waiter) ticks -= waiting;
-      if (ticks > 0) emit(callpath, ticks);
-    };
     if (split_few(from, to)) {
+      // The waiting call's own entry (the raw reference of `from`; "none"
+      // matches no call path).
       for (std::size_t k = 0; k < few_count_; ++k) {
-        if (few_[k].second > 0) less_waiting(few_[k].first, few_[k].second);
+        int64_t ticks = few_[k].second;
+        if (ticks <= 0) continue;
+        if (waiting > 0 && few_[k].first == waiter_) ticks -= waiting;
+        if (ticks > 0) emit(few_[k].first, ticks);
       }
       return;
     }
     ++general_splits_;
     general_.profile(from, to, profile_, false);
-    for (const auto& [callpath, ticks] : profile_.time) less_waiting(callpath, ticks);
+    const uint32_t waiter = from == kNone ? kNone : trace_.events[from].ref();
+    for (auto [callpath, ticks] : profile_.time) {
+      if (waiting > 0 && callpath == waiter) ticks -= waiting;
+      if (ticks > 0) emit(callpath, ticks);
+    }
   }
   /// How many stretches IntervalProfiler split (the tests' check of the fallback).
   [[nodiscard]] uint64_t general_splits() const { return general_splits_; }
 
  private:
   /// The stretch's time per call path into few_ (in the order first given
-  /// time, as IntervalProfiler lists them); false if it is not a stretch
+  /// time, as IntervalProfiler lists them) and waiter_; false if it is not a stretch
   /// from an event inside the trace to a later one, or touches more than
   /// kFew call paths.
   bool split_few(uint32_t from, uint32_t to);
@@ -66,6 +70,7 @@ class StretchSplitter {
   IntervalProfile profile_;
   std::array<std::pair<uint32_t, int64_t>, kFew> few_{};
   std::size_t few_count_ = 0;
+  uint32_t waiter_ = kNone;  ///< the raw call path reference of the stretch's first event
   std::size_t span_hint_ = 0;  ///< where the last search of the folded spans ended
   uint64_t general_splits_ = 0;
 };

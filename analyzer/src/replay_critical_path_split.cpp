@@ -36,6 +36,7 @@ bool StretchSplitter::split_few(uint32_t from, uint32_t to) {
   };
   const Event* event = &events[from];
   const uint32_t start_bits = event->kind_and_ref;
+  waiter_ = start_bits & Event::kRefMask;
   uint32_t current = start_bits >> Event::kRefBits == static_cast<uint32_t>(EventKind::kEnter)
                          ? start_bits & Event::kRefMask
                          : parent_of(events[event->link].kind_and_ref & Event::kRefMask);

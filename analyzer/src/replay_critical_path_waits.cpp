@@ -90,19 +90,22 @@ class MessageWaits {
   std::size_t k_ = 0;
 };
 
-/// Appends a candidate to `found`, one per call: of two waits of the same
+/// Appends a wait point to `found`, one per call: of two waits of the same
 /// call the one that ended last (waited longest) stays (ties: the first).
-void keep_latest(WaitPoints& found, const Candidate& candidate) {
+void keep_latest(WaitPoints& found, const WaitPoint& point, int64_t waiting) {
   std::vector<WaitPoint>& points = found.points;
-  if (!points.empty() && points.back().call == candidate.point.call) {
-    if (candidate.waiting > found.waiting.back()) {
-      points.back() = candidate.point;
-      found.waiting.back() = candidate.waiting;
+  if (!points.empty() && points.back().call == point.call) {
+    if (waiting > found.waiting.back()) {
+      points.back() = point;
+      found.waiting.back() = waiting;
     }
     return;
   }
-  points.push_back(candidate.point);
-  found.waiting.push_back(candidate.waiting);
+  points.push_back(point);
+  found.waiting.push_back(waiting);
+}
+void keep_latest(WaitPoints& found, const Candidate& candidate) {
+  keep_latest(found, candidate.point, candidate.waiting);
 }
 
 /// Candidates of any order, one per call (the wait that ended last), sorted by call.
@@ -117,16 +120,108 @@ void one_per_call(WaitPoints& found) {
   for (const Candidate& candidate : all) keep_latest(found, candidate);
 }
 
+/// Whether any send waited for its receiver (Late Receiver, as
+/// MessageWaits finds them): most sends are eager and none does.
+bool any_late_receiver(const LocalTrace& trace, const std::vector<int64_t>& recv_enters,
+                       const Definitions& definitions, const MessageMatching& matching) {
+  const EventStore& events = trace.events;
+  const std::size_t end = std::min<std::size_t>(trace.sends.size(), recv_enters.size());
+  PeerRanks peers(definitions, trace.rank);
+  bool any = false;
+  trace.sends.for_each([&](uint32_t k, const MessageOp& op) {
+    if (any || k >= end) return;
+    const int64_t partner = recv_enters[k];
+    if (op.cancelled || op.complete_call == kNone || partner == kNoValue || !matching.send_matched(k)) return;
+    const Event& enter = events[op.complete_call];
+    // It waited from its enter until the receive was posted, if it completed after that.
+    if (events[enter.link].time <= partner || partner <= enter.time) return;
+    any = peers(op.comm, op.peer) != kNone;
+  });
+  return any;
+}
+
+/// Wait points written in place into arrays sized for all of them, one per
+/// call as keep_latest keeps them, noting whether calls came in order.
+class PointWriter {
+ public:
+  PointWriter(WaitPoints& found, std::size_t capacity) : found_(found) {
+    found.points.resize(capacity);
+    found.waiting.resize(capacity);
+    points_ = found.points.data();
+    waiting_ = found.waiting.data();
+  }
+  void add(const WaitPoint& point, int64_t waiting) {
+    if (count_ > 0) {
+      const uint32_t last = points_[count_ - 1].call;
+      if (point.call == last) {
+        if (waiting > waiting_[count_ - 1]) {
+          points_[count_ - 1] = point;
+          waiting_[count_ - 1] = waiting;
+        }
+        return;
+      }
+      if (point.call < last) in_order_ = false;
+    }
+    points_[count_] = point;
+    waiting_[count_++] = waiting;
+  }
+  /// Drops the room not used; whether the calls came in increasing order.
+  bool finish() {
+    found_.points.resize(count_);
+    found_.waiting.resize(count_);
+    return in_order_;
+  }
+
+ private:
+  WaitPoints& found_;
+  WaitPoint* points_ = nullptr;
+  int64_t* waiting_ = nullptr;
+  std::size_t count_ = 0;
+  bool in_order_ = true;
+};
+
+/// merge_by_call for traces without Late Receivers: the receives' Late
+/// Sender wait points (as MessageWaits finds them) merged with the
+/// collective ones (`collective` sorted by call) in one pass, with no
+/// candidate records in between. Returns whether the calls came in
+/// increasing order (else sort_if_out_of_order has work).
+bool late_senders_by_call(const LocalTrace& trace, const Definitions& definitions,
+                          const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
+                          const std::vector<Candidate>& collective, WaitPoints& found) {
+  const EventStore& events = trace.events;
+  const std::vector<int64_t>& send_enters = trace.send_enters;
+  const std::size_t end = std::min<std::size_t>(trace.recvs.size(), send_enters.size());
+  PeerRanks peers(definitions, trace.rank);
+  PointWriter out(found, end + collective.size());
+  std::size_t c = 0;
+  trace.recvs.for_each([&](uint32_t k, const MessageOp& op) {
+    if (k >= end) return;
+    const int64_t partner = send_enters[k];
+    if (op.cancelled || op.complete_call == kNone || partner == kNoValue || !matching.recv_matched(k)) return;
+    const Event& enter = events[op.complete_call];
+    // Until when the call waited for its sender (not after its enter: it did not wait).
+    const int64_t wait_end = std::min(partner, events[enter.link].time);
+    if (wait_end <= enter.time) return;
+    const uint32_t late = peers(op.comm, op.peer);
+    if (late == kNone) return;
+    // Collective waits of earlier calls first (a Late Sender goes first at the same call).
+    for (; c < collective.size() && collective[c].point.call < op.complete_call; ++c) {
+      out.add(collective[c].point, collective[c].waiting);
+    }
+    out.add(WaitPoint(op.complete_call, late, Token{ResumeKind::kSend, routes.recv_route(k).number, trace.rank, 0}, k),
+            wait_end - enter.time);
+  });
+  for (; c < collective.size(); ++c) out.add(collective[c].point, collective[c].waiting);
+  return out.finish();
+}
+
 /// The Late Sender, Late Receiver and collective wait points, one per call
 /// (the wait that ended last), sorted by call. Each kind comes in the order
 /// of its operations, which is the order of their completing calls unless
 /// operations complete out of order (MPI_Waitany, waits in reverse): one
 /// merge in the common case, a sort otherwise.
 WaitPoints merge_by_call(MessageWaits late_senders, MessageWaits late_receivers,
-                         std::vector<Candidate> collective, std::size_t capacity) {
-  std::stable_sort(collective.begin(), collective.end(), [](const Candidate& x, const Candidate& y) {
-    return x.point.call < y.point.call;
-  });
+                         const std::vector<Candidate>& collective, std::size_t capacity) {
   WaitPoints found;
   found.points.reserve(capacity + collective.size());
   found.waiting.reserve(capacity + collective.size());
@@ -149,12 +244,17 @@ WaitPoints merge_by_call(MessageWaits late_senders, MessageWaits late_receivers,
       keep_latest(found, collective[c++]);
     }
   }
+  return found;
+}
+
+/// One wait point per call even where calls came out of order (MPI_Waitany,
+/// waits in reverse): then sorted, the longest wait per call kept.
+void sort_if_out_of_order(WaitPoints& found) {
   const std::vector<WaitPoint>& points = found.points;
   const bool in_order = std::adjacent_find(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
                           return x.call >= y.call;
                         }) == points.end();
   if (!in_order) one_per_call(found);
-  return found;
 }
 
 LookAhead ahead_from(const WaitPoint* wait) {
@@ -226,10 +326,8 @@ int64_t TokenPacking::pack_collective(const Token& token) const {
          (token.b & kLow32);
 }
 
-Token TokenPacking::unpack(int64_t value, uint32_t sender) const {
-  if (value <= 0) return Token{};
+Token TokenPacking::unpack_collective(int64_t value) const {
   const auto kind = static_cast<ResumeKind>(value >> kKindShift);
-  if (kind != ResumeKind::kCollective) return Token{kind, value & kLow32, sender, 0};
   const auto place = static_cast<std::size_t>((value >> 32) & static_cast<int64_t>(kCommPlaces - 1));
   const int64_t comm = place < comm_ids_.size() ? comm_ids_[place] : kNone;
   return Token{kind, comm, value & kLow32, 0};
@@ -242,20 +340,33 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
                             MPI_Comm world) {
   std::vector<Candidate> collective;
   collectives.find_waits(collective);
+  const auto by_call = [](const Candidate& x, const Candidate& y) { return x.point.call < y.point.call; };
+  if (!std::is_sorted(collective.begin(), collective.end(), by_call)) {
+    std::stable_sort(collective.begin(), collective.end(), by_call);
+  }
   WaitPoints found;
   {
-    const std::vector<int64_t> recv_enters = receive_post_enters_at_senders(trace, matching, world);
+    std::vector<int64_t> exchanged;  // when the forward replay did not keep them
+    if (!trace.recv_post_enters_known) exchanged = receive_post_enters_at_senders(trace, matching, world);
+    const std::vector<int64_t>& recv_enters = trace.recv_post_enters_known ? trace.recv_post_enters : exchanged;
     // Where the path resumes at the partner: the message's route number
     // (MessageMatching::Route) and this rank, by which the partner finds its
     // own operation (RouteIndex) without an exchange of operation indices.
-    // Room for a Late Sender per receive; Late Receivers are few (only a
-    // send that is not eager can wait), and room for one per send would
-    // double a block that the heap could otherwise give from freed memory.
-    const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
-    found = merge_by_call(
-        MessageWaits(ResumeKind::kSend, trace, trace.send_enters, definitions, matching, routes),
-        MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
-        std::move(collective), capacity);
+    bool in_order = true;
+    if (!any_late_receiver(trace, recv_enters, definitions, matching)) {
+      in_order = late_senders_by_call(trace, definitions, matching, routes, collective, found);
+    } else {
+      // Room for a Late Sender per receive; Late Receivers are few (only a
+      // send that is not eager can wait), and room for one per send would
+      // double a block that the heap could otherwise give from freed memory.
+      const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
+      found = merge_by_call(
+          MessageWaits(ResumeKind::kSend, trace, trace.send_enters, definitions, matching, routes),
+          MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
+          collective, capacity);
+      in_order = false;  // not known: sort_if_out_of_order checks
+    }
+    if (!in_order) sort_if_out_of_order(found);
   }
   std::vector<WaitPoint>& points = found.points;
   // Look-ahead: every process tells the partners that may move the path to

@@ -36,11 +36,15 @@ class CriticalPath final : public Pattern {
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
     context.bus.subscribe<CriticalPathBatch>([this, ctx](const CriticalPathBatch& batch) {
-      const std::size_t metric = row();
+      // The row's cells looked up once per batch (SeverityMap::add per item
+      // would look up the row each time); the same additions, in order.
+      const std::size_t callpaths = ctx->severities.callpaths();
+      if (callpaths == 0) return;
+      double* const cells = ctx->severities.cell(row(), 0);
       const double seconds_per_tick = ctx->seconds_per_tick;
       for (std::size_t k = 0; k < batch.count; ++k) {
         const CriticalPathFound& e = batch.items[k];
-        if (e.ticks > 0) ctx->severities.add(metric, e.callpath, static_cast<double>(e.ticks) * seconds_per_tick);
+        if (e.ticks > 0 && e.callpath < callpaths) cells[e.callpath] += static_cast<double>(e.ticks) * seconds_per_tick;
       }
     });
   }
