@@ -12,14 +12,23 @@
 // that touches at most kFew call paths is split in a list of that many
 // entries instead; a longer one falls back to IntervalProfiler.
 
-#include <array>
 #include <cstdint>
-#include <utility>
+#include <vector>
 
 #include "orrery/analyzer/synchronization_interval.h"
+#include "orrery/replay/critical_path_events.h"
 #include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::critical_path {
+
+/// One stretch of the path on this process: from the Enter `from` (kNone:
+/// the trace's start) to the Enter `to`; `waiting` the waiting of the call
+/// at `from`, which is not on the path.
+struct Stretch {
+  uint32_t from = kNone;
+  uint32_t to = kNone;
+  int64_t waiting = 0;
+};
 
 class StretchSplitter {
  public:
@@ -29,48 +38,33 @@ class StretchSplitter {
   StretchSplitter(const LocalTrace& trace, const CallTree& tree)
       : trace_(trace), tree_(tree), general_(trace, tree, {}, {}) {}
 
-  /// Calls `emit(call path, ticks)` for every call path with time in the
-  /// stretch from the Enter `from` (kNone: the trace's start) to the Enter
-  /// `to`, less `waiting` ticks at the call path of `from`, where that leaves
-  /// ticks > 0; in the order IntervalProfiler::profile lists them.
+  /// Appends to `out`, stretch after stretch, every call path with time in
+  /// the stretch, less the waiting at the call path of `from`, where that
+  /// leaves ticks > 0; per stretch in the order IntervalProfiler::profile
+  /// lists them. Returns the ticks appended. One loop over all stretches:
+  /// a stretch costs its events, not a call.
+  int64_t split_each(const Stretch* stretches, std::size_t count, std::vector<CriticalPathFound>& out);
+
+  /// split_each for one stretch, calling `emit(call path, ticks)`.
   template <class Emit>
   void split(uint32_t from, uint32_t to, int64_t waiting, Emit&& emit) {
-    if (split_few(from, to)) {
-      // The waiting call's own entry (the raw reference of `from`; "none"
-      // matches no call path).
-      for (std::size_t k = 0; k < few_count_; ++k) {
-        int64_t ticks = few_[k].second;
-        if (ticks <= 0) continue;
-        if (waiting > 0 && few_[k].first == waiter_) ticks -= waiting;
-        if (ticks > 0) emit(few_[k].first, ticks);
-      }
-      return;
-    }
-    ++general_splits_;
-    general_.profile(from, to, profile_, false);
-    const uint32_t waiter = from == kNone ? kNone : trace_.events[from].ref();
-    for (auto [callpath, ticks] : profile_.time) {
-      if (waiting > 0 && callpath == waiter) ticks -= waiting;
-      if (ticks > 0) emit(callpath, ticks);
-    }
+    one_.clear();
+    const Stretch stretch{from, to, waiting};
+    split_each(&stretch, 1, one_);
+    for (const CriticalPathFound& found : one_) emit(found.callpath, found.ticks);
   }
   /// How many stretches IntervalProfiler split (the tests' check of the fallback).
   [[nodiscard]] uint64_t general_splits() const { return general_splits_; }
 
  private:
-  /// The stretch's time per call path into few_ (in the order first given
-  /// time, as IntervalProfiler lists them) and waiter_; false if it is not a stretch
-  /// from an event inside the trace to a later one, or touches more than
-  /// kFew call paths.
-  bool split_few(uint32_t from, uint32_t to);
+  /// The general split of one stretch, appended to `out`; returns its ticks.
+  int64_t split_general(const Stretch& stretch, std::vector<CriticalPathFound>& out);
 
   const LocalTrace& trace_;
   const CallTree& tree_;
   IntervalProfiler general_;
   IntervalProfile profile_;
-  std::array<std::pair<uint32_t, int64_t>, kFew> few_{};
-  std::size_t few_count_ = 0;
-  uint32_t waiter_ = kNone;  ///< the raw call path reference of the stretch's first event
+  std::vector<CriticalPathFound> one_;
   std::size_t span_hint_ = 0;  ///< where the last search of the folded spans ended
   uint64_t general_splits_ = 0;
 };

@@ -73,7 +73,8 @@ class Walker {
     // Each stretch starts at a different wait point of this process or at
     // its start (unless inconsistent times make the path cycle).
     stretches_.reserve(points_.size() + 1);
-    batch_.reserve(kBatch + critical_path::StretchSplitter::kFew);
+    batch_.reserve(kBatch + kChunk * critical_path::StretchSplitter::kFew);
+    chunk_.reserve(kChunk);
   }
 
   /// Walks back from where `token` says, over this process's stretches of
@@ -118,7 +119,7 @@ class Walker {
   /// paths and publishes them. The walk only finds them, so that the token
   /// moves on at once and the processes split their stretches in parallel.
   void publish_stretches() {
-    for (const auto& [wait, to] : stretches_) publish(wait, to);
+    split_stretches();
     stretches_.clear();
     flush();
   }
@@ -135,16 +136,21 @@ class Walker {
     stretches_.emplace_back(wait == nullptr ? kNone : static_cast<uint32_t>(wait - points_.data()), to);
     return wait;
   }
-  /// Splits the stretch from wait point `wait` (kNone: the trace's start)
-  /// to event `to` over the call paths. The only wait point inside is
-  /// `wait` itself (the latest before `to`): its waiting is not on the path.
-  void publish(uint32_t wait, uint32_t to) {
-    const uint32_t from = wait == kNone ? kNone : points_[wait].call;
-    splitter_.split(from, to, wait == kNone ? 0 : waiting_[wait], [&](uint32_t callpath, int64_t ticks) {
-      batch_.push_back(CriticalPathFound{callpath, ticks});
-      length_ += ticks;
-    });
-    if (batch_.size() >= kBatch) flush();
+  /// Splits the stretches found over the call paths, kChunk at a time. The
+  /// only wait point inside a stretch is the one it starts at (the latest
+  /// before its end): its waiting is not on the path.
+  void split_stretches() {
+    for (std::size_t at = 0; at < stretches_.size(); at += kChunk) {
+      const std::size_t n = std::min(kChunk, stretches_.size() - at);
+      chunk_.clear();
+      for (std::size_t k = at; k < at + n; ++k) {
+        const auto [wait, to] = stretches_[k];
+        chunk_.push_back(wait == kNone ? critical_path::Stretch{kNone, to, 0}
+                                       : critical_path::Stretch{points_[wait].call, to, waiting_[wait]});
+      }
+      length_ += splitter_.split_each(chunk_.data(), n, batch_);
+      if (batch_.size() >= kBatch) flush();
+    }
   }
   /// Publishes the call paths' times found so far, in the order found.
   void flush() {
@@ -181,10 +187,12 @@ class Walker {
   std::vector<int64_t> waiting_;  ///< per wait point: its call's waiting, not on the path
   critical_path::LatestWaitBefore latest_{points_};  ///< the walk goes back in time: O(1) per stretch
   EventBus::Publisher<CriticalPathBatch> publish_;  ///< the bus's subscribers, looked up once
-  /// Call paths' times not yet published (kBatch of them at most: one
-  /// delivery per batch, the memory of the batch stays small).
+  /// Call paths' times not yet published (about kBatch: one delivery per
+  /// batch, the memory of the batch stays small), split kChunk stretches at a time.
   static constexpr std::size_t kBatch = 4096;
+  static constexpr std::size_t kChunk = 512;
   std::vector<CriticalPathFound> batch_;
+  std::vector<critical_path::Stretch> chunk_;  ///< stretches being split
   critical_path::StretchSplitter splitter_;
   std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
   uint32_t self_;
