@@ -131,7 +131,7 @@ class Walker {
  private:
   /// Notes the path's stretch on this process that ends at event `to`:
   /// back to the latest wait before it (returned), or to the trace's start.
-  const WaitPoint* stretch(uint32_t to) {
+  [[gnu::always_inline]] const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = latest_(to);
     stretches_.emplace_back(wait == nullptr ? kNone : static_cast<uint32_t>(wait - points_.data()), to);
     return wait;
@@ -158,7 +158,7 @@ class Walker {
     batch_.clear();
   }
   /// A message's token names it by (route number, the partner's rank).
-  uint32_t resume_event(const Token& token) const {
+  [[gnu::always_inline]] uint32_t resume_event(const Token& token) const {
     const auto number = static_cast<uint32_t>(std::max<int64_t>(0, token.a));
     const auto partner = static_cast<uint32_t>(std::max<int64_t>(0, token.b));
     switch (token.kind) {

@@ -95,7 +95,9 @@ int64_t StretchSplitter::split_each(const Stretch* stretches, std::size_t count,
       if (kind_bits == kEnterBits) {
         current = bits & Event::kRefMask;
       } else if (kind_bits == kLeaveBits) {
-        current = parent_of(events[event->link].kind_and_ref & Event::kRefMask);
+        // The Leave of the stretch's first call (the waiting call) needs no
+        // lookup of its Enter.
+        current = parent_of(event->link == from ? waiter : events[event->link].kind_and_ref & Event::kRefMask);
       }
     }
   };
