@@ -241,6 +241,16 @@ class CollectiveArrivals {
   std::vector<Instances> by_comm_;
 };
 
+/// How find_wait_points finds the point-to-point wait points. kAuto: in one
+/// pass over the receives, the collective ones merged in, unless some send
+/// of this rank waited for its receiver; then, and always with kMerge, the
+/// merge of the Late Sender, Late Receiver and collective candidates.
+enum class WaitPointSearch { kAuto, kMerge };
+/// The tests' switch between the two (the analysis uses kAuto), and how
+/// many searches merged so far on this rank.
+void set_wait_point_search(WaitPointSearch search);
+[[nodiscard]] uint64_t wait_point_merges();
+
 /// This rank's wait points, sorted by call; one per call (the wait that
 /// ended last), each with its look-ahead. Collective over `world`
 /// (exchanges along the messages and reductions over the communicators).

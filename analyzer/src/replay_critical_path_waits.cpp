@@ -257,6 +257,9 @@ void sort_if_out_of_order(WaitPoints& found) {
   if (!in_order) one_per_call(found);
 }
 
+WaitPointSearch search_mode = WaitPointSearch::kAuto;
+uint64_t merges = 0;
+
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
   return LookAhead::of(wait->delayer, wait->resume());
@@ -306,6 +309,9 @@ void apply(std::vector<WaitPoint>& points, ResumeKind kind, const std::vector<in
 
 }  // namespace
 
+void set_wait_point_search(WaitPointSearch search) { search_mode = search; }
+uint64_t wait_point_merges() { return merges; }
+
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry) {
   auto it = std::lower_bound(points.begin(), points.end(), entry,
                              [](const WaitPoint& p, uint32_t event) { return p.call < event; });
@@ -353,7 +359,7 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     // (MessageMatching::Route) and this rank, by which the partner finds its
     // own operation (RouteIndex) without an exchange of operation indices.
     bool in_order = true;
-    if (!any_late_receiver(trace, recv_enters, definitions, matching)) {
+    if (search_mode == WaitPointSearch::kAuto && !any_late_receiver(trace, recv_enters, definitions, matching)) {
       in_order = late_senders_by_call(trace, definitions, matching, routes, collective, found);
     } else {
       // Room for a Late Sender per receive; Late Receivers are few (only a
@@ -365,6 +371,7 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
           MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
           collective, capacity);
       in_order = false;  // not known: sort_if_out_of_order checks
+      ++merges;
     }
     if (!in_order) sort_if_out_of_order(found);
   }

@@ -1,0 +1,134 @@
+// The critical path's one-pass search for wait points (find_wait_points
+// without Late Receivers) against the general merge of every kind of
+// candidate: the same path, to the tick, on hand-built traces with what the
+// one pass must get right (receives completed out of order, a Waitall
+// over two equally late senders, collective waits merged in). The case
+// where it must not be used (a send that waited for its receiver) is
+// AnalyzerCriticalPath.LateReceiverMovesToTheReceiversPost.
+// Part of analyzer_critical_path_test.
+
+#include <gtest/gtest.h>
+
+#include "critical_path_model.h"
+#include "support/scenario.h"
+
+namespace orrery::testing {
+namespace {
+
+namespace cp = orrery::analyzer::critical_path;
+
+constexpr uint64_t U = 1000;        // one microsecond in ns
+constexpr uint64_t B = 1000000000;  // base time
+uint64_t at(uint64_t n) { return B + n * U; }
+
+void send(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
+  rank.enter(at(t), r.send);
+  rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
+  rank.leave(at(t), r.send);
+}
+void irecv(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint64_t request) {
+  rank.enter(at(t), r.irecv);
+  rank.irecv_request(at(t), request);
+  rank.leave(at(t), r.irecv);
+}
+void barrier(TestArchive::Rank& rank, const Regions& r, uint64_t enter, uint64_t exit) {
+  rank.enter(at(enter), r.barrier);
+  rank.collective_begin(at(enter));
+  rank.collective_end(at(exit), Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot, 0, 0);
+  rank.leave(at(exit), r.barrier);
+}
+
+/// Rank 0 posts receives from ranks 1 and 2 and completes them in reverse
+/// order (the later posted first: its wait points come out of call order),
+/// then sends to rank 1, whose receive waits for it: the path comes back to
+/// rank 0 there and must find the wait completed last before the send.
+/// Rank 0 also receives once more, waits in a barrier for rank 1, completes
+/// two receives from equally late senders in one Waitall, and ends last.
+void out_of_order_receives(TestArchive& a, const Regions& r) {
+  const int n = world_size();
+  auto& r0 = a.rank(0);
+  r0.enter(at(0), r.main);
+  region(r0, r.work, at(0), at(10));
+  irecv(r0, r, 10, 1);
+  irecv(r0, r, 11, 2);
+  r0.enter(at(12), r.wait);
+  r0.irecv(at(50), 2, TestArchive::kWorld, 0, 8, 2);
+  r0.leave(at(50), r.wait);
+  r0.enter(at(51), r.wait);
+  r0.irecv(at(58), 1, TestArchive::kWorld, 0, 8, 1);
+  r0.leave(at(58), r.wait);
+  send(r0, r, 60, 1);
+  r0.enter(at(61), r.recv);
+  r0.recv(at(80), 1, TestArchive::kWorld, 0, 8);
+  r0.leave(at(80), r.recv);
+  barrier(r0, r, 85, 100);
+  irecv(r0, r, 101, 3);
+  irecv(r0, r, 102, 4);
+  r0.enter(at(103), r.waitall);
+  r0.irecv(at(120), 1, TestArchive::kWorld, 0, 8, 3);
+  r0.irecv(at(120), 2, TestArchive::kWorld, 0, 8, 4);
+  r0.leave(at(120), r.waitall);
+  region(r0, r.work, at(121), at(190));
+  r0.leave(at(200), r.main);
+  auto& r1 = a.rank(1);
+  r1.enter(at(0), r.main);
+  region(r1, r.work, at(0), at(58));
+  send(r1, r, 58, 0);
+  r1.enter(at(59), r.recv);
+  r1.recv(at(60), 0, TestArchive::kWorld, 0, 8);
+  r1.leave(at(60), r.recv);
+  region(r1, r.work, at(60), at(80));
+  send(r1, r, 80, 0);
+  barrier(r1, r, 100, 100);  // the last to enter
+  region(r1, r.work, at(100), at(120));
+  send(r1, r, 120, 0);
+  r1.leave(at(150), r.main);
+  auto& r2 = a.rank(2);
+  r2.enter(at(0), r.main);
+  region(r2, r.work, at(0), at(50));
+  send(r2, r, 50, 0);
+  barrier(r2, r, 95, 100);
+  region(r2, r.work, at(100), at(120));
+  send(r2, r, 120, 0);
+  r2.leave(at(150), r.main);
+  for (int k = 3; k < n; ++k) {
+    auto& rank = a.rank(static_cast<uint32_t>(k));
+    rank.enter(at(0), r.main);
+    barrier(rank, r, 20, 100);
+    rank.leave(at(110), r.main);
+  }
+}
+
+TEST(CriticalPathSearch, OnePassFindsThePathTheMergeFinds) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  const uint64_t merges_before = cp::wait_point_merges();
+  const auto one_pass = analyze_scenario("search_one_pass", out_of_order_receives);
+  EXPECT_EQ(cp::wait_point_merges(), merges_before) << "no send waited: the one pass must be taken";
+  cp::set_wait_point_search(cp::WaitPointSearch::kMerge);
+  const auto merged = analyze_scenario("search_merged", out_of_order_receives);
+  cp::set_wait_point_search(cp::WaitPointSearch::kAuto);
+  EXPECT_GT(cp::wait_point_merges(), merges_before);
+
+  EXPECT_EQ(one_pass.critical_path.length, merged.critical_path.length);
+  EXPECT_EQ(one_pass.critical_path.hops, merged.critical_path.hops);
+  EXPECT_EQ(one_pass.critical_path.looked_ahead, merged.critical_path.looked_ahead);
+  EXPECT_EQ(one_pass.critical_path.last_rank, 0u);
+  EXPECT_TRUE(one_pass.critical_path.complete);
+  EXPECT_GT(one_pass.critical_path.hops, 0u);  // the path left rank 0
+  if (world_rank() != 0) return;
+  for (const char* metric : {"critical_path", "critical_path_imbalance", "performance_impact"}) {
+    for (int k = 0; k < world_size(); ++k) {
+      EXPECT_EQ(rank_total(one_pass.cube, metric, k), rank_total(merged.cube, metric, k))
+          << metric << " at rank " << k;
+    }
+  }
+  for (const char* path : {"main", "main/work", "main/MPI_Wait", "main/MPI_Waitall", "main/MPI_Send"}) {
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(value(one_pass.cube, "critical_path", path, k), value(merged.cube, "critical_path", path, k))
+          << path << " at rank " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace orrery::testing
