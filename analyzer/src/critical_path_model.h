@@ -182,7 +182,7 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
 class LatestWaitBefore {
  public:
   explicit LatestWaitBefore(const std::vector<WaitPoint>& points) : points_(&points) {}
-  const WaitPoint* operator()(uint32_t entry) {
+  [[gnu::always_inline]] const WaitPoint* operator()(uint32_t entry) {
     const WaitPoint* const points = points_->data();
     const std::size_t n = points_->size();
     const auto before = [&](std::size_t k) { return points[k].call < entry; };

@@ -110,10 +110,20 @@ class Walker {
       to = resume_event(token);
     }
   }
-  /// The stretch a partner's look-ahead found on this process (`token`'s entry point).
+  /// Splits and publishes the stretch a partner's look-ahead found on this
+  /// process (`token`'s entry point), after the walk's own: in the order
+  /// noted, kChunk at a time (finish() publishes the rest).
   void noted(const Token& token) {
     const uint32_t to = resume_event(token);
-    if (to != kNone) (void)stretch(to);
+    if (to == kNone) return;
+    const WaitPoint* wait = latest_(to);
+    chunk_.push_back(wait == nullptr ? critical_path::Stretch{kNone, to, 0}
+                                     : critical_path::Stretch{wait->call, to, waiting_[wait - points_.data()]});
+    if (chunk_.size() == kChunk) split_chunk();
+  }
+  void finish() {
+    split_chunk();
+    flush();
   }
   /// Splits the stretches the walk found (in the order found) over the call
   /// paths and publishes them. The walk only finds them, so that the token
@@ -142,15 +152,19 @@ class Walker {
   void split_stretches() {
     for (std::size_t at = 0; at < stretches_.size(); at += kChunk) {
       const std::size_t n = std::min(kChunk, stretches_.size() - at);
-      chunk_.clear();
       for (std::size_t k = at; k < at + n; ++k) {
         const auto [wait, to] = stretches_[k];
         chunk_.push_back(wait == kNone ? critical_path::Stretch{kNone, to, 0}
                                        : critical_path::Stretch{points_[wait].call, to, waiting_[wait]});
       }
-      length_ += splitter_.split_each(chunk_.data(), n, batch_);
-      if (batch_.size() >= kBatch) flush();
+      split_chunk();
     }
+  }
+  /// Splits the stretches in chunk_ into the batch (published when full).
+  void split_chunk() {
+    length_ += splitter_.split_each(chunk_.data(), chunk_.size(), batch_);
+    chunk_.clear();
+    if (batch_.size() >= kBatch) flush();
   }
   /// Publishes the call paths' times found so far, in the order found.
   void flush() {
@@ -312,7 +326,7 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
       walker.noted(packing.unpack(noted.values[k], noted.from.peers[b]));
     }
   }
-  walker.publish_stretches();
+  walker.finish();
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
   vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);
