@@ -351,6 +351,7 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     std::stable_sort(collective.begin(), collective.end(), by_call);
   }
   WaitPoints found;
+  bool late_receivers = true;  // whether this rank's wait points may hold Late Receivers
   {
     std::vector<int64_t> exchanged;  // when the forward replay did not keep them
     if (!trace.recv_post_enters_known) exchanged = receive_post_enters_at_senders(trace, matching, world);
@@ -361,6 +362,7 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     bool in_order = true;
     if (search_mode == WaitPointSearch::kAuto && !any_late_receiver(trace, recv_enters, definitions, matching)) {
       in_order = late_senders_by_call(trace, definitions, matching, routes, collective, found);
+      late_receivers = false;
     } else {
       // Room for a Late Sender per receive; Late Receivers are few (only a
       // send that is not eager can wait), and room for one per send would
@@ -382,11 +384,12 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
   // comes straight back to them: one value per message and direction. A
   // direction whose wait points no process has (Late Receivers are often
   // none: eager sends) is left out, as all processes agree first.
-  int64_t waiting_for[2] = {0, 0};  // Late Sender, Late Receiver wait points
-  for (const WaitPoint& point : points) {
-    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kSend)) waiting_for[0] = 1;
-    if (point.resume_kind == static_cast<uint8_t>(ResumeKind::kRecv)) waiting_for[1] = 1;
-  }
+  const auto holds = [&points](ResumeKind kind) {
+    return std::any_of(points.begin(), points.end(),
+                       [kind](const WaitPoint& point) { return point.resume_kind == static_cast<uint8_t>(kind); });
+  };
+  int64_t waiting_for[2] = {holds(ResumeKind::kSend) ? 1 : 0,  // Late Sender, Late Receiver wait points
+                            late_receivers && holds(ResumeKind::kRecv) ? 1 : 0};
   vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 2, MPI_INT64_T, MPI_MAX, world);
   if (waiting_for[0] != 0) {
     apply(points, ResumeKind::kSend,
