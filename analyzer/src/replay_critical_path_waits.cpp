@@ -5,6 +5,7 @@
 // entry point (one value per message and direction).
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -257,8 +258,10 @@ void sort_if_out_of_order(WaitPoints& found) {
   if (!in_order) one_per_call(found);
 }
 
-WaitPointSearch search_mode = WaitPointSearch::kAuto;
-uint64_t merges = 0;
+// Atomic: with fewer analysis processes than traced ranks, each thread
+// of a process runs a rank's search (block_host.h).
+std::atomic<WaitPointSearch> search_mode{WaitPointSearch::kAuto};
+std::atomic<uint64_t> merges{0};
 
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
