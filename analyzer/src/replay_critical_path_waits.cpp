@@ -134,8 +134,10 @@ bool any_late_receiver(const LocalTrace& trace, const std::vector<int64_t>& recv
     const int64_t partner = recv_enters[k];
     if (op.cancelled || op.complete_call == kNone || partner == kNoValue || !matching.send_matched(k)) return;
     const Event& enter = events[op.complete_call];
-    // It waited from its enter until the receive was posted, if it completed after that.
-    if (events[enter.link].time <= partner || partner <= enter.time) return;
+    // It waited from its enter until the receive was posted, if it completed
+    // after that; a receive posted before the send began (the receiver
+    // waited) needs no look at the call's exit.
+    if (partner <= enter.time || events[enter.link].time <= partner) return;
     any = peers(op.comm, op.peer) != kNone;
   });
   return any;
