@@ -116,9 +116,7 @@ class Walker {
   void noted(const Token& token) {
     const uint32_t to = resume_event(token);
     if (to == kNone) return;
-    const WaitPoint* wait = latest_(to);
-    chunk_.push_back(wait == nullptr ? critical_path::Stretch{kNone, to, 0}
-                                     : critical_path::Stretch{wait->call, to, waiting_[wait - points_.data()]});
+    chunk_.push_back(as_stretch(latest_(to), to));
     if (chunk_.size() == kChunk) split_chunk();
   }
   void finish() {
@@ -143,28 +141,30 @@ class Walker {
   /// back to the latest wait before it (returned), or to the trace's start.
   [[gnu::always_inline]] const WaitPoint* stretch(uint32_t to) {
     const WaitPoint* wait = latest_(to);
-    stretches_.emplace_back(wait == nullptr ? kNone : static_cast<uint32_t>(wait - points_.data()), to);
+    stretches_.push_back(as_stretch(wait, to));
     return wait;
   }
-  /// Splits the stretches found over the call paths, kChunk at a time. The
-  /// only wait point inside a stretch is the one it starts at (the latest
-  /// before its end): its waiting is not on the path.
+  /// The stretch from wait point `wait` (nullptr: the trace's start) to event
+  /// `to`. The only wait point inside is `wait` itself (the latest before
+  /// `to`): its waiting is not on the path.
+  [[nodiscard]] critical_path::Stretch as_stretch(const WaitPoint* wait, uint32_t to) const {
+    return wait == nullptr ? critical_path::Stretch{kNone, to, 0}
+                           : critical_path::Stretch{wait->call, to, waiting_[static_cast<std::size_t>(wait - points_.data())]};
+  }
+  /// Splits the stretches found over the call paths, kChunk at a time.
   void split_stretches() {
     for (std::size_t at = 0; at < stretches_.size(); at += kChunk) {
-      const std::size_t n = std::min(kChunk, stretches_.size() - at);
-      for (std::size_t k = at; k < at + n; ++k) {
-        const auto [wait, to] = stretches_[k];
-        chunk_.push_back(wait == kNone ? critical_path::Stretch{kNone, to, 0}
-                                       : critical_path::Stretch{points_[wait].call, to, waiting_[wait]});
-      }
-      split_chunk();
+      split(stretches_.data() + at, std::min(kChunk, stretches_.size() - at));
     }
   }
-  /// Splits the stretches in chunk_ into the batch (published when full).
-  void split_chunk() {
-    length_ += splitter_.split_each(chunk_.data(), chunk_.size(), batch_);
-    chunk_.clear();
+  /// Splits `count` stretches into the batch (published when full).
+  void split(const critical_path::Stretch* stretches, std::size_t count) {
+    length_ += splitter_.split_each(stretches, count, batch_);
     if (batch_.size() >= kBatch) flush();
+  }
+  void split_chunk() {
+    split(chunk_.data(), chunk_.size());
+    chunk_.clear();
   }
   /// Publishes the call paths' times found so far, in the order found.
   void flush() {
@@ -208,7 +208,7 @@ class Walker {
   std::vector<CriticalPathFound> batch_;
   std::vector<critical_path::Stretch> chunk_;  ///< stretches being split
   critical_path::StretchSplitter splitter_;
-  std::vector<std::pair<uint32_t, uint32_t>> stretches_;  ///< (wait point, to) found by the walk
+  std::vector<critical_path::Stretch> stretches_;  ///< found by the walk, in the order found
   uint32_t self_;
   int64_t max_hops_;
   int64_t length_ = 0;
