@@ -1,9 +1,11 @@
 // The collective wait states the critical path moves along
 // (critical_path_model.h): one reduction per instance names the member that
 // arrived last (the root, the last non-root), and that member tells the
-// others where the path would go from its start of the instance.
+// others where the path would go from its start of the instance. Also
+// TokenPacking, whose collective tokens name a communicator by its place.
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -13,6 +15,9 @@
 
 namespace orrery::analyzer::critical_path {
 namespace {
+
+/// Places a packed collective token has for its communicator (bits 32-59).
+constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
 
 /// Instances per reduction: few round trips (each one waits for the slowest
 /// member), 3 MiB of pairs at most.
@@ -164,6 +169,25 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
       }
     }
   }
+}
+
+TokenPacking::TokenPacking(const Definitions& definitions) {
+  if (definitions.comms.size() >= kCommPlaces) throw std::runtime_error("too many communicators");
+  for (const auto& [id, def] : definitions.comms) comm_ids_.push_back(id);
+}
+
+int64_t TokenPacking::pack_collective(const Token& token) const {
+  const auto place = std::lower_bound(comm_ids_.begin(), comm_ids_.end(),
+                                      static_cast<uint32_t>(token.a)) - comm_ids_.begin();
+  return (static_cast<int64_t>(token.kind) << kKindShift) | (static_cast<int64_t>(place) << 32) |
+         (token.b & kLow32);
+}
+
+Token TokenPacking::unpack_collective(int64_t value) const {
+  const auto kind = static_cast<ResumeKind>(value >> kKindShift);
+  const auto place = static_cast<std::size_t>((value >> 32) & static_cast<int64_t>(kCommPlaces - 1));
+  const int64_t comm = place < comm_ids_.size() ? comm_ids_[place] : kNone;
+  return Token{kind, comm, value & kLow32, 0};
 }
 
 }  // namespace orrery::analyzer::critical_path

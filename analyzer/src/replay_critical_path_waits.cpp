@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -270,8 +269,6 @@ LookAhead ahead_from(const WaitPoint* wait) {
   return LookAhead::of(wait->delayer, wait->resume());
 }
 
-constexpr uint64_t kCommPlaces = uint64_t{1} << 28;
-
 /// Per operation of `table`, at its posting call, for the operation's
 /// partner: where the path goes on there if it comes from here straight
 /// back, i.e. the latest wait before the call was for that partner (packed;
@@ -324,25 +321,6 @@ const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t en
 }
 
 LookAhead LatestWaitBefore::look_ahead(uint32_t entry) { return ahead_from((*this)(entry)); }
-
-TokenPacking::TokenPacking(const Definitions& definitions) {
-  if (definitions.comms.size() >= kCommPlaces) throw std::runtime_error("too many communicators");
-  for (const auto& [id, def] : definitions.comms) comm_ids_.push_back(id);
-}
-
-int64_t TokenPacking::pack_collective(const Token& token) const {
-  const auto place = std::lower_bound(comm_ids_.begin(), comm_ids_.end(),
-                                      static_cast<uint32_t>(token.a)) - comm_ids_.begin();
-  return (static_cast<int64_t>(token.kind) << kKindShift) | (static_cast<int64_t>(place) << 32) |
-         (token.b & kLow32);
-}
-
-Token TokenPacking::unpack_collective(int64_t value) const {
-  const auto kind = static_cast<ResumeKind>(value >> kKindShift);
-  const auto place = static_cast<std::size_t>((value >> 32) & static_cast<int64_t>(kCommPlaces - 1));
-  const int64_t comm = place < comm_ids_.size() ? comm_ids_[place] : kNone;
-  return Token{kind, comm, value & kLow32, 0};
-}
 
 WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definitions,
                             const MessageMatching& matching,
