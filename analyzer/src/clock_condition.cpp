@@ -76,6 +76,27 @@ TimesAsRead times_as_read(const LocalTrace& trace) {
   return read;
 }
 
+/// The same times from what the reader recorded (LocalTrace::send_post_times,
+/// recv_times: sequential copies, no lookups in the events), which it then
+/// frees; times_as_read() if the trace has none (built without TraceBuilder).
+TimesAsRead recorded_times(LocalTrace& trace) {
+  if (trace.send_post_times.size() != trace.sends.size() || trace.recv_times.size() != trace.recvs.size()) {
+    return times_as_read(trace);
+  }
+  TimesAsRead read;
+  read.sends.resize(trace.sends.size());
+  trace.send_post_times.for_each([&](uint32_t s, int64_t time) { read.sends[s] = time; });
+  read.completions.resize(trace.recvs.size());
+  read.posts.resize(trace.recvs.size());
+  trace.recv_times.for_each([&](uint32_t r, const ReceiveTimes& times) {
+    read.posts[r] = times.post;
+    read.completions[r] = times.completion;
+  });
+  trace.send_post_times = {};
+  trace.recv_times = {};
+  return read;
+}
+
 }  // namespace
 
 void clock_forward(const std::vector<int64_t>& original, const std::vector<ReceiveAt>& receives,
@@ -146,7 +167,7 @@ ClockCorrection correct_clock_condition(LocalTrace& trace, const MessageMatching
   // Round 0 on the times as read: on one node (one time base) nothing
   // violates, and nothing beyond one stream over the events and one
   // exchange is done (the receives' posting times serve the forward replay).
-  TimesAsRead read = times_as_read(trace);
+  TimesAsRead read = recorded_times(trace);
   std::vector<int64_t> sends = std::move(read.sends);
   std::vector<int64_t> send_enters = matching.to_receivers(sends, world);
   for (std::size_t r = 0; r < send_enters.size(); ++r) {

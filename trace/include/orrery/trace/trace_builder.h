@@ -68,6 +68,7 @@ class TraceBuilder {
   }
   void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
     trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
+    trace_.send_post_times.push_back(posting_time());
   }
   void isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
@@ -76,6 +77,7 @@ class TraceBuilder {
     MessageOp op = blocking_message(time, EventKind::kRecv, trace_.recvs.size(), sender, comm, tag, bytes);
     op.complete_event = op.post_event;
     trace_.recvs.push_back(op);
+    trace_.recv_times.push_back(ReceiveTimes{posting_time(), trace_.last_time});
   }
   void irecv_request(int64_t time, uint64_t request);
   void irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
@@ -160,6 +162,12 @@ class TraceBuilder {
     const int64_t time = std::max(clock_(local), trace_.last_time);
     trace_.last_time = time;
     return time;
+  }
+  /// The time of the call posting a message whose event was just appended:
+  /// the innermost open call's enter, or that event's own time outside any
+  /// call (LocalTrace::send_post_times, recv_times).
+  [[nodiscard]] int64_t posting_time() const {
+    return no_open_region() ? trace_.last_time : top_->enter_time;
   }
   /// Appends a communication event (any kind but Enter/Leave).
   uint32_t push_communication(int64_t local_time, EventKind kind, uint32_t link) {
