@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mpi_world.h"
+#include "world_definitions.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
@@ -48,11 +49,7 @@ void build(LocalTrace& trace, uint32_t me, uint32_t n) {
 
 TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
   const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
-  Definitions definitions;
-  definitions.ranks.resize(n);
-  CommDef world{"world", {}, false};
-  for (uint32_t r = 0; r < n; ++r) world.members.push_back(r);
-  definitions.comms[kWorld] = world;
+  const Definitions definitions = testing::world_definitions(n, kWorld);
   const Communicators comms(definitions, me, MPI_COMM_WORLD);
   LocalTrace trace;
   trace.rank = me;

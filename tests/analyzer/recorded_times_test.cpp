@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mpi_world.h"
+#include "world_definitions.h"
 #include "orrery/analyzer/clock_condition.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
@@ -60,11 +61,7 @@ std::vector<int64_t> event_times(const LocalTrace& trace) {
 
 TEST(ClockCondition, RecordedMessageTimesGiveWhatTheEventsGive) {
   const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
-  Definitions definitions;
-  definitions.ranks.resize(n);
-  CommDef world{"world", {}, false};
-  for (uint32_t r = 0; r < n; ++r) world.members.push_back(r);
-  definitions.comms[kWorld] = world;
+  const Definitions definitions = testing::world_definitions(n, kWorld);
   const Communicators comms(definitions, me, MPI_COMM_WORLD);
 
   for (const bool correct : {false, true}) {
