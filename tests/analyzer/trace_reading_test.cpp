@@ -1,6 +1,6 @@
 // The reading fast paths: the TraceBuilder's cache of call-path lookups, its
 // folded spans on demand, the message times it records, the chunk-at-a-time
-// walk of a ChunkedArray and the EventBus's publisher. Plain unit tests, no MPI.
+// walk of a ChunkedArray and the EventBus's publishers. Plain unit tests, no MPI.
 
 #include <gtest/gtest.h>
 
@@ -221,6 +221,24 @@ TEST(EventBus, APublisherDeliversToEverySubscriberInOrder) {
   pong(Pong{2});
   ping(Ping{3});
   EXPECT_EQ(calls, (std::vector<std::string>{"a1", "b1", "a3", "b3"}));
+}
+
+TEST(EventBus, ACachedPublisherSeesSubscribersAddedAfterItsFirstEvent) {
+  // Made before any subscriber, used, then more subscribe (of its type and
+  // of another, which may move the subscriber lists): it must look them up
+  // again and deliver to each, in order, as publish() does.
+  EventBus bus;
+  std::vector<std::string> calls;
+  EventBus::CachedPublisher<Ping> ping(bus);
+  ping(Ping{0});  // nobody yet
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("a" + std::to_string(e.value)); });
+  ping(Ping{1});
+  for (int i = 0; i < 20; ++i) bus.subscribe<Pong>([](const Pong&) {});
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("b" + std::to_string(e.value)); });
+  ping(Ping{2});
+  ping(Ping{3});
+  bus.publish(Ping{4});
+  EXPECT_EQ(calls, (std::vector<std::string>{"a1", "a2", "b2", "a3", "b3", "a4", "b4"}));
 }
 
 }  // namespace
