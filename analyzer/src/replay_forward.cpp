@@ -130,15 +130,24 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
     if (callpath >= counts.size()) counts.resize(std::size_t{callpath} + 1);
     return counts[callpath];
   };
-  std::vector<Frame> stack;
-  stack.reserve(64);
+  // The open instances from frames[1] on; frames[0] is a sentinel below the
+  // outermost one (call path kNone, never left), which takes what happens
+  // outside any region (loose messages, the outermost instances' durations)
+  // without a check for an empty stack.
+  std::vector<Frame> frames(64);
+  Frame* top = frames.data();
   events.for_each([&](uint32_t, const Event& event) {
     switch (event.kind()) {
       case EventKind::kEnter:
-        stack.push_back(Frame{event.ref(), event.time});
+        if (top == &frames.back()) [[unlikely]] {
+          const std::size_t depth = static_cast<std::size_t>(top - frames.data());
+          frames.resize(2 * frames.size());
+          top = frames.data() + depth;
+        }
+        *++top = Frame{event.ref(), event.time};
         break;
       case EventKind::kLeave: {
-        const Frame& frame = stack.back();
+        const Frame& frame = *top;
         const CallContext call{frame.callpath, frame.enter, event.time};
         const int64_t duration = event.time - frame.enter;
         if (frame.receives > 0) {
@@ -153,15 +162,15 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
                                    frame.messages});
         if (frame.callpath != kNone) ++counts_of(frame.callpath).visits;
-        stack.pop_back();
-        if (!stack.empty()) stack.back().child_time += duration;
+        --top;
+        top->child_time += duration;
         break;
       }
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
-        if (op.cancelled || stack.empty()) break;
-        Frame& frame = stack.back();
+        if (op.cancelled) break;
+        Frame& frame = *top;
         frame.bytes += op.bytes;
         ++frame.messages;
         if (frame.callpath != kNone) {
@@ -176,14 +185,14 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         break;
       }
       case EventKind::kIsendComplete:
-        if (recv_enters != nullptr && !stack.empty()) note_completed_send(stack.back(), (*recv_enters)[event.link]);
+        if (recv_enters != nullptr) note_completed_send(*top, (*recv_enters)[event.link]);
         break;
       case EventKind::kRecv:
       case EventKind::kIrecv: {
         const MessageOp& op = trace.recvs[event.link];
         const int64_t send_enter = send_enters[event.link];
-        if (op.cancelled || send_enter == kNoValue || stack.empty()) break;
-        Frame& frame = stack.back();
+        if (op.cancelled || send_enter == kNoValue) break;
+        Frame& frame = *top;
         frame.bytes += op.bytes;
         ++frame.messages;
         ++frame.receives;
@@ -193,7 +202,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
           ++at.receives;
           at.bytes_received += op.bytes;
         }
-        if (!message_received.active()) break;
+        if (!message_received.active() || top == frames.data()) break;  // none for loose receives
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
         const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
         message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});

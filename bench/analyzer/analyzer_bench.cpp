@@ -276,9 +276,15 @@ int main(int argc, char** argv) {
   orrery::analyzer::AnalysisOptions options;
   options.experiment = dir;
   const long rss_baseline = status_kib("VmRSS");
+  // ORRERY_BENCH_CONFIGURATIONS=N runs only the first N configurations (1:
+  // the wait states alone, e.g. under a profiler).
+  const char* only = std::getenv("ORRERY_BENCH_CONFIGURATIONS");
+  const std::size_t configurations = std::clamp<std::size_t>(
+      only != nullptr ? std::strtoul(only, nullptr, 10) : std::size(kConfigurations), 1,
+      std::size(kConfigurations));
   std::vector<Run> runs;
-  for (const auto& configuration : kConfigurations) {
-    runs.push_back(best_of_two(options, configuration, rss_baseline));
+  for (std::size_t c = 0; c < configurations; ++c) {
+    runs.push_back(best_of_two(options, kConfigurations[c], rss_baseline));
   }
   const Run& all_on = runs.back();
   uint64_t total = 0, kept = 0, wait_states = 0;

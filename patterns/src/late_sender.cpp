@@ -4,6 +4,7 @@
 // the refinements (wrong order, count).
 
 #include <algorithm>
+#include <memory>
 
 #include "all_patterns.h"
 #include "orrery/replay/replay_events.h"
@@ -27,12 +28,15 @@ class LateSenderPattern final : public Pattern {
   }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<ReceivesCompleted>([this, ctx](const ReceivesCompleted& e) {
+    // LateSenderFound's subscribers (Wrong Order, the count), looked up once
+    // per subscription (this bus's, even if the pattern is attached again).
+    auto found = std::make_shared<analyzer::EventBus::CachedPublisher<LateSenderFound>>(context.bus);
+    context.bus.subscribe<ReceivesCompleted>([this, ctx, found](const ReceivesCompleted& e) {
       const int64_t waiting = std::min(e.latest_send_enter, e.call.exit) - e.call.enter;
       if (waiting <= 0) return;
       ctx->severities.add(row(), e.call.callpath,
                           static_cast<double>(waiting) * ctx->seconds_per_tick);
-      ctx->bus.publish(LateSenderFound{e.call, waiting, e.latest_send_enter});
+      (*found)(LateSenderFound{e.call, waiting, e.latest_send_enter});
     });
   }
 };

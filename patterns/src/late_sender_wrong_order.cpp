@@ -68,25 +68,28 @@ class LateSenderWrongOrderPattern final : public Pattern {
     [[nodiscard]] bool empty() const { return count_ == 0; }
     [[nodiscard]] std::size_t size() const { return count_; }
     const LateSenderFound& operator[](std::size_t k) const { return slots_[wrap(head_ + k)]; }
-    /// Appends `found`, dropping the oldest when full.
+    /// Appends `found` at the tail, dropping the oldest when full.
     void push(const LateSenderFound& found) {
+      slots_[tail_] = found;
+      tail_ = wrap(tail_ + 1);
       if (count_ == kWindow) {
-        head_ = wrap(head_ + 1);
-        --count_;
+        head_ = tail_;
+      } else {
+        ++count_;
       }
-      slots_[wrap(head_ + count_)] = found;
-      ++count_;
     }
     /// Removes the k-th oldest; the later ones move up (order is kept).
     void erase(std::size_t k) {
       for (; k + 1 < count_; ++k) slots_[wrap(head_ + k)] = slots_[wrap(head_ + k + 1)];
       --count_;
+      tail_ = wrap(head_ + count_);
     }
 
    private:
     static std::size_t wrap(std::size_t index) { return index >= kWindow ? index - kWindow : index; }
     std::array<LateSenderFound, kWindow> slots_{};
     std::size_t head_ = 0;
+    std::size_t tail_ = 0;  ///< where the next one goes: wrap(head_ + count_)
     std::size_t count_ = 0;
   };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mpi_world.h"
+#include "world_definitions.h"
 #include "orrery/analyzer/communicators.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
@@ -110,11 +111,7 @@ std::vector<Seen> of_callpath(const std::vector<Seen>& events, uint32_t callpath
 
 TEST(SendsCompleted, ForwardWalkRaisesWhatTheBackwardReplayRaises) {
   const uint32_t n = world_size(), me = world_rank();
-  Definitions definitions;
-  definitions.ranks.resize(n);
-  CommDef world{"world", {}, false};
-  for (uint32_t r = 0; r < n; ++r) world.members.push_back(r);
-  definitions.comms[kWorld] = world;
+  const Definitions definitions = testing::world_definitions(n, kWorld);
   LocalTrace trace;
   trace.rank = me;
   build_trace(trace, me, n);

@@ -1,6 +1,6 @@
 // The reading fast paths: the TraceBuilder's cache of call-path lookups, its
-// folded spans on demand, the chunk-at-a-time walk of a ChunkedArray and the
-// EventBus's publisher. Plain unit tests, no MPI.
+// folded spans on demand, the message times it records, the chunk-at-a-time
+// walk of a ChunkedArray and the EventBus's publishers. Plain unit tests, no MPI.
 
 #include <gtest/gtest.h>
 
@@ -101,6 +101,61 @@ TEST(TraceBuilder, FoldedSpansOnlyWhenAskedForWithTheSameTotals) {
   EXPECT_EQ(with.folded_child_time, without.folded_child_time);
 }
 
+TEST(TraceBuilder, RecordsEachMessagesTimesAsTheEventsHoldThem) {
+  // LocalTrace::send_post_times and recv_times against the events the
+  // clock condition would otherwise look up: the posting call's Enter (the
+  // post itself outside any call) and the completion, for every way a
+  // message is read: blocking, Isend + completion, Irecv request + Irecv, an
+  // Irecv without a recorded request, a cancelled and a never completed
+  // request, sends and receives outside any region, and a clock that steps
+  // back (the builder clamps it: the recorded times must be the clamped ones).
+  enum Region : uint32_t { kMain, kSend, kRecv, kIsend, kIrecv, kWait };
+  LocalTrace trace;
+  TraceBuilder b(trace);
+  int64_t t = 100;
+  b.send(t += 3, 1, 0, 0, 8);  // outside any region
+  b.recv(t += 3, 1, 0, 0, 8);
+  b.enter(t += 5, kMain);
+  constexpr uint64_t kIterations = 66000;  // more than a chunk of every table
+  for (uint64_t i = 0; i < kIterations; ++i) {
+    const uint64_t request = 10 * i;
+    b.enter(t += 7, kSend), b.send(t += 2, 1, 0, 1, 8), b.leave(t += 4, kSend);
+    b.enter(t += 7, kRecv), b.recv(t -= 3, 1, 0, 1, 8), b.leave(t += 9, kRecv);  // steps back
+    b.enter(t += 1, kIrecv), b.irecv_request(t += 1, request), b.leave(t += 1, kIrecv);
+    b.enter(t += 1, kIsend), b.isend(t += 1, 1, 0, 2, 8, request + 1), b.leave(t += 1, kIsend);
+    b.enter(t += 1, kIrecv), b.irecv_request(t += 1, request + 2), b.leave(t += 1, kIrecv);
+    b.enter(t += 1, kIrecv), b.irecv_request(t += 1, request + 3), b.leave(t += 1, kIrecv);
+    b.request_cancelled(request + 2);
+    b.enter(t += 6, kWait);
+    b.irecv(t += 2, 1, 0, 2, 8, request);
+    b.isend_complete(t += 2, request + 1);
+    b.irecv(t += 2, 1, 0, 3, 8, request + 7);  // no request recorded: posted here
+    b.leave(t += 2, kWait);
+    // request + 3 never completes
+  }
+  b.leave(t += 5, kMain);
+  b.finish();
+  ASSERT_EQ(trace.send_post_times.size(), trace.sends.size());
+  ASSERT_EQ(trace.recv_times.size(), trace.recvs.size());
+  ASSERT_GT(trace.sends.size(), decltype(trace.send_post_times)::kChunkSize);
+  ASSERT_GT(trace.recvs.size(), decltype(trace.recv_times)::kChunkSize);
+  for (std::size_t s = 0; s < trace.sends.size(); ++s) {
+    ASSERT_EQ(trace.send_post_times[s], trace.events[posting_call(trace.sends[s])].time) << "send " << s;
+  }
+  std::size_t cancelled = 0, open = 0;
+  for (std::size_t r = 0; r < trace.recvs.size(); ++r) {
+    const MessageOp& op = trace.recvs[r];
+    ASSERT_EQ(trace.recv_times[r].post, trace.events[posting_call(op)].time) << "receive " << r;
+    const int64_t completion =
+        op.cancelled || op.complete_event == kNone ? kNoValue : trace.events[op.complete_event].time;
+    ASSERT_EQ(trace.recv_times[r].completion, completion) << "receive " << r;
+    cancelled += op.cancelled ? 1 : 0;
+    open += !op.cancelled && op.complete_event == kNone ? 1 : 0;
+  }
+  EXPECT_EQ(cancelled, kIterations);
+  EXPECT_EQ(open, kIterations);
+}
+
 TEST(ChunkedArray, ForEachVisitsEveryEntryOnceInOrderAcrossChunks) {
   for (uint32_t count : {0U, 1U, 4U, 5U, 11U}) {
     ChunkedArray<uint32_t, 2> values;  // chunks of 4
@@ -166,6 +221,24 @@ TEST(EventBus, APublisherDeliversToEverySubscriberInOrder) {
   pong(Pong{2});
   ping(Ping{3});
   EXPECT_EQ(calls, (std::vector<std::string>{"a1", "b1", "a3", "b3"}));
+}
+
+TEST(EventBus, ACachedPublisherSeesSubscribersAddedAfterItsFirstEvent) {
+  // Made before any subscriber, used, then more subscribe (of its type and
+  // of another, which may move the subscriber lists): it must look them up
+  // again and deliver to each, in order, as publish() does.
+  EventBus bus;
+  std::vector<std::string> calls;
+  EventBus::CachedPublisher<Ping> ping(bus);
+  ping(Ping{0});  // nobody yet
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("a" + std::to_string(e.value)); });
+  ping(Ping{1});
+  for (int i = 0; i < 20; ++i) bus.subscribe<Pong>([](const Pong&) {});
+  bus.subscribe<Ping>([&](const Ping& e) { calls.push_back("b" + std::to_string(e.value)); });
+  ping(Ping{2});
+  ping(Ping{3});
+  bus.publish(Ping{4});
+  EXPECT_EQ(calls, (std::vector<std::string>{"a1", "a2", "b2", "a3", "b3", "a4", "b4"}));
 }
 
 }  // namespace

@@ -374,5 +374,18 @@ TEST(WrongOrder, OnlyTheLastHundredWaitsAreKept) {
   EXPECT_DOUBLE_EQ(p.value("late_sender"), 50);  // the oldest left the window
 }
 
+TEST(WrongOrder, TheWindowKeepsTheLatestHundredAfterSomeWereReclassified) {
+  Patterns p;
+  for (int i = 0; i < 60; ++i) late_receive(p, 1000 + 200 * i);  // send enters 1050 + 200 i
+  // Sent at 3050: before the late sends of waits 11..59 only.
+  p.publish(analyzer::MessageReceived{kCallpath, 1000000, 3050, 8});
+  EXPECT_DOUBLE_EQ(p.value("late_sender_wrong_order"), 49 * 50);
+  // 11 waits left; 100 more push the oldest 11 out of the window.
+  for (int i = 60; i < 160; ++i) late_receive(p, 1000 + 200 * i);
+  p.publish(analyzer::MessageReceived{kCallpath, 2000000, 0, 8});
+  EXPECT_DOUBLE_EQ(p.value("late_sender_wrong_order"), (49 + 100) * 50);
+  EXPECT_DOUBLE_EQ(p.value("late_sender"), 11 * 50);
+}
+
 }  // namespace
 }  // namespace orrery::patterns

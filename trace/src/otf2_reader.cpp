@@ -533,6 +533,10 @@ void read_thread_trace(const std::string& experiment, const Definitions& definit
   read_location_trace(experiment, definitions, thread.location,
                       "rank " + std::to_string(rank) + " thread " + std::to_string(thread.number),
                       false, trace, nullptr);
+  // Only the clock condition reads the recorded message times, and it runs
+  // on the ranks' own traces, not on their threads'.
+  trace.send_post_times = {};
+  trace.recv_times = {};
 }
 
 }  // namespace orrery::analyzer

@@ -219,6 +219,7 @@ void TraceBuilder::isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_
   const auto index = static_cast<uint32_t>(trace_.sends.size());
   op.post_event = push_communication(time, EventKind::kIsend, index);
   trace_.sends.push_back(op);
+  trace_.send_post_times.push_back(posting_time());
   pending_isends_[request] = index;
 }
 
@@ -239,6 +240,7 @@ void TraceBuilder::irecv_request(int64_t time, uint64_t request) {
   const auto index = static_cast<uint32_t>(trace_.recvs.size());
   op.post_event = push_communication(time, EventKind::kIrecvRequest, index);
   trace_.recvs.push_back(op);
+  trace_.recv_times.push_back(ReceiveTimes{posting_time(), kNoValue});
   pending_irecvs_[request] = index;
 }
 
@@ -254,10 +256,12 @@ void TraceBuilder::irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t 
     trace_.recvs.push_back(op);
     trace_.recvs[index].post_event = trace_.recvs[index].complete_event =
         push_communication(time, EventKind::kIrecv, index);
+    trace_.recv_times.push_back(ReceiveTimes{posting_time(), trace_.last_time});
   } else {
     index = it->second;
     pending_irecvs_.erase(it);
     trace_.recvs[index].complete_event = push_communication(time, EventKind::kIrecv, index);
+    trace_.recv_times[index].completion = trace_.last_time;
   }
   MessageOp& op = trace_.recvs[index];
   op.complete_call = current_call();
@@ -270,6 +274,7 @@ void TraceBuilder::request_cancelled(uint64_t request) {
     pending_isends_.erase(it);
   } else if (auto jt = pending_irecvs_.find(request); jt != pending_irecvs_.end()) {
     trace_.recvs[jt->second].cancelled = true;
+    trace_.recv_times[jt->second].completion = kNoValue;
     pending_irecvs_.erase(jt);
   }
 }

@@ -22,8 +22,8 @@
 
 namespace orrery::analyzer {
 
-/// Value for messages that have none (cancelled, never matched).
-inline constexpr int64_t kNoValue = INT64_MIN;
+// kNoValue (orrery/trace/ids.h): the value of messages that have none
+// (cancelled, never matched).
 
 /// How this rank's sends and receives pair with its peers' messages, as MPI
 /// matched them (per communicator, peer and tag, in posting order, skipping

@@ -32,6 +32,7 @@ class EventBus {
       (*static_cast<const Handler*>(state))(*static_cast<const Event*>(event));
     }});
     owned_.push_back(std::move(owned));
+    ++subscriptions_;
   }
 
   template <class Event>
@@ -68,6 +69,28 @@ class EventBus {
     return publisher;
   }
 
+  /// A publisher that stays right across later subscribes: it looks the
+  /// subscribers up again when anyone subscribed since (one compare per
+  /// event). For a pattern that raises a refined event from inside another
+  /// event's delivery, where publish() would look the type up every time.
+  template <class Event>
+  class CachedPublisher {
+   public:
+    explicit CachedPublisher(const EventBus& bus) : bus_(&bus) {}
+    void operator()(const Event& event) {
+      if (subscriptions_ != bus_->subscriptions_) [[unlikely]] {
+        publisher_ = bus_->publisher<Event>();
+        subscriptions_ = bus_->subscriptions_;
+      }
+      publisher_(event);
+    }
+
+   private:
+    const EventBus* bus_;
+    Publisher<Event> publisher_;
+    std::size_t subscriptions_ = ~std::size_t{0};
+  };
+
   template <class Event>
   [[nodiscard]] bool has_subscribers() const {
     const std::size_t slot = slot_of<Event>();
@@ -88,6 +111,7 @@ class EventBus {
 
   std::vector<std::vector<Entry>> handlers_;
   std::vector<std::shared_ptr<void>> owned_;
+  std::size_t subscriptions_ = 0;  ///< subscribe() calls so far (CachedPublisher)
 };
 
 }  // namespace orrery::analyzer

@@ -156,6 +156,12 @@ struct MessageOp {
 };
 static_assert(sizeof(MessageOp) == 40, "message tables must stay compact");
 
+/// A receive's times as read (LocalTrace::recv_times).
+struct ReceiveTimes {
+  int64_t post = 0;                ///< enter of its posting call (posting_call())
+  int64_t completion = kNoValue;   ///< of its completion; kNoValue if none or cancelled
+};
+
 /// Where a send or receive was posted: the Enter of its posting call (the
 /// post event itself if it lies outside any call).
 inline uint32_t posting_call(const MessageOp& op) {
@@ -236,6 +242,15 @@ struct LocalTrace {
   int64_t folded_top_level_time = 0; ///< total duration of folded top-level instances
   int64_t first_time = 0;            ///< of the first event read
   int64_t last_time = 0;             ///< of the last event read
+  /// The messages' times as read, recorded by the reader (TraceBuilder) so
+  /// that the clock condition's first pass need not look them up in the
+  /// events: per send the enter of its posting call (posting_call()), per
+  /// receive its ReceiveTimes. Valid while nothing has moved an event (the
+  /// clock condition reads them first, then frees them); empty for a trace
+  /// built without TraceBuilder (tests), which the clock condition then
+  /// reads from the events.
+  ChunkedArray<int64_t, 17> send_post_times;
+  ChunkedArray<ReceiveTimes, 16> recv_times;
   /// Per receive: enter time of the matching send call (the forward replay's result).
   std::vector<int64_t> send_enters;
   /// Per send: enter time of the receive's posting call at the receiver (the

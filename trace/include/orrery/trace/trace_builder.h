@@ -66,16 +66,45 @@ class TraceBuilder {
     frame.enter_event->link = static_cast<uint32_t>(trace_.events.size());
     trace_.events.append_in_room(Event::make(reference, EventKind::kLeave, kNone, frame.enter));
   }
-  void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
+  /// Blocking sends and receives: inline too. The common case (inside a
+  /// region, room in every table the message goes to) checks first and
+  /// then appends without further checks; the rest goes to send_checked /
+  /// recv_checked.
+  [[gnu::always_inline]] void send(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    if (no_open_region() || !trace_.events.has_room() || !trace_.sends.has_room() ||
+        !trace_.send_post_times.has_room()) [[unlikely]] {
+      send_checked(time, receiver, comm, tag, bytes);
+      return;
+    }
+    const auto index = static_cast<uint32_t>(trace_.sends.size());
+    const uint32_t event = append_message_event(time, EventKind::kSend, index);
+    trace_.sends.append_in_room(in_call_message(event, receiver, comm, tag, bytes));
+    trace_.send_post_times.append_in_room(top_->enter_time);
+  }
+  [[gnu::noinline]] void send_checked(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes) {
     trace_.sends.push_back(blocking_message(time, EventKind::kSend, trace_.sends.size(), receiver, comm, tag, bytes));
+    trace_.send_post_times.push_back(posting_time());
   }
   void isend(int64_t time, uint32_t receiver, uint32_t comm, uint32_t tag, uint64_t bytes,
              uint64_t request);
   void isend_complete(int64_t time, uint64_t request);
-  void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes) {
+  [[gnu::always_inline]] void recv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes) {
+    if (no_open_region() || !trace_.events.has_room() || !trace_.recvs.has_room() ||
+        !trace_.recv_times.has_room()) [[unlikely]] {
+      recv_checked(time, sender, comm, tag, bytes);
+      return;
+    }
+    const auto index = static_cast<uint32_t>(trace_.recvs.size());
+    const uint32_t event = append_message_event(time, EventKind::kRecv, index);
+    MessageOp& op = trace_.recvs.append_in_room(in_call_message(event, sender, comm, tag, bytes));
+    op.complete_event = event;
+    trace_.recv_times.append_in_room(ReceiveTimes{top_->enter_time, trace_.last_time});
+  }
+  [[gnu::noinline]] void recv_checked(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes) {
     MessageOp op = blocking_message(time, EventKind::kRecv, trace_.recvs.size(), sender, comm, tag, bytes);
     op.complete_event = op.post_event;
     trace_.recvs.push_back(op);
+    trace_.recv_times.push_back(ReceiveTimes{posting_time(), trace_.last_time});
   }
   void irecv_request(int64_t time, uint64_t request);
   void irecv(int64_t time, uint32_t sender, uint32_t comm, uint32_t tag, uint64_t bytes,
@@ -161,6 +190,12 @@ class TraceBuilder {
     trace_.last_time = time;
     return time;
   }
+  /// The time of the call posting a message whose event was just appended:
+  /// the innermost open call's enter, or that event's own time outside any
+  /// call (LocalTrace::send_post_times, recv_times).
+  [[nodiscard]] int64_t posting_time() const {
+    return no_open_region() ? trace_.last_time : top_->enter_time;
+  }
   /// Appends a communication event (any kind but Enter/Leave).
   uint32_t push_communication(int64_t local_time, EventKind kind, uint32_t link) {
     if (no_open_region()) ++trace_.loose_events;
@@ -208,6 +243,25 @@ class TraceBuilder {
     op.tag = tag;
     op.bytes = bytes;
     op.post_event = push_communication(time, kind, static_cast<uint32_t>(index));
+    return op;
+  }
+  /// send()'s and recv()'s common case: the message's event, appended in
+  /// room inside an open region (so not the first event read); its index.
+  [[gnu::always_inline]] uint32_t append_message_event(int64_t time, EventKind kind, uint32_t index) {
+    const auto event = static_cast<uint32_t>(trace_.events.size());
+    trace_.events.append_in_room(Event::make(later_reference_time(time), kind, kNone, index));
+    return event;
+  }
+  /// A blocking message posted and completed by the innermost open call at `event`.
+  [[gnu::always_inline]] MessageOp in_call_message(uint32_t event, uint32_t peer, uint32_t comm, uint32_t tag,
+                                                   uint64_t bytes) const {
+    MessageOp op;
+    op.post_call = op.complete_call = top_->enter;
+    op.post_event = event;
+    op.peer = peer;
+    op.comm = comm;
+    op.tag = tag;
+    op.bytes = bytes;
     return op;
   }
   /// Leaves the innermost open region at `leave_time` (reference time line):

@@ -1,0 +1,100 @@
+// The forward walk's frames (replay_forward.cpp): a sentinel below the
+// outermost region instance takes what happens outside any region, so
+// messages sent or received there must not reach the patterns (no
+// MessageReceived, no counts, no ReceivesCompleted), while the same messages
+// inside regions do, and a region nesting deeper than the walk's first
+// frames grows them. Each rank builds a ring with TraceBuilder.
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mpi_world.h"
+#include "world_definitions.h"
+#include "orrery/analyzer/communicators.h"
+#include "orrery/analyzer/message_exchange.h"
+#include "orrery/analyzer/replay.h"
+#include "orrery/replay/replay_events.h"
+#include "orrery/trace/trace_builder.h"
+
+namespace orrery::analyzer {
+namespace {
+
+constexpr uint32_t kWorld = 0;
+constexpr uint32_t kIterations = 10;
+constexpr uint32_t kDepth = 200;  // nested user regions: more than the walk's first frames
+enum Region : uint32_t { kMain, kSend, kRecv, kNested };
+
+void build(LocalTrace& trace, uint32_t me, uint32_t n) {
+  const uint32_t right = (me + 1) % n, left = (me + n - 1) % n;
+  TraceBuilder b(trace);
+  int64_t t = 1000;
+  b.send(t += 10, right, kWorld, 7, 16);  // loose: outside any region
+  b.recv(t += 10, left, kWorld, 7, 16);
+  b.enter(t += 10, kMain);
+  for (uint32_t d = 0; d < kDepth; ++d) b.enter(t += 1, kNested + d);
+  for (uint32_t i = 0; i < kIterations; ++i) {
+    b.enter(t += 10, kSend), b.send(t += 10, right, kWorld, 0, 8), b.leave(t += 10, kSend);
+    b.enter(t += 10, kRecv), b.recv(t += 10, left, kWorld, 0, 8), b.leave(t += 10, kRecv);
+  }
+  for (uint32_t d = kDepth; d-- > 0;) b.leave(t += 1, kNested + d);
+  b.leave(t += 10, kMain);
+  b.send(t += 10, right, kWorld, 8, 16);  // loose again, after the last region
+  b.recv(t += 10, left, kWorld, 8, 16);
+  b.finish();
+}
+
+TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
+  const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
+  const Definitions definitions = testing::world_definitions(n, kWorld);
+  const Communicators comms(definitions, me, MPI_COMM_WORLD);
+  LocalTrace trace;
+  trace.rank = me;
+  build(trace, me, n);
+  ASSERT_EQ(trace.loose_events, 4u);
+  std::string error;
+  const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(matching.matched_recvs(), kIterations + 2) << "the loose messages are matched too";
+
+  EventBus bus;
+  std::vector<MessageReceived> received;
+  uint64_t receiving_calls = 0, sending_calls = 0, exits = 0, sends = 0, receives = 0, visits = 0;
+  bus.subscribe<MessageReceived>([&](const MessageReceived& e) { received.push_back(e); });
+  bus.subscribe<ReceivesCompleted>([&](const ReceivesCompleted&) { ++receiving_calls; });
+  bus.subscribe<SendsCompleted>([&](const SendsCompleted&) { ++sending_calls; });
+  bus.subscribe<RegionExited>([&](const RegionExited& e) {
+    ++exits;
+    EXPECT_NE(e.call.callpath, kNone);
+  });
+  bus.subscribe<CallPathCounts>([&](const CallPathCounts& e) {
+    sends += e.sends;
+    receives += e.receives;
+    visits += e.visits;
+  });
+  ReplayOptions options;
+  options.correct_clock_violations = false;
+  options.raise_sends_completed = true;
+  ReplayStatistics statistics;
+  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+
+  ASSERT_EQ(received.size(), kIterations);
+  const uint32_t recv_callpath = received.front().callpath;
+  for (const MessageReceived& e : received) {
+    EXPECT_EQ(e.callpath, recv_callpath);
+    EXPECT_EQ(e.post_enter, e.call_enter) << "a blocking receive is posted by its own call";
+  }
+  EXPECT_NE(recv_callpath, kNone);
+  EXPECT_EQ(receiving_calls, kIterations);
+  EXPECT_EQ(sending_calls, kIterations);
+  EXPECT_EQ(sends, kIterations);
+  EXPECT_EQ(receives, kIterations);
+  EXPECT_EQ(exits, 2 * kIterations + kDepth + 1);
+  EXPECT_EQ(visits, exits);
+}
+
+}  // namespace
+}  // namespace orrery::analyzer
