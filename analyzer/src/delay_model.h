@@ -182,7 +182,7 @@ struct DelayPool {
   /// Adds the delay of this rank (profile `mine`) against a waiter's
   /// profile (`theirs`: ticks per own call path of the same key, the rest
   /// unknown here; `their_waiting`); returns its index.
-  uint32_t compare(WaitKind kind, int64_t waiting, const IntervalProfile& mine,
+  uint32_t compare(WaitKind kind, int64_t waiting, const ProfileView& mine,
                    const TicksByCallpath& theirs, int64_t their_waiting);
 
   /// The end of delay `d`'s ranges in `excess` and in `waits`.

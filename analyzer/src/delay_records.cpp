@@ -198,7 +198,8 @@ class DelayFinder {
         }
         context_.profiler.profile(from, to, mine_);
         delay_of_record_[record] =
-            pool_.compare(kind, waited, mine_, theirs_, their_waiting);
+            pool_.compare(kind, waited, ProfileView{mine_.time, mine_.waiting, mine_.waits}, theirs_,
+                          their_waiting);
       }
       theirs_.clear();
     }
@@ -249,7 +250,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   }
 }
 
-uint32_t DelayPool::compare(WaitKind kind, int64_t waiting, const IntervalProfile& mine,
+uint32_t DelayPool::compare(WaitKind kind, int64_t waiting, const ProfileView& mine,
                             const TicksByCallpath& theirs, int64_t their_waiting) {
   Delay delay;
   constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds

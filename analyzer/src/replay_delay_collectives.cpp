@@ -237,7 +237,8 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
 
 void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys) {
   std::vector<int64_t> lengths, data, own_waiting;
-  IntervalProfile profile;
+  std::vector<Interval> intervals;
+  IntervalProfiles profiles;
   TicksByCallpath mine(keys.size());
   passing_.assign(by_comm_.size(), {});
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
@@ -248,13 +249,20 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       lengths.assign(m, 0);
       own_waiting.assign(m, 0);
       bool any = false;
+      // The delayer's intervals of the chunk, profiled at once.
+      intervals.clear();
       for (std::size_t j = 0; j < m; ++j) {
-        Instance& in = instances[first + j];
+        const Instance& in = instances[first + j];
         any = any || in.anyone_waited;
+        if (in.delayer && in.anyone_waited) intervals.push_back(Interval{in.from, in.start});
+      }
+      profiler.profile_all(intervals, profiles);
+      for (std::size_t j = 0, k = 0; j < m; ++j) {
+        Instance& in = instances[first + j];
         if (!in.delayer || !in.anyone_waited) continue;
-        profiler.profile(in.from, in.start, profile);
-        in.profile = profile.time;
-        in.own_waits = profile.waits;
+        const ProfileView profile = profiles[k++];
+        in.profile.assign(profile.time.begin(), profile.time.end());
+        in.own_waits.assign(profile.waits.begin(), profile.waits.end());
         for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
         lengths[j] = static_cast<int64_t>(in.profile.size());
         own_waiting[j] = profile.waiting;
@@ -279,10 +287,17 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       }
       vmpi::Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_INT64_T, MPI_SUM,
                     comm);
+      // The waiters' intervals of the chunk (their own waits are not needed).
+      intervals.clear();
       for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[first + j];
+        if (in.wait != kNone) intervals.push_back(Interval{in.from, in.start});
+      }
+      profiler.profile_all(intervals, profiles, false);
+      for (std::size_t j = 0, k = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
+        const ProfileView profile = profiles[k++];
         for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];

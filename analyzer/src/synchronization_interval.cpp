@@ -44,99 +44,187 @@ uint32_t CallpathKeys::find(uint64_t key) const {
   }
 }
 
+namespace {
+
+/// One interval's ticks per slot, the slots listed in the order first set
+/// to non-zero ticks (the order the profile lists them).
+struct Tally {
+  int64_t* scratch;
+  uint32_t* stamp;
+  uint32_t* touched;
+  uint32_t now;
+  uint32_t listed = 0;
+  void add(uint32_t slot, int64_t ticks) __attribute__((always_inline)) {
+    if (ticks == 0) return;
+    if (stamp[slot] != now) {
+      stamp[slot] = now;
+      scratch[slot] = ticks;
+      touched[listed++] = slot;
+    } else {
+      scratch[slot] += ticks;
+    }
+  }
+};
+
+constexpr uint32_t kEnterBits = static_cast<uint32_t>(EventKind::kEnter) << Event::kRefBits;
+constexpr uint32_t kLeaveBits = static_cast<uint32_t>(EventKind::kLeave) << Event::kRefBits;
+constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
+
+/// Room for `more` entries after the first `used` of `items` (raw storage:
+/// its size only grows, by doubling).
+template <class T>
+__attribute__((noinline)) void grow(std::vector<T>& items, std::size_t needed) {
+  items.resize(std::max(2 * items.size(), needed + 64));
+}
+template <class T>
+inline T* room(std::vector<T>& items, std::size_t used, std::size_t more) {
+  if (used + more > items.size()) [[unlikely]] grow(items, used + more);
+  return items.data() + used;
+}
+
+}  // namespace
+
+/// profile()'s output: the vectors of one IntervalProfile.
+struct IntervalProfiler::SingleOut {
+  IntervalProfile& profile;
+  void wait(uint32_t wait, int64_t ticks) { profile.waits.emplace_back(wait, ticks); }
+  void begin_times(std::size_t most) { profile.time.reserve(most); }
+  void time(uint32_t callpath, int64_t ticks) { profile.time.emplace_back(callpath, ticks); }
+  void end_times() {}
+};
+
+/// profile_all()'s output: the flat arrays of IntervalProfiles.
+struct IntervalProfiler::FlatOut {
+  IntervalProfiles& profiles;
+  std::size_t times = 0, waits = 0;  ///< entries used so far
+  std::pair<uint32_t, int64_t>* next = nullptr;
+  void wait(uint32_t wait, int64_t ticks) { *room(profiles.waits_, waits++, 1) = {wait, ticks}; }
+  void begin_times(std::size_t most) { next = room(profiles.time_, times, most); }
+  void time(uint32_t callpath, int64_t ticks) { *next++ = {callpath, ticks}; }
+  void end_times() { times = static_cast<std::size_t>(next - profiles.time_.data()); }
+};
+
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                                    std::vector<std::pair<uint32_t, uint32_t>> waits,
                                    WaitingTicks waiting)
     : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(waiting),
-      scratch_(tree.size(), 0), stamp_(tree.size(), 0), touched_(tree.size(), 0) {}
+      none_(static_cast<uint32_t>(tree.size())), parent_slot_(tree.size()),
+      scratch_(tree.size() + 1, 0), stamp_(tree.size() + 1, 0), touched_(tree.size() + 1, 0) {
+  // Slot tree.size() stands for "no call path" (before the first Enter, or
+  // a reference that is none): its time is summed and never listed.
+  for (std::size_t c = 0; c < tree.size(); ++c) {
+    const uint32_t parent = tree.nodes()[c].parent;
+    parent_slot_[c] = parent < none_ ? parent : none_;
+  }
+}
+
+IntervalProfiler::~IntervalProfiler() = default;
 
 void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& result,
                                bool list_waits) {
   result.time.clear();
   result.waits.clear();
-  result.waiting = 0;
+  SingleOut out{result};
+  result.waiting = profile_into(from_leave, to_enter, list_waits, out);
+}
+
+void IntervalProfiler::profile_all(const std::vector<Interval>& intervals, IntervalProfiles& out,
+                                   bool list_waits) {
+  out.time_end_.resize(intervals.size());
+  out.waits_end_.resize(intervals.size());
+  out.waiting_.resize(intervals.size());
+  FlatOut flat{out};
+  for (std::size_t k = 0; k < intervals.size(); ++k) {
+    out.waiting_[k] = profile_into(intervals[k].from, intervals[k].to, list_waits, flat);
+    out.time_end_[k] = static_cast<uint32_t>(flat.times);
+    out.waits_end_[k] = static_cast<uint32_t>(flat.waits);
+  }
+}
+
+template <class Out>
+int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
+                                       Out& out) {
   const EventStore& events = trace_.events;
-  if (to_enter == kNone || to_enter >= events.size()) return;
-  // Sizes and data in locals: the stores below could alias the vectors'
-  // members as far as the compiler knows, which would reload them per event.
-  // Call paths are raw event references here: "none" (Event::kRefMask) is
-  // beyond every call path, so parent_of and add ignore it.
-  const CallPathNode* const nodes = tree_.nodes().data();
-  const std::size_t node_count = tree_.nodes().size();
-  const auto parent_of = [&](uint32_t callpath) {
-    return callpath >= node_count ? kNone : nodes[callpath].parent;
-  };
-  // Per call path its ticks; a call path is listed (in `touched`, once) at
-  // its first non-zero ticks, which is where the profile lists it.
+  if (to_enter == kNone || to_enter >= events.size()) return 0;
   if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
     std::fill(stamp_.begin(), stamp_.end(), 0);
     stamp_now_ = 1;
   }
-  const uint32_t now = stamp_now_;
-  int64_t* const scratch = scratch_.data();
-  uint32_t* const stamp = stamp_.data();
-  uint32_t* const touched = touched_.data();
-  std::size_t listed = 0;
-  const std::size_t callpaths = scratch_.size();
-  const auto add = [&](uint32_t callpath, int64_t ticks) __attribute__((always_inline)) {
-    if (callpath >= callpaths || ticks == 0) return;
-    if (stamp[callpath] != now) {
-      stamp[callpath] = now;
-      scratch[callpath] = ticks;
-      touched[listed++] = callpath;
-    } else {
-      scratch[callpath] += ticks;
+  // In locals: stores through the pointers below could alias members as far
+  // as the compiler knows, which would reload them per event.
+  Tally tally{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
+  const uint32_t none = none_;
+  const uint32_t* const parent_slot = parent_slot_.data();
+  const auto slot_of = [none](uint32_t ref) { return ref < none ? ref : none; };
+  // The slot open after an event: an Enter's call path, a Leave's parent
+  // (the parent of its Enter's call path); the other kinds change nothing.
+  const auto slot_after = [&events, none, parent_slot](const Event& event, uint32_t current)
+      __attribute__((always_inline)) {
+    const uint32_t kind_bits = event.kind_and_ref & ~Event::kRefMask;
+    if (kind_bits == kEnterBits) {
+      const uint32_t ref = event.kind_and_ref & Event::kRefMask;
+      return ref < none ? ref : none;
     }
+    if (kind_bits != kLeaveBits) return current;
+    const uint32_t ref = events[event.link].kind_and_ref & Event::kRefMask;
+    return ref < none ? parent_slot[ref] : none;
   };
-  // The region open after the starting event.
-  uint32_t current = kNone;
+  // The call path open after the starting event; the walk starts after it.
+  uint32_t current = none;
   uint32_t first = 0;
+  const Event* event = nullptr;
+  int64_t previous = 0;
   if (from_leave != kNone && from_leave < to_enter) {
     const Event& start = events[from_leave];
-    current = start.kind() == EventKind::kEnter
-                  ? start.kind_and_ref & Event::kRefMask
-                  : parent_of(events[start.link].kind_and_ref & Event::kRefMask);
+    const uint32_t kind_bits = start.kind_and_ref & ~Event::kRefMask;
+    if (kind_bits == kEnterBits) {
+      current = slot_of(start.kind_and_ref & Event::kRefMask);
+    } else {  // a Leave: the parent of its call's call path
+      const uint32_t ref = events[start.link].kind_and_ref & Event::kRefMask;
+      current = ref < none ? parent_slot[ref] : none;
+    }
+    previous = start.time;
     first = from_leave + 1;
+    event = (first & kChunkMask) == 0 ? &events[first] : &start + 1;
+  } else {
+    event = &events[0];
+    previous = event->time;  // no gap before event 0
   }
   const FoldedSpan* const spans = trace_.folded_spans.data();
   const std::size_t span_count = trace_.folded_spans.size();
-  std::size_t span =
-      span_count == 0
-          ? 0
-          : lower_bound_near(spans, span_count, first, span_hint_,
-                             [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
-  // The time between two kept events belongs to the region open between
-  // them, minus the folded callees that ran there (no gap before event 0).
-  // The event store is chunked: walk a chunk by pointer, look the chunk up
-  // again at each boundary. The next folded span's event is kept at hand.
-  constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
-  constexpr uint32_t kEnterBits = static_cast<uint32_t>(EventKind::kEnter) << Event::kRefBits;
-  constexpr uint32_t kLeaveBits = static_cast<uint32_t>(EventKind::kLeave) << Event::kRefBits;
-  uint32_t next_span = span < span_count ? spans[span].before_event : kNone;
-  const Event* event = &events[first];
-  int64_t previous = first > 0 ? events[first - 1].time : event->time;
-  for (uint32_t i = first;; ++i, ++event) {
-    if ((i & kChunkMask) == 0) event = &events[i];
+  std::size_t span = span_count;
+  if (span_count != 0) {
+    span = lower_bound_near(spans, span_count, first, span_hint_,
+                            [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  }
+  // The time between two kept events belongs to the call path open between
+  // them, minus the folded callees that ran there (walked in stretches up to
+  // the next event with folded spans). The event store is chunked: walked by
+  // pointer, looked up again at a chunk's start.
+  for (uint32_t i = first;; ++i) {
+    const uint32_t stop =
+        span < span_count && spans[span].before_event < to_enter ? spans[span].before_event
+                                                                 : to_enter;
+    for (; i < stop; ++i) {
+      tally.add(current, event->time - previous);
+      previous = event->time;
+      current = slot_after(*event, current);
+      event = ((i + 1) & kChunkMask) == 0 ? &events[i + 1] : event + 1;
+    }
     int64_t gap = event->time - previous;
     previous = event->time;
-    if (i == next_span) {
-      for (; span < span_count && spans[span].before_event == i; ++span) {
-        add(spans[span].callpath, spans[span].exclusive);
-        gap -= spans[span].exclusive;
-      }
-      next_span = span < span_count ? spans[span].before_event : kNone;
+    for (; span < span_count && spans[span].before_event == stop; ++span) {
+      tally.add(slot_of(spans[span].callpath), spans[span].exclusive);
+      gap -= spans[span].exclusive;
     }
-    add(current, gap);  // at event 0 nothing is open yet (current is none)
-    if (i == to_enter) break;
-    const uint32_t kind_bits = event->kind_and_ref & ~Event::kRefMask;
-    if (kind_bits == kEnterBits) {
-      current = event->kind_and_ref & Event::kRefMask;
-    } else if (kind_bits == kLeaveBits) {
-      current = parent_of(events[event->link].kind_and_ref & Event::kRefMask);
-    }
+    tally.add(current, gap);
+    if (stop == to_enter) break;
+    current = slot_after(*event, current);
+    event = ((i + 1) & kChunkMask) == 0 ? &events[i + 1] : event + 1;
   }
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
+  int64_t waiting = 0;
   const uint32_t low = from_leave == kNone ? 0 : from_leave;
   const auto* const waits = waits_.data();
   const std::size_t wait_count = waits_.size();
@@ -145,14 +233,18 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   for (; wait < wait_count && waits[wait].first < to_enter; ++wait) {
     const int64_t ticks = waiting_[waits[wait].second];
     if (ticks <= 0) continue;
-    add(events[waits[wait].first].kind_and_ref & Event::kRefMask, -ticks);
-    result.waiting += ticks;
-    if (list_waits) result.waits.emplace_back(waits[wait].second, ticks);
+    tally.add(slot_of(events[waits[wait].first].kind_and_ref & Event::kRefMask), -ticks);
+    waiting += ticks;
+    if (list_waits) out.wait(waits[wait].second, ticks);
   }
-  for (std::size_t k = 0; k < listed; ++k) {
-    const uint32_t callpath = touched[k];
-    if (scratch[callpath] > 0) result.time.emplace_back(callpath, scratch[callpath]);
+  out.begin_times(tally.listed);
+  for (std::size_t t = 0; t < tally.listed; ++t) {
+    const uint32_t slot = tally.touched[t];
+    const int64_t ticks = tally.scratch[slot];
+    if (slot != none && ticks > 0) out.time(slot, ticks);
   }
+  out.end_times();
+  return waiting;
 }
 
 }  // namespace orrery::analyzer
