@@ -97,22 +97,35 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
 
 namespace {
 
+/// The last route number the waiter looked up: a wait state's interval
+/// usually starts at the message of the wait state before it (same
+/// direction, same partner), whose number was just looked up.
+struct LastRoute {
+  bool late_sender = false;
+  uint32_t op = kNone;
+  int64_t number = kNoValue;
+};
+
 /// The waiter's side: appends the record of wait state `k` to `values`.
 void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
-                  IntervalProfile& profile, std::vector<int64_t>& values) {
+                  IntervalProfile& profile, LastRoute& last, std::vector<int64_t>& values) {
   const WaitState& wait = waits[k];
   // The message's number between the two (the delayer finds its own
   // operation by it); kNoValue if it has no partner.
+  const bool late_sender = wait.kind == WaitKind::kLateSender;
   const auto partner_op_of = [&](uint32_t op) {
-    const MessageMatching::Route route = wait.kind == WaitKind::kLateSender
-                                             ? context.routes.recv_route(op)
-                                             : context.routes.send_route(op);
-    return route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+    if (op == last.op && late_sender == last.late_sender) return last.number;
+    const MessageMatching::Route route =
+        late_sender ? context.routes.recv_route(op) : context.routes.send_route(op);
+    const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+    last = LastRoute{late_sender, op, number};
+    return last.number;
   };
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
   const auto [message_event, own_op] = context.message_syncs[k];
   const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+  const int64_t wait_op = partner_op_of(wait.op);
   // A collective with the delayer can only be later than the message if
   // some collective call ended between the two (usually none did).
   const CollectiveSync collective =
@@ -139,7 +152,7 @@ void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext
   const auto n = static_cast<int64_t>(profile.time.size());
   values.insert(values.end(),
                 {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8) | (n << 16),
-                 partner_op_of(wait.op), sync_a, sync_b, wait.waiting, profile.waiting});
+                 wait_op, sync_a, sync_b, wait.waiting, profile.waiting});
   for (const auto& [callpath, ticks] : profile.time) {
     values.push_back(static_cast<int64_t>(context.keys.key(callpath)));
     values.push_back(ticks);
@@ -224,6 +237,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   pool.delays.reserve(incoming.total);  // one per record at most
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   IntervalProfile profile;
+  LastRoute last_route;
   std::vector<int64_t> values;
   std::vector<std::size_t> sizes;
   std::vector<int64_t> received;
@@ -236,7 +250,8 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       if (first == last) continue;
       const std::size_t start = values.size();
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits, plan.record_wait[out.displs[k] + r], context, profile, values);
+        write_record(waits, plan.record_wait[out.displs[k] + r], context, profile, last_route,
+                     values);
       }
       sizes.push_back(values.size() - start);
     }
