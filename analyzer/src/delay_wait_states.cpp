@@ -95,12 +95,16 @@ class CompletionWalk {
   CompletionWalk(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank)
       : trace_(trace), table_(table), world_rank_(world_rank) {
     by_call_.reserve(table.size());
+    bool in_order = true;  // blocking calls complete their operations in order
+    uint32_t last_call = 0;
     for (uint32_t j = 0; j < table.size(); ++j) {
       const MessageOp& op = table[j];
       if (op.cancelled || op.complete_call == kNone) continue;
+      in_order = in_order && op.complete_call >= last_call;
+      last_call = op.complete_call;
       by_call_.emplace_back(op.complete_call, j);
     }
-    sort_by_call(by_call_);
+    if (!in_order) sort_by_call(by_call_);
   }
   /// Calls `visit(call, first, last, sync_of)` per completing call, where
   /// [first, last) are its entries of `pairs()` and sync_of(peer) the
