@@ -121,12 +121,17 @@ class IntervalProfiler {
   void profile_all(const std::vector<Interval>& intervals, IntervalProfiles& out,
                    bool list_waits = true);
 
+  /// profile() handed to `out` as it is found, for callers that would only
+  /// copy it (defined in the analyzer's internal interval_walk.h): first
+  /// out.wait(wait state, ticks) per own wait state (with `list_waits`),
+  /// then out.time(call path, ticks) per entry in the profile's order;
+  /// returns the waiting.
+  template <class Out>
+  int64_t profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits, Out& out);
+
  private:
   struct SingleOut;
   struct FlatOut;
-  /// One interval's profile into `out` (SingleOut, FlatOut); returns its waiting.
-  template <class Out>
-  int64_t profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits, Out& out);
 
   const LocalTrace& trace_;
   const CallTree& tree_;
