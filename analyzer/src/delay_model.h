@@ -213,7 +213,7 @@ struct DelayPool {
 };
 
 /// The delays that pass waiting on (the only delays that keep own wait
-/// states: DelayPool::finish_delay), for the propagation rounds, which read them
+/// states: DelayPool::compare), for the propagation rounds, which read them
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:

@@ -220,7 +220,7 @@ class DelayFinder {
           // this side's own last synchronization of that direction.
           from = context_.sync.posted(late_sender).last(source, to).first;
         }
-        // Compared as the profile comes (DelayPool::compare in steps).
+        // Compared as the profile comes (DelayPool::start_delay and on).
         own_waits_.clear();
         struct {
           DelayPool& pool;
