@@ -186,7 +186,13 @@ struct DelayPool {
   /// each (call path, ticks) of the profile in its order, then finish with
   /// both sides' waiting and this rank's own wait states in the interval;
   /// finish_delay returns its index.
-  void start_delay(WaitKind kind, int64_t waiting);
+  void start_delay(WaitKind kind, int64_t waiting) {
+    constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
+    pending_ = Delay{};
+    pending_.kind_bits = static_cast<int64_t>(kind);
+    pending_.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
+    pending_.excess_begin = static_cast<uint32_t>(excess.size());
+  }
   void add_time(uint32_t callpath, int64_t ticks, const TicksByCallpath& theirs) {
     const int64_t other = theirs.get(callpath);
     if (ticks > other) {

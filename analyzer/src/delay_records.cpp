@@ -282,14 +282,6 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   }
 }
 
-void DelayPool::start_delay(WaitKind kind, int64_t waiting) {
-  constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
-  pending_ = Delay{};
-  pending_.kind_bits = static_cast<int64_t>(kind);
-  pending_.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
-  pending_.excess_begin = static_cast<uint32_t>(excess.size());
-}
-
 uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
                                  std::span<const std::pair<uint32_t, int64_t>> own_waits) {
   Delay& delay = pending_;

@@ -36,14 +36,6 @@ CallpathKeys::CallpathKeys(const CallTree& tree) : keys_(callpath_keys(tree)) {
   }
 }
 
-uint32_t CallpathKeys::find(uint64_t key) const {
-  // The keys are well-mixed hashes: their low bits index the table.
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t slot = static_cast<std::size_t>(key) & mask;; slot = (slot + 1) & mask) {
-    const uint32_t callpath = slots_[slot];
-    if (callpath == kNone || keys_[callpath] == key) return callpath;
-  }
-}
 
 namespace {
 

@@ -30,8 +30,16 @@ class CallpathKeys {
   explicit CallpathKeys(const CallTree& tree);
   [[nodiscard]] uint64_t key(uint32_t callpath) const { return keys_[callpath]; }
   [[nodiscard]] std::size_t size() const { return keys_.size(); }
-  /// This rank's call path with `key`; kNone if it has none.
-  [[nodiscard]] uint32_t find(uint64_t key) const;
+  /// This rank's call path with `key`; kNone if it has none. (Inline: the
+  /// delayer looks up every entry of every record.)
+  [[nodiscard]] uint32_t find(uint64_t key) const {
+    // The keys are well-mixed hashes: their low bits index the table.
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = static_cast<std::size_t>(key) & mask;; slot = (slot + 1) & mask) {
+      const uint32_t callpath = slots_[slot];
+      if (callpath == kNone || keys_[callpath] == key) return callpath;
+    }
+  }
 
  private:
   std::vector<uint64_t> keys_;
