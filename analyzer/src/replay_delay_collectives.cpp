@@ -237,8 +237,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
 
 void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys) {
   std::vector<int64_t> lengths, data, own_waiting;
-  std::vector<Interval> intervals;
-  IntervalProfiles profiles;
+  IntervalProfile profile;
   TicksByCallpath mine(keys.size());
   passing_.assign(by_comm_.size(), {});
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
@@ -249,20 +248,13 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       lengths.assign(m, 0);
       own_waiting.assign(m, 0);
       bool any = false;
-      // The delayer's intervals of the chunk, profiled at once.
-      intervals.clear();
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[first + j];
-        any = any || in.anyone_waited;
-        if (in.delayer && in.anyone_waited) intervals.push_back(Interval{in.from, in.start});
-      }
-      profiler.profile_all(intervals, profiles);
-      for (std::size_t j = 0, k = 0; j < m; ++j) {
         Instance& in = instances[first + j];
+        any = any || in.anyone_waited;
         if (!in.delayer || !in.anyone_waited) continue;
-        const ProfileView profile = profiles[k++];
-        in.profile.assign(profile.time.begin(), profile.time.end());
-        in.own_waits.assign(profile.waits.begin(), profile.waits.end());
+        profiler.profile(in.from, in.start, profile);
+        in.profile = profile.time;
+        in.own_waits = profile.waits;
         for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
         lengths[j] = static_cast<int64_t>(in.profile.size());
         own_waiting[j] = profile.waiting;
@@ -287,17 +279,10 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       }
       vmpi::Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_INT64_T, MPI_SUM,
                     comm);
-      // The waiters' intervals of the chunk (their own waits are not needed).
-      intervals.clear();
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[first + j];
-        if (in.wait != kNone) intervals.push_back(Interval{in.from, in.start});
-      }
-      profiler.profile_all(intervals, profiles, false);
-      for (std::size_t j = 0, k = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        const ProfileView profile = profiles[k++];
+        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
         for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];

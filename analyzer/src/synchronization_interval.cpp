@@ -37,37 +37,12 @@ CallpathKeys::CallpathKeys(const CallTree& tree) : keys_(callpath_keys(tree)) {
 }
 
 
-namespace {
-
-/// Room for `more` entries after the first `used` of `items` (raw storage:
-/// its size only grows, by doubling).
-template <class T>
-__attribute__((noinline)) void grow(std::vector<T>& items, std::size_t needed) {
-  items.resize(std::max(2 * items.size(), needed + 64));
-}
-template <class T>
-inline T* room(std::vector<T>& items, std::size_t used, std::size_t more) {
-  if (used + more > items.size()) [[unlikely]] grow(items, used + more);
-  return items.data() + used;
-}
-
-}  // namespace
 
 /// profile()'s output: the vectors of one IntervalProfile.
 struct IntervalProfiler::SingleOut {
   IntervalProfile& profile;
   void wait(uint32_t wait, int64_t ticks) { profile.waits.emplace_back(wait, ticks); }
   void time(uint32_t callpath, int64_t ticks) { profile.time.emplace_back(callpath, ticks); }
-};
-
-/// profile_all()'s output: the flat arrays of IntervalProfiles.
-struct IntervalProfiler::FlatOut {
-  IntervalProfiles& profiles;
-  std::size_t times = 0, waits = 0;  ///< entries used so far
-  void wait(uint32_t wait, int64_t ticks) { *room(profiles.waits_, waits++, 1) = {wait, ticks}; }
-  void time(uint32_t callpath, int64_t ticks) {
-    *room(profiles.time_, times++, 1) = {callpath, ticks};
-  }
 };
 
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
@@ -92,19 +67,6 @@ void IntervalProfiler::profile(uint32_t from_leave, uint32_t to_enter, IntervalP
   result.waits.clear();
   SingleOut out{result};
   result.waiting = profile_into(from_leave, to_enter, list_waits, out);
-}
-
-void IntervalProfiler::profile_all(const std::vector<Interval>& intervals, IntervalProfiles& out,
-                                   bool list_waits) {
-  out.time_end_.resize(intervals.size());
-  out.waits_end_.resize(intervals.size());
-  out.waiting_.resize(intervals.size());
-  FlatOut flat{out};
-  for (std::size_t k = 0; k < intervals.size(); ++k) {
-    out.waiting_[k] = profile_into(intervals[k].from, intervals[k].to, list_waits, flat);
-    out.time_end_[k] = static_cast<uint32_t>(flat.times);
-    out.waits_end_[k] = static_cast<uint32_t>(flat.waits);
-  }
 }
 
 }  // namespace orrery::analyzer

@@ -2,10 +2,10 @@
 // implementation, kept here as the reference: every interval of randomly
 // built traces — nested regions, folded spans (some longer than their gap,
 // some at call paths nobody entered), Enters of no call path, communication
-// events, wait states with and without waiting — profiled one by one
-// (profile()) and all at once in any order (profile_all()) must give the
-// same call paths in the same order with the same ticks, the same waiting
-// and the same wait list.
+// events, wait states with and without waiting — asked in any order, as
+// profile() and as profile_into() hands it to a sink (the delay records'
+// way), must give the same call paths in the same order with the same
+// ticks, the same waiting and the same wait list.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "interval_walk.h"
 #include "orrery/analyzer/synchronization_interval.h"
 
 namespace orrery::testing {
@@ -23,15 +24,13 @@ using analyzer::CallTree;
 using analyzer::Event;
 using analyzer::EventKind;
 using analyzer::FoldedSpan;
-using analyzer::Interval;
 using analyzer::IntervalProfile;
 using analyzer::IntervalProfiler;
-using analyzer::IntervalProfiles;
 using analyzer::kNone;
 using analyzer::LocalTrace;
 using analyzer::WaitingTicks;
 
-/// The first IntervalProfiler::profile (before profile_all), as it was:
+/// The first IntervalProfiler::profile (before profile_into), as it was:
 /// a call path is listed at its first non-zero ticks; waiting is left out.
 IntervalProfile reference_profile(const LocalTrace& trace, const CallTree& tree,
                                   const std::vector<std::pair<uint32_t, uint32_t>>& waits,
@@ -99,6 +98,19 @@ IntervalProfile reference_profile(const LocalTrace& trace, const CallTree& tree,
   }
   return result;
 }
+
+/// One interval to profile.
+struct Interval {
+  uint32_t from = kNone;
+  uint32_t to = kNone;
+};
+
+/// A sink for profile_into: what it was handed, in order.
+struct Collected {
+  IntervalProfile profile;
+  void wait(uint32_t wait, int64_t ticks) { profile.waits.emplace_back(wait, ticks); }
+  void time(uint32_t callpath, int64_t ticks) { profile.time.emplace_back(callpath, ticks); }
+};
 
 /// A random well-nested trace of one rank: Enters (sometimes of no call
 /// path), Leaves, communication events between them, folded spans.
@@ -173,13 +185,11 @@ struct RandomTrace {
   }
 };
 
-void expect_same(const IntervalProfile& expected, const analyzer::ProfileView& got,
-                 const char* what, int trial, std::size_t k) {
-  ASSERT_EQ(std::vector(got.time.begin(), got.time.end()), expected.time)
-      << what << " trial " << trial << " interval " << k;
+void expect_same(const IntervalProfile& expected, const IntervalProfile& got, const char* what,
+                 int trial, std::size_t k) {
+  ASSERT_EQ(got.time, expected.time) << what << " trial " << trial << " interval " << k;
   ASSERT_EQ(got.waiting, expected.waiting) << what << " trial " << trial << " interval " << k;
-  ASSERT_EQ(std::vector(got.waits.begin(), got.waits.end()), expected.waits)
-      << what << " trial " << trial << " interval " << k;
+  ASSERT_EQ(got.waits, expected.waits) << what << " trial " << trial << " interval " << k;
 }
 
 TEST(IntervalProfile, EveryIntervalAgreesWithTheReference) {
@@ -193,44 +203,26 @@ TEST(IntervalProfile, EveryIntervalAgreesWithTheReference) {
     std::vector<Interval> intervals(60);
     for (Interval& interval : intervals) interval = t.pick(random);
     // Mostly increasing, as a rank's intervals with one partner come, with
-    // jumps back (the next partner's run).
+    // jumps back (the next partner's run): the searches start from the last.
     std::sort(intervals.begin(), intervals.begin() + 30,
               [](const Interval& a, const Interval& b) { return a.to < b.to; });
     const bool list_waits = trial % 2 == 0;
-    IntervalProfiles all;
-    profiler.profile_all(intervals, all, list_waits);
-    ASSERT_EQ(all.size(), intervals.size());
-    IntervalProfile one;
+    IntervalProfile one;  // reused, as the callers do
     for (std::size_t k = 0; k < intervals.size(); ++k) {
       const IntervalProfile expected = reference_profile(
           t.trace, t.tree, t.waits, t.waiting, intervals[k].from, intervals[k].to, list_waits);
-      expect_same(expected, all[k], "profile_all", trial, k);
       profiler.profile(intervals[k].from, intervals[k].to, one, list_waits);
-      expect_same(expected, {one.time, one.waiting, one.waits}, "profile", trial, k);
+      expect_same(expected, one, "profile", trial, k);
+      Collected sink;
+      sink.profile.waiting =
+          profiler.profile_into(intervals[k].from, intervals[k].to, list_waits, sink);
+      expect_same(expected, sink.profile, "profile_into", trial, k);
       ++compared;
       if (!expected.time.empty()) ++non_empty;
     }
   }
   EXPECT_GT(compared, 5000u);
   EXPECT_GT(non_empty, compared / 2);  // the comparisons are not of empty profiles
-}
-
-TEST(IntervalProfile, ReusedProfilesAreReplaced) {
-  // A second profile_all into the same IntervalProfiles holds only its own
-  // intervals (the flat arrays are reused, not appended to).
-  std::mt19937 random(5);
-  RandomTrace t(random);
-  ASSERT_FALSE(t.enters.empty());
-  IntervalProfiler profiler(t.trace, t.tree, t.waits, WaitingTicks{t.waiting.data()});
-  IntervalProfiles profiles;
-  profiler.profile_all({Interval{kNone, t.enters.back()}, Interval{kNone, t.enters.back()}},
-                       profiles);
-  const std::vector<Interval> second = {Interval{kNone, t.enters.front()}};
-  profiler.profile_all(second, profiles);
-  ASSERT_EQ(profiles.size(), 1u);
-  const IntervalProfile expected =
-      reference_profile(t.trace, t.tree, t.waits, t.waiting, kNone, t.enters.front(), true);
-  expect_same(expected, profiles[0], "second profile_all", 0, 0);
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -54,39 +53,6 @@ struct IntervalProfile {
   std::vector<std::pair<uint32_t, int64_t>> waits; ///< (wait-state index, its waiting)
 };
 
-/// One interval to profile (IntervalProfiler::profile's arguments).
-struct Interval {
-  uint32_t from = kNone;  ///< a Leave, or the Enter of a call whose own time counts; kNone: the start
-  uint32_t to = kNone;    ///< the Enter that ends it
-};
-
-/// One profile of an IntervalProfiles (the fields of IntervalProfile, as views).
-struct ProfileView {
-  std::span<const std::pair<uint32_t, int64_t>> time;
-  int64_t waiting = 0;
-  std::span<const std::pair<uint32_t, int64_t>> waits;
-};
-
-/// The profiles of many intervals in flat arrays, in the order they were
-/// asked (IntervalProfiler::profile_all): reused from batch to batch.
-class IntervalProfiles {
- public:
-  [[nodiscard]] std::size_t size() const { return waiting_.size(); }
-  [[nodiscard]] ProfileView operator[](std::size_t k) const {
-    const uint32_t time_begin = k == 0 ? 0 : time_end_[k - 1];
-    const uint32_t waits_begin = k == 0 ? 0 : waits_end_[k - 1];
-    return {{time_.data() + time_begin, time_end_[k] - time_begin},
-            waiting_[k],
-            {waits_.data() + waits_begin, waits_end_[k] - waits_begin}};
-  }
-
- private:
-  friend class IntervalProfiler;
-  std::vector<std::pair<uint32_t, int64_t>> time_, waits_;
-  std::vector<uint32_t> time_end_, waits_end_;  ///< per profile, where its entries end
-  std::vector<int64_t> waiting_;
-};
-
 /// The waiting (ticks) of wait state k, read where the caller keeps it:
 /// `stride` bytes apart from `first` (a field of its wait-state records), not
 /// a copy of millions of values.
@@ -122,13 +88,6 @@ class IntervalProfiler {
   void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out,
                bool list_waits = true);
 
-  /// profile() of every interval, the same values in the same order, into
-  /// `out` (replaced): flat arrays, no vectors per interval. Fastest for
-  /// intervals in increasing order (the searches continue where the last
-  /// one ended), as a rank's intervals with one partner are.
-  void profile_all(const std::vector<Interval>& intervals, IntervalProfiles& out,
-                   bool list_waits = true);
-
   /// profile() handed to `out` as it is found, for callers that would only
   /// copy it (defined in the analyzer's internal interval_walk.h): first
   /// out.wait(wait state, ticks) per own wait state (with `list_waits`),
@@ -139,7 +98,6 @@ class IntervalProfiler {
 
  private:
   struct SingleOut;
-  struct FlatOut;
 
   const LocalTrace& trace_;
   const CallTree& tree_;
