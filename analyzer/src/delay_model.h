@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -179,11 +180,28 @@ struct DelayPool {
   ChunkedArray<CallpathDelay, 14> excess;
   ChunkedArray<OwnWait, 14> waits;
 
-  /// Adds the delay of this rank (profile `mine`) against a waiter's
-  /// profile (`theirs`: ticks per own call path of the same key, the rest
-  /// unknown here; `their_waiting`); returns its index.
-  uint32_t compare(WaitKind kind, int64_t waiting, const IntervalProfile& mine,
-                   const TicksByCallpath& theirs, int64_t their_waiting);
+  /// Adds the delay of this rank against a waiter's profile (`theirs`:
+  /// ticks per own call path of the same key, the rest unknown here) as this
+  /// rank's profile comes (IntervalProfiler::profile_into): start it, add
+  /// each (call path, ticks) of the profile in its order, then finish with
+  /// both sides' waiting and this rank's own wait states in the interval;
+  /// finish_delay returns its index.
+  void start_delay(WaitKind kind, int64_t waiting) {
+    constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
+    pending_ = Delay{};
+    pending_.kind_bits = static_cast<int64_t>(kind);
+    pending_.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
+    pending_.excess_begin = static_cast<uint32_t>(excess.size());
+  }
+  void add_time(uint32_t callpath, int64_t ticks, const TicksByCallpath& theirs) {
+    const int64_t other = theirs.get(callpath);
+    if (ticks > other) {
+      excess.push_back(CallpathDelay{callpath, static_cast<double>(ticks - other)});
+      pending_.total += static_cast<double>(ticks - other);
+    }
+  }
+  uint32_t finish_delay(int64_t mine_waiting, int64_t their_waiting,
+                        std::span<const std::pair<uint32_t, int64_t>> own_waits);
 
   /// The end of delay `d`'s ranges in `excess` and in `waits`.
   [[nodiscard]] uint32_t excess_end(uint32_t d) const {
@@ -194,6 +212,9 @@ struct DelayPool {
     return d + 1 < delays.size() ? delays[d + 1].waits_begin
                                  : static_cast<uint32_t>(waits.size());
   }
+
+ private:
+  Delay pending_;  ///< the delay between start_delay and finish_delay
 
 };
 

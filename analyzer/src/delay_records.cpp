@@ -4,6 +4,8 @@
 
 #include "delay_records.h"
 
+#include "interval_walk.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -97,22 +99,35 @@ RecordPlan plan_records(const std::vector<WaitState>& waits, std::size_t point_t
 
 namespace {
 
+/// The last route number the waiter looked up: a wait state's interval
+/// usually starts at the message of the wait state before it (same
+/// direction, same partner), whose number was just looked up.
+struct LastRoute {
+  bool late_sender = false;
+  uint32_t op = kNone;
+  int64_t number = kNoValue;
+};
+
 /// The waiter's side: appends the record of wait state `k` to `values`.
 void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
-                  IntervalProfile& profile, std::vector<int64_t>& values) {
+                  LastRoute& last, std::vector<int64_t>& values) {
   const WaitState& wait = waits[k];
   // The message's number between the two (the delayer finds its own
   // operation by it); kNoValue if it has no partner.
+  const bool late_sender = wait.kind == WaitKind::kLateSender;
   const auto partner_op_of = [&](uint32_t op) {
-    const MessageMatching::Route route = wait.kind == WaitKind::kLateSender
-                                             ? context.routes.recv_route(op)
-                                             : context.routes.send_route(op);
-    return route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+    if (op == last.op && late_sender == last.late_sender) return last.number;
+    const MessageMatching::Route route =
+        late_sender ? context.routes.recv_route(op) : context.routes.send_route(op);
+    const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+    last = LastRoute{late_sender, op, number};
+    return last.number;
   };
   // The previous synchronization with the delayer: a message of the same
   // direction, or a collective with it, whichever this rank saw last.
   const auto [message_event, own_op] = context.message_syncs[k];
   const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+  const int64_t wait_op = partner_op_of(wait.op);
   // A collective with the delayer can only be later than the message if
   // some collective call ended between the two (usually none did).
   const CollectiveSync collective =
@@ -135,15 +150,24 @@ void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext
     sync_a = collective.comm;
     sync_b = collective.ordinal;
   }
-  context.profiler.profile(from, wait.call, profile, false);  // the delayer needs no list
-  const auto n = static_cast<int64_t>(profile.time.size());
-  values.insert(values.end(),
-                {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8) | (n << 16),
-                 partner_op_of(wait.op), sync_a, sync_b, wait.waiting, profile.waiting});
-  for (const auto& [callpath, ticks] : profile.time) {
-    values.push_back(static_cast<int64_t>(context.keys.key(callpath)));
-    values.push_back(ticks);
-  }
+  // The header, then the profile straight into the buffer (the delayer
+  // needs no list of waits); its length and waiting go into the header.
+  const std::size_t head = values.size();
+  values.insert(values.end(), {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8),
+                               wait_op, sync_a, sync_b, wait.waiting, 0});
+  struct {
+    const CallpathKeys& keys;
+    std::vector<int64_t>& values;
+    int64_t entries = 0;
+    void wait(uint32_t, int64_t) {}
+    void time(uint32_t callpath, int64_t ticks) {
+      values.push_back(static_cast<int64_t>(keys.key(callpath)));
+      values.push_back(ticks);
+      ++entries;
+    }
+  } out{context.keys, values};
+  values[head + 5] = context.profiler.profile_into(from, wait.call, false, out);
+  values[head] |= out.entries << 16;
 }
 
 /// The delayer's side: the delays in a block of records from `source`, the
@@ -196,9 +220,18 @@ class DelayFinder {
           // this side's own last synchronization of that direction.
           from = context_.sync.posted(late_sender).last(source, to).first;
         }
-        context_.profiler.profile(from, to, mine_);
-        delay_of_record_[record] =
-            pool_.compare(kind, waited, mine_, theirs_, their_waiting);
+        // Compared as the profile comes (DelayPool::start_delay and on).
+        own_waits_.clear();
+        struct {
+          DelayPool& pool;
+          const TicksByCallpath& theirs;
+          std::vector<std::pair<uint32_t, int64_t>>& own_waits;
+          void wait(uint32_t wait, int64_t ticks) { own_waits.emplace_back(wait, ticks); }
+          void time(uint32_t callpath, int64_t ticks) { pool.add_time(callpath, ticks, theirs); }
+        } out{pool_, theirs_, own_waits_};
+        pool_.start_delay(kind, waited);
+        const int64_t waiting = context_.profiler.profile_into(from, to, true, out);
+        delay_of_record_[record] = pool_.finish_delay(waiting, their_waiting, own_waits_);
       }
       theirs_.clear();
     }
@@ -207,7 +240,7 @@ class DelayFinder {
  private:
   RecordContext& context_;
   TicksByCallpath theirs_;
-  IntervalProfile mine_;
+  std::vector<std::pair<uint32_t, int64_t>> own_waits_;  ///< this side's, in the interval
   DelayPool& pool_;
   std::vector<uint32_t>& delay_of_record_;
 };
@@ -222,7 +255,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   delay_of_record.assign(incoming.total, kNone);
   pool.delays.reserve(incoming.total);  // one per record at most
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
-  IntervalProfile profile;
+  LastRoute last_route;
   std::vector<int64_t> values;
   std::vector<std::size_t> sizes;
   std::vector<int64_t> received;
@@ -235,7 +268,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       if (first == last) continue;
       const std::size_t start = values.size();
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits, plan.record_wait[out.displs[k] + r], context, profile, values);
+        write_record(waits, plan.record_wait[out.displs[k] + r], context, last_route, values);
       }
       sizes.push_back(values.size() - start);
     }
@@ -249,30 +282,19 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   }
 }
 
-uint32_t DelayPool::compare(WaitKind kind, int64_t waiting, const IntervalProfile& mine,
-                            const TicksByCallpath& theirs, int64_t their_waiting) {
-  Delay delay;
-  constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
-  delay.kind_bits = static_cast<int64_t>(kind);
-  delay.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
-  delay.excess_begin = static_cast<uint32_t>(excess.size());
-  for (const auto& [callpath, ticks] : mine.time) {
-    const int64_t other = theirs.get(callpath);
-    if (ticks > other) {
-      excess.push_back(CallpathDelay{callpath, static_cast<double>(ticks - other)});
-      delay.total += static_cast<double>(ticks - other);
-    }
-  }
-  if (mine.waiting > their_waiting) {
-    delay.excess_waiting = static_cast<double>(mine.waiting - their_waiting);
+uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
+                                 std::span<const std::pair<uint32_t, int64_t>> own_waits) {
+  Delay& delay = pending_;
+  if (mine_waiting > their_waiting) {
+    delay.excess_waiting = static_cast<double>(mine_waiting - their_waiting);
     delay.total += delay.excess_waiting;
   }
   delay.waits_begin = static_cast<uint32_t>(waits.size());
-  for (const auto& wait : mine.waits) delay.waits_total += wait.second;
+  for (const auto& wait : own_waits) delay.waits_total += wait.second;
   // The own wait states only receive shares of the delay that was own
   // waiting (share_over_waits): without such a share they are not kept.
   if (delay.total > 0 && delay.excess_waiting > 0) {
-    for (const auto& [wait, ticks] : mine.waits) waits.push_back(OwnWait{wait, ticks});
+    for (const auto& [wait, ticks] : own_waits) waits.push_back(OwnWait{wait, ticks});
   }
   delays.push_back(delay);
   return static_cast<uint32_t>(delays.size() - 1);

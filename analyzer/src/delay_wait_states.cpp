@@ -95,16 +95,20 @@ class CompletionWalk {
   CompletionWalk(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank)
       : trace_(trace), table_(table), world_rank_(world_rank) {
     by_call_.reserve(table.size());
-    for (uint32_t j = 0; j < table.size(); ++j) {
-      const MessageOp& op = table[j];
-      if (op.cancelled || op.complete_call == kNone) continue;
+    bool in_order = true;  // blocking calls complete their operations in order
+    uint32_t last_call = 0;
+    table.for_each([&](uint32_t j, const MessageOp& op) {
+      if (op.cancelled || op.complete_call == kNone) return;
+      in_order = in_order && op.complete_call >= last_call;
+      last_call = op.complete_call;
       by_call_.emplace_back(op.complete_call, j);
-    }
-    sort_by_call(by_call_);
+    });
+    if (!in_order) sort_by_call(by_call_);
   }
-  /// Calls `visit(call, first, last, sync_of)` per completing call, where
-  /// [first, last) are its entries of `pairs()` and sync_of(peer) the
-  /// synchronization point with `peer` before the call.
+  /// Calls `visit(call, leave, first, last, sync_of)` per completing call
+  /// (its Enter and Leave index), where [first, last) are its entries of
+  /// `pairs()` and sync_of(peer) the synchronization point with `peer`
+  /// before the call.
   template <class Visit>
   void for_each_call(Visit visit) {
     uint32_t previous_leave = 0;
@@ -115,8 +119,8 @@ class CompletionWalk {
       std::size_t end = k + 1;
       while (end < count && pairs[end].first == call) ++end;
       if (previous_leave > call) nested_ = true;
-      visit(call, k, end, [this](uint32_t peer) { return last_.get(peer); });
       const uint32_t leave = trace_.events[call].link;
+      visit(call, leave, k, end, [this](uint32_t peer) { return last_.get(peer); });
       for (; k < end; ++k) {
         const MessageOp& op = table_[pairs[k].second];
         const uint32_t peer = world_rank_(op.comm, op.peer);
@@ -180,7 +184,8 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
     syncs.reserve(waits.capacity());
     latest_send_of_call.reserve(receives.pairs().size());
     const std::size_t known_sends = trace.send_enters.size();
-    receives.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
+    receives.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
+                               auto sync_of) {
       uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
       for (std::size_t k = first; k < last; ++k) {
         const uint32_t j = receives.pairs()[k].second;
@@ -190,7 +195,7 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
       if (latest == kNone) return;
       const int64_t send_enter = trace.send_enters[latest];
       latest_send_of_call.emplace_back(call, send_enter);
-      const int64_t waiting = std::min(send_enter, trace.exit_time(call)) - events[call].time;
+      const int64_t waiting = std::min(send_enter, events[leave].time) - events[call].time;
       if (waiting <= 0) return;
       const MessageOp& op = trace.recvs[latest];
       const uint32_t delayer = world_rank(op.comm, op.peer);
@@ -202,7 +207,8 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
   // Late Receiver: sends grouped by the call that completed them.
   CompletionWalk sends(trace, trace.sends, world_rank);
   auto receives_of_call = latest_send_of_call.begin();  // both in call order: a merge
-  sends.for_each_call([&](uint32_t call, std::size_t first, std::size_t last, auto sync_of) {
+  sends.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
+                          auto sync_of) {
     uint32_t latest = kNone;  // the send whose receive was posted last (the first of equals)
     for (std::size_t k = first; k < last; ++k) {
       const uint32_t i = sends.pairs()[k].second;
@@ -211,7 +217,7 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
     }
     if (latest == kNone) return;
     const int64_t recv_enter = recv_enters[latest];
-    const int64_t exit = trace.exit_time(call);
+    const int64_t exit = events[leave].time;
     if (exit <= recv_enter) return;  // an eager send: it did not wait
     while (receives_of_call != latest_send_of_call.end() && receives_of_call->first < call) {
       ++receives_of_call;

@@ -29,8 +29,16 @@ class CallpathKeys {
   explicit CallpathKeys(const CallTree& tree);
   [[nodiscard]] uint64_t key(uint32_t callpath) const { return keys_[callpath]; }
   [[nodiscard]] std::size_t size() const { return keys_.size(); }
-  /// This rank's call path with `key`; kNone if it has none.
-  [[nodiscard]] uint32_t find(uint64_t key) const;
+  /// This rank's call path with `key`; kNone if it has none. (Inline: the
+  /// delayer looks up every entry of every record.)
+  [[nodiscard]] uint32_t find(uint64_t key) const {
+    // The keys are well-mixed hashes: their low bits index the table.
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = static_cast<std::size_t>(key) & mask;; slot = (slot + 1) & mask) {
+      const uint32_t callpath = slots_[slot];
+      if (callpath == kNone || keys_[callpath] == key) return callpath;
+    }
+  }
 
  private:
   std::vector<uint64_t> keys_;
@@ -67,6 +75,9 @@ class IntervalProfiler {
   /// caller while the profiler lives).
   IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                    std::vector<std::pair<uint32_t, uint32_t>> waits, WaitingTicks waiting);
+  ~IntervalProfiler();
+  IntervalProfiler(const IntervalProfiler&) = delete;
+  IntervalProfiler& operator=(const IntervalProfiler&) = delete;
 
   /// The profile from the event `from_leave` (a Leave, or the Enter of a
   /// call whose own time then counts; kNone: the trace's start) to the Enter
@@ -77,15 +88,28 @@ class IntervalProfiler {
   void profile(uint32_t from_leave, uint32_t to_enter, IntervalProfile& out,
                bool list_waits = true);
 
+  /// profile() handed to `out` as it is found, for callers that would only
+  /// copy it (defined in the analyzer's internal interval_walk.h): first
+  /// out.wait(wait state, ticks) per own wait state (with `list_waits`),
+  /// then out.time(call path, ticks) per entry in the profile's order;
+  /// returns the waiting.
+  template <class Out>
+  int64_t profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits, Out& out);
+
  private:
+  struct SingleOut;
 
   const LocalTrace& trace_;
   const CallTree& tree_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
   WaitingTicks waiting_;
-  std::vector<int64_t> scratch_;    ///< per call path, valid where stamp_ is this call's
-  std::vector<uint32_t> stamp_;     ///< per call path, the call that last set scratch_
-  std::vector<uint32_t> touched_;   ///< this call's call paths, in the order first set
+  /// Slots are the call paths and, last, one for "none" (summed, never
+  /// listed), so that the walk never checks a call path's range.
+  uint32_t none_;
+  std::vector<uint32_t> parent_slot_;  ///< per call path, its parent's slot
+  std::vector<int64_t> scratch_;    ///< per slot, valid where stamp_ is this interval's
+  std::vector<uint32_t> stamp_;     ///< per slot, the interval that last set scratch_
+  std::vector<uint32_t> touched_;   ///< this interval's slots, in the order first set
   uint32_t stamp_now_ = 0;
   std::size_t span_hint_ = 0;       ///< where the last search of folded_spans ended
   std::size_t wait_hint_ = 0;       ///< and of waits_

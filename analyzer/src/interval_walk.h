@@ -1,0 +1,147 @@
+#pragma once
+// Internal to the analyzer: the walk behind IntervalProfiler's profiles
+// (synchronization_interval.h), for the callers that take a profile as it
+// is produced (IntervalProfiler::profile_into's sinks: the delay records
+// write it straight into their send buffer, the delayer compares it as it
+// comes) instead of from vectors.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "orrery/analyzer/lower_bound_near.h"
+#include "orrery/analyzer/synchronization_interval.h"
+
+namespace orrery::analyzer {
+namespace interval_walk {
+
+/// One interval's ticks per slot, the slots listed in the order first set
+/// to non-zero ticks (the order the profile lists them).
+struct Tally {
+  int64_t* scratch;
+  uint32_t* stamp;
+  uint32_t* touched;
+  uint32_t now;
+  uint32_t listed = 0;
+  void add(uint32_t slot, int64_t ticks) __attribute__((always_inline)) {
+    if (ticks == 0) return;
+    if (stamp[slot] != now) {
+      stamp[slot] = now;
+      scratch[slot] = ticks;
+      touched[listed++] = slot;
+    } else {
+      scratch[slot] += ticks;
+    }
+  }
+};
+
+constexpr uint32_t kEnterBits = static_cast<uint32_t>(EventKind::kEnter) << Event::kRefBits;
+constexpr uint32_t kLeaveBits = static_cast<uint32_t>(EventKind::kLeave) << Event::kRefBits;
+constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
+
+}  // namespace interval_walk
+
+template <class Out>
+int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
+                                       Out& out) {
+  const EventStore& events = trace_.events;
+  if (to_enter == kNone || to_enter >= events.size()) return 0;
+  if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    stamp_now_ = 1;
+  }
+  // In locals: stores through the pointers below could alias members as far
+  // as the compiler knows, which would reload them per event.
+  interval_walk::Tally tally{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
+  const uint32_t none = none_;
+  const uint32_t* const parent_slot = parent_slot_.data();
+  const auto slot_of = [none](uint32_t ref) { return ref < none ? ref : none; };
+  // The slot open after an event: an Enter's call path, a Leave's parent
+  // (the parent of its Enter's call path); the other kinds change nothing.
+  const auto slot_after = [&events, none, parent_slot](const Event& event, uint32_t current)
+      __attribute__((always_inline)) {
+    const uint32_t kind_bits = event.kind_and_ref & ~Event::kRefMask;
+    if (kind_bits == interval_walk::kEnterBits) {
+      const uint32_t ref = event.kind_and_ref & Event::kRefMask;
+      return ref < none ? ref : none;
+    }
+    if (kind_bits != interval_walk::kLeaveBits) return current;
+    const uint32_t ref = events[event.link].kind_and_ref & Event::kRefMask;
+    return ref < none ? parent_slot[ref] : none;
+  };
+  // The call path open after the starting event; the walk starts after it.
+  uint32_t current = none;
+  uint32_t first = 0;
+  const Event* event = nullptr;
+  int64_t previous = 0;
+  if (from_leave != kNone && from_leave < to_enter) {
+    const Event& start = events[from_leave];
+    const uint32_t kind_bits = start.kind_and_ref & ~Event::kRefMask;
+    if (kind_bits == interval_walk::kEnterBits) {
+      current = slot_of(start.kind_and_ref & Event::kRefMask);
+    } else {  // a Leave: the parent of its call's call path
+      const uint32_t ref = events[start.link].kind_and_ref & Event::kRefMask;
+      current = ref < none ? parent_slot[ref] : none;
+    }
+    previous = start.time;
+    first = from_leave + 1;
+    event = (first & interval_walk::kChunkMask) == 0 ? &events[first] : &start + 1;
+  } else {
+    event = &events[0];
+    previous = event->time;  // no gap before event 0
+  }
+  const FoldedSpan* const spans = trace_.folded_spans.data();
+  const std::size_t span_count = trace_.folded_spans.size();
+  std::size_t span = span_count;
+  if (span_count != 0) {
+    span = lower_bound_near(spans, span_count, first, span_hint_,
+                            [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
+  }
+  // The time between two kept events belongs to the call path open between
+  // them, minus the folded callees that ran there (walked in stretches up to
+  // the next event with folded spans). The event store is chunked: walked by
+  // pointer, looked up again at a chunk's start.
+  for (uint32_t i = first;; ++i) {
+    const uint32_t stop =
+        span < span_count && spans[span].before_event < to_enter ? spans[span].before_event
+                                                                 : to_enter;
+    for (; i < stop; ++i) {
+      tally.add(current, event->time - previous);
+      previous = event->time;
+      current = slot_after(*event, current);
+      event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
+    }
+    int64_t gap = event->time - previous;
+    previous = event->time;
+    for (; span < span_count && spans[span].before_event == stop; ++span) {
+      tally.add(slot_of(spans[span].callpath), spans[span].exclusive);
+      gap -= spans[span].exclusive;
+    }
+    tally.add(current, gap);
+    if (stop == to_enter) break;
+    current = slot_after(*event, current);
+    event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
+  }
+  // The waiting of this rank's wait states inside the interval is not the
+  // call path's own time: it is waiting (which may have been passed on).
+  int64_t waiting = 0;
+  const uint32_t low = from_leave == kNone ? 0 : from_leave;
+  const auto* const waits = waits_.data();
+  const std::size_t wait_count = waits_.size();
+  std::size_t wait = lower_bound_near(waits, wait_count, low, wait_hint_,
+                                      [](const auto& w, uint32_t call) { return w.first < call; });
+  for (; wait < wait_count && waits[wait].first < to_enter; ++wait) {
+    const int64_t ticks = waiting_[waits[wait].second];
+    if (ticks <= 0) continue;
+    tally.add(slot_of(events[waits[wait].first].kind_and_ref & Event::kRefMask), -ticks);
+    waiting += ticks;
+    if (list_waits) out.wait(waits[wait].second, ticks);
+  }
+  for (std::size_t t = 0; t < tally.listed; ++t) {
+    const uint32_t slot = tally.touched[t];
+    const int64_t ticks = tally.scratch[slot];
+    if (slot != none && ticks > 0) out.time(slot, ticks);
+  }
+  return waiting;
+}
+
+}  // namespace orrery::analyzer
