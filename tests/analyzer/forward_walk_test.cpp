@@ -3,12 +3,16 @@
 // messages sent or received there must not reach the patterns (no
 // MessageReceived, no counts, no ReceivesCompleted), while the same messages
 // inside regions do, and a region nesting deeper than the walk's first
-// frames grows them. Each rank builds a ring with TraceBuilder.
+// frames grows them. The walk's counts per call path grow too when the
+// call tree does not know a call path, with frames pointing at them open.
+// Each rank builds a ring with TraceBuilder.
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -94,6 +98,50 @@ TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
   EXPECT_EQ(receives, kIterations);
   EXPECT_EQ(exits, 2 * kIterations + kDepth + 1);
   EXPECT_EQ(visits, exits);
+}
+
+/// Per call path: visits, sends, bytes sent, receives, bytes received.
+using CountsByCallpath = std::map<uint32_t, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>>;
+
+CountsByCallpath walk_counts(bool forget_call_tree) {
+  const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
+  const Definitions definitions = testing::world_definitions(n, kWorld);
+  const Communicators comms(definitions, me, MPI_COMM_WORLD);
+  LocalTrace trace;
+  trace.rank = me;
+  build(trace, me, n);
+  std::string error;
+  const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
+  EXPECT_EQ(error, "");
+  if (forget_call_tree) {
+    trace.calltree = CallTree{};  // the walk sizes its counts by these two
+    trace.folded.clear();
+  }
+  EventBus bus;
+  CountsByCallpath counts;
+  bus.subscribe<CallPathCounts>([&](const CallPathCounts& e) {
+    EXPECT_EQ(counts.count(e.callpath), 0u) << "one CallPathCounts per call path";
+    counts[e.callpath] = {e.visits, e.sends, e.bytes_sent, e.receives, e.bytes_received};
+  });
+  ReplayOptions options;
+  options.correct_clock_violations = false;
+  ReplayStatistics statistics;
+  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  return counts;
+}
+
+TEST(ForwardWalk, CountsGrowForCallPathsTheCallTreeDoesNotKnow) {
+  const CountsByCallpath known = walk_counts(false);
+  const CountsByCallpath grown = walk_counts(true);
+  ASSERT_EQ(known.size(), kDepth + 3) << "main, the nested regions, the send and the receive call";
+  EXPECT_EQ(grown, known);
+  uint64_t sends = 0, receives = 0;
+  for (const auto& [callpath, values] : known) {
+    sends += std::get<1>(values);
+    receives += std::get<3>(values);
+  }
+  EXPECT_EQ(sends, kIterations) << "the loose messages count nowhere";
+  EXPECT_EQ(receives, kIterations);
 }
 
 }  // namespace
