@@ -95,6 +95,7 @@ std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector
 struct Frame {
   CallPathCounts* counts = nullptr;  ///< its call path's (the sentinel's: not reported)
   uint32_t callpath = kNone;
+  uint32_t enter_event = kNone;  ///< its Enter's index (a blocking receive's posting call)
   int64_t enter = 0;
   int64_t child_time = 0;
   uint64_t bytes = 0;
@@ -152,41 +153,43 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
   std::vector<Frame> frames(64);
   Frame* top = frames.data();
   top->counts = &counts.back();
-  events.for_each([&](uint32_t, const Event& event) {
-    switch (event.kind()) {
-      case EventKind::kEnter: {
-        if (top == &frames.back()) [[unlikely]] {
-          const std::size_t depth = static_cast<std::size_t>(top - frames.data());
-          frames.resize(2 * frames.size());
-          top = frames.data() + depth;
-        }
-        const uint32_t callpath = event.ref();
-        if (callpath >= counts.size() - 1) [[unlikely]] {
-          grow_counts(counts, callpath == kNone ? 0 : callpath, frames.data(), top);
-        }
-        *++top = Frame{callpath == kNone ? &counts.back() : &counts[callpath], callpath, event.time};
-        break;
+  events.for_each([&](uint32_t index, const Event& event) {
+    // Enter and Leave are most events: tested first, before the jump table.
+    const EventKind kind = event.kind();
+    if (kind == EventKind::kEnter) {
+      if (top == &frames.back()) [[unlikely]] {
+        const std::size_t depth = static_cast<std::size_t>(top - frames.data());
+        frames.resize(2 * frames.size());
+        top = frames.data() + depth;
       }
-      case EventKind::kLeave: {
-        const Frame& frame = *top;
-        const CallContext call{frame.callpath, frame.enter, event.time};
-        const int64_t duration = event.time - frame.enter;
-        if (frame.receives > 0) {
-          receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
-        }
-        if (frame.sends_completed > 0) {
-          sends_completed(SendsCompleted{call, frame.latest_recv_enter, frame.sends_completed,
-                                         frame.latest_send_enter});
-        }
-        const uint32_t folded_ref = event.ref();
-        const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
-        region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
-                                   frame.messages});
-        ++frame.counts->visits;
-        --top;
-        top->child_time += duration;
-        break;
+      const uint32_t callpath = event.ref();
+      if (callpath >= counts.size() - 1) [[unlikely]] {
+        grow_counts(counts, callpath == kNone ? 0 : callpath, frames.data(), top);
       }
+      *++top = Frame{callpath == kNone ? &counts.back() : &counts[callpath], callpath, index, event.time};
+      return;
+    }
+    if (kind == EventKind::kLeave) {
+      const Frame& frame = *top;
+      const CallContext call{frame.callpath, frame.enter, event.time};
+      const int64_t duration = event.time - frame.enter;
+      if (frame.receives > 0) {
+        receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
+      }
+      if (frame.sends_completed > 0) {
+        sends_completed(SendsCompleted{call, frame.latest_recv_enter, frame.sends_completed,
+                                       frame.latest_send_enter});
+      }
+      const uint32_t folded_ref = event.ref();
+      const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
+      region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
+                                 frame.messages});
+      ++frame.counts->visits;
+      --top;
+      top->child_time += duration;
+      return;
+    }
+    switch (kind) {
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
@@ -219,7 +222,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         frame.counts->bytes_received += op.bytes;
         if (!message_received.active() || top == frames.data()) break;  // none for loose receives
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
-        const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
+        const int64_t post_enter = post == frame.enter_event || post == kNone ? frame.enter : events[post].time;
         message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});
         break;
       }

@@ -5,6 +5,8 @@
 // inside regions do, and a region nesting deeper than the walk's first
 // frames grows them. The walk's counts per call path grow too when the
 // call tree does not know a call path, with frames pointing at them open.
+// A blocking receive's posting time is its own call's enter (taken from the
+// frame); a non-blocking one's is its MPI_Irecv's (looked up).
 // Each rank builds a ring with TraceBuilder.
 
 #include <gtest/gtest.h>
@@ -98,6 +100,41 @@ TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
   EXPECT_EQ(receives, kIterations);
   EXPECT_EQ(exits, 2 * kIterations + kDepth + 1);
   EXPECT_EQ(visits, exits);
+}
+
+TEST(ForwardWalk, NonBlockingReceivesArePostedByTheirIrecv) {
+  const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
+  const Definitions definitions = testing::world_definitions(n, kWorld);
+  const Communicators comms(definitions, me, MPI_COMM_WORLD);
+  LocalTrace trace;
+  trace.rank = me;
+  {
+    const uint32_t right = (me + 1) % n, left = (me + n - 1) % n;
+    TraceBuilder b(trace);
+    b.enter(1000, kMain);
+    b.enter(1010, kRecv), b.irecv_request(1015, 42), b.leave(1020, kRecv);  // posted at 1010
+    b.enter(1030, kSend), b.send(1035, right, kWorld, 0, 8), b.leave(1040, kSend);
+    b.enter(1050, kNested), b.irecv(1055, left, kWorld, 0, 8, 42), b.leave(1060, kNested);  // the wait
+    b.enter(1070, kRecv), b.recv(1075, left, kWorld, 1, 8), b.leave(1080, kRecv);  // blocking
+    b.enter(1090, kSend), b.send(1095, right, kWorld, 1, 8), b.leave(1100, kSend);
+    b.leave(1110, kMain);
+    b.finish();
+  }
+  std::string error;
+  const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
+  ASSERT_EQ(error, "");
+  EventBus bus;
+  std::vector<MessageReceived> received;
+  bus.subscribe<MessageReceived>([&](const MessageReceived& e) { received.push_back(e); });
+  ReplayOptions options;
+  options.correct_clock_violations = false;
+  ReplayStatistics statistics;
+  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0].call_enter, 1050);
+  EXPECT_EQ(received[0].post_enter, 1010) << "posted by the MPI_Irecv, not by the wait";
+  EXPECT_EQ(received[1].call_enter, 1070);
+  EXPECT_EQ(received[1].post_enter, 1070);
 }
 
 /// Per call path: visits, sends, bytes sent, receives, bytes received.
