@@ -153,6 +153,8 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
   std::vector<Frame> frames(64);
   Frame* top = frames.data();
   top->counts = &counts.back();
+  CallPathCounts* counted = counts.data();  // counts[0, known): the call paths'
+  std::size_t known = counts.size() - 1;
   events.for_each([&](uint32_t index, const Event& event) {
     // Enter and Leave are most events: tested first, before the jump table.
     const EventKind kind = event.kind();
@@ -163,10 +165,16 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         top = frames.data() + depth;
       }
       const uint32_t callpath = event.ref();
-      if (callpath >= counts.size() - 1) [[unlikely]] {
+      CallPathCounts* at = nullptr;
+      if (callpath < known) [[likely]] {
+        at = counted + callpath;
+      } else {  // kNone too
         grow_counts(counts, callpath == kNone ? 0 : callpath, frames.data(), top);
+        counted = counts.data();
+        known = counts.size() - 1;
+        at = callpath == kNone ? &counts.back() : counted + callpath;
       }
-      *++top = Frame{callpath == kNone ? &counts.back() : &counts[callpath], callpath, index, event.time};
+      *++top = Frame{at, callpath, index, event.time};
       return;
     }
     if (kind == EventKind::kLeave) {
