@@ -37,16 +37,18 @@ class LateSenderPattern final : public Pattern {
     context.bus.subscribe<ReceivesCompleted>([this, ctx, count_row, found](const ReceivesCompleted& e) {
       const int64_t waiting = std::min(e.latest_send_enter, e.call.exit) - e.call.enter;
       if (waiting <= 0) return;
-      ctx->severities.add(row(), e.call.callpath,
-                          static_cast<double>(waiting) * ctx->seconds_per_tick);
-      ctx->severities.add(count_row, e.call.callpath, 1.0);
+      // As severities.add, once for both rows (all rows are callpaths() long).
+      SeverityMap& values = ctx->severities;
+      if (e.call.callpath < values.callpaths()) {
+        *values.cell(row(), e.call.callpath) += static_cast<double>(waiting) * ctx->seconds_per_tick;
+        *values.cell(count_row, e.call.callpath) += 1.0;
+      }
       (*found)(LateSenderFound{e.call, waiting, e.latest_send_enter});
     });
   }
 };
 
 /// Filled by LateSenderPattern (an instance per LateSenderFound it raises).
-
 class LateSenderCountPattern final : public Pattern {
  public:
   [[nodiscard]] MetricInfo info() const override {
