@@ -53,18 +53,28 @@ void build(LocalTrace& trace, uint32_t me, uint32_t n) {
   b.finish();
 }
 
-TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
+/// Matches the messages of this rank's `trace` and walks it forward, raising
+/// the events on `bus`; returns the receives matched.
+uint64_t match_and_walk(LocalTrace& trace, const EventBus& bus, bool raise_sends_completed) {
   const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
   const Definitions definitions = testing::world_definitions(n, kWorld);
   const Communicators comms(definitions, me, MPI_COMM_WORLD);
-  LocalTrace trace;
-  trace.rank = me;
-  build(trace, me, n);
-  ASSERT_EQ(trace.loose_events, 4u);
   std::string error;
   const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
-  ASSERT_EQ(error, "");
-  ASSERT_EQ(matching.matched_recvs(), kIterations + 2) << "the loose messages are matched too";
+  EXPECT_EQ(error, "");
+  ReplayOptions options;
+  options.correct_clock_violations = false;
+  options.raise_sends_completed = raise_sends_completed;
+  ReplayStatistics statistics;
+  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  return matching.matched_recvs();
+}
+
+TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
+  LocalTrace trace;
+  trace.rank = testing::world_rank_u32();
+  build(trace, trace.rank, testing::world_size_u32());
+  ASSERT_EQ(trace.loose_events, 4u);
 
   EventBus bus;
   std::vector<MessageReceived> received;
@@ -81,11 +91,7 @@ TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
     receives += e.receives;
     visits += e.visits;
   });
-  ReplayOptions options;
-  options.correct_clock_violations = false;
-  options.raise_sends_completed = true;
-  ReplayStatistics statistics;
-  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  ASSERT_EQ(match_and_walk(trace, bus, true), kIterations + 2) << "the loose messages are matched too";
 
   ASSERT_EQ(received.size(), kIterations);
   const uint32_t recv_callpath = received.front().callpath;
@@ -104,8 +110,6 @@ TEST(ForwardWalk, MessagesOutsideAnyRegionReachNoPattern) {
 
 TEST(ForwardWalk, NonBlockingReceivesArePostedByTheirIrecv) {
   const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
-  const Definitions definitions = testing::world_definitions(n, kWorld);
-  const Communicators comms(definitions, me, MPI_COMM_WORLD);
   LocalTrace trace;
   trace.rank = me;
   {
@@ -120,16 +124,10 @@ TEST(ForwardWalk, NonBlockingReceivesArePostedByTheirIrecv) {
     b.leave(1110, kMain);
     b.finish();
   }
-  std::string error;
-  const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
-  ASSERT_EQ(error, "");
   EventBus bus;
   std::vector<MessageReceived> received;
   bus.subscribe<MessageReceived>([&](const MessageReceived& e) { received.push_back(e); });
-  ReplayOptions options;
-  options.correct_clock_violations = false;
-  ReplayStatistics statistics;
-  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  ASSERT_EQ(match_and_walk(trace, bus, false), 2u);
   ASSERT_EQ(received.size(), 2u);
   EXPECT_EQ(received[0].call_enter, 1050);
   EXPECT_EQ(received[0].post_enter, 1010) << "posted by the MPI_Irecv, not by the wait";
@@ -141,15 +139,9 @@ TEST(ForwardWalk, NonBlockingReceivesArePostedByTheirIrecv) {
 using CountsByCallpath = std::map<uint32_t, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>>;
 
 CountsByCallpath walk_counts(bool forget_call_tree) {
-  const uint32_t n = testing::world_size_u32(), me = testing::world_rank_u32();
-  const Definitions definitions = testing::world_definitions(n, kWorld);
-  const Communicators comms(definitions, me, MPI_COMM_WORLD);
   LocalTrace trace;
-  trace.rank = me;
-  build(trace, me, n);
-  std::string error;
-  const MessageMatching matching = MessageMatching::build(trace, definitions, comms, MPI_COMM_WORLD, error);
-  EXPECT_EQ(error, "");
+  trace.rank = testing::world_rank_u32();
+  build(trace, trace.rank, testing::world_size_u32());
   if (forget_call_tree) {
     trace.calltree = CallTree{};  // the walk sizes its counts by these two
     trace.folded.clear();
@@ -160,10 +152,7 @@ CountsByCallpath walk_counts(bool forget_call_tree) {
     EXPECT_EQ(counts.count(e.callpath), 0u) << "one CallPathCounts per call path";
     counts[e.callpath] = {e.visits, e.sends, e.bytes_sent, e.receives, e.bytes_received};
   });
-  ReplayOptions options;
-  options.correct_clock_violations = false;
-  ReplayStatistics statistics;
-  replay_forward(trace, matching, MPI_COMM_WORLD, bus, options, statistics);
+  match_and_walk(trace, bus, false);
   return counts;
 }
 
