@@ -93,7 +93,9 @@ std::vector<int64_t> send_enter_times(const LocalTrace& trace, const std::vector
 
 /// The open region instances during the walk.
 struct Frame {
+  CallPathCounts* counts = nullptr;  ///< its call path's (the sentinel's: not reported)
   uint32_t callpath = kNone;
+  uint32_t enter_event = kNone;  ///< its Enter's index (a blocking receive's posting call)
   int64_t enter = 0;
   int64_t child_time = 0;
   uint64_t bytes = 0;
@@ -111,6 +113,22 @@ void note_completed_send(Frame& frame, int64_t recv_enter) {
   ++frame.sends_completed;
 }
 
+/// Makes room in `counts` for call path `callpath` (the last entry stays the
+/// sentinel's) and points the open frames `first`..`top` at the moved entries.
+[[gnu::noinline]] void grow_counts(std::vector<CallPathCounts>& counts, uint32_t callpath, Frame* first,
+                                   Frame* top) {
+  const CallPathCounts* old_data = counts.data();
+  const std::size_t old_size = counts.size();
+  const CallPathCounts sentinel = counts.back();
+  counts.back() = CallPathCounts{};
+  if (std::size_t{callpath} + 2 > old_size) counts.resize(std::size_t{callpath} + 2);
+  counts.back() = sentinel;
+  for (Frame* frame = first; frame <= top; ++frame) {
+    const std::size_t at = static_cast<std::size_t>(frame->counts - old_data);
+    frame->counts = at == old_size - 1 ? &counts.back() : &counts[at];
+  }
+}
+
 /// Raises the replay events in time order (corrected times), then the totals
 /// of the region instances folded while reading and the counts per call path
 /// (CallPathCounts: visits and messages, not raised per event). The
@@ -125,47 +143,61 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
   const auto receives_completed = bus.publisher<ReceivesCompleted>();
   const auto message_received = bus.publisher<MessageReceived>();
   const EventStore& events = trace.events;
-  std::vector<CallPathCounts> counts(std::max(trace.calltree.size(), trace.folded.size()));
-  const auto counts_of = [&](uint32_t callpath) -> CallPathCounts& {
-    if (callpath >= counts.size()) counts.resize(std::size_t{callpath} + 1);
-    return counts[callpath];
-  };
+  // Per call path; the open frames point at theirs (counts.back() is the
+  // sentinel's, not reported).
+  std::vector<CallPathCounts> counts(std::max(trace.calltree.size(), trace.folded.size()) + 1);
   // The open instances from frames[1] on; frames[0] is a sentinel below the
   // outermost one (call path kNone, never left), which takes what happens
   // outside any region (loose messages, the outermost instances' durations)
   // without a check for an empty stack.
   std::vector<Frame> frames(64);
   Frame* top = frames.data();
-  events.for_each([&](uint32_t, const Event& event) {
-    switch (event.kind()) {
-      case EventKind::kEnter:
-        if (top == &frames.back()) [[unlikely]] {
-          const std::size_t depth = static_cast<std::size_t>(top - frames.data());
-          frames.resize(2 * frames.size());
-          top = frames.data() + depth;
-        }
-        *++top = Frame{event.ref(), event.time};
-        break;
-      case EventKind::kLeave: {
-        const Frame& frame = *top;
-        const CallContext call{frame.callpath, frame.enter, event.time};
-        const int64_t duration = event.time - frame.enter;
-        if (frame.receives > 0) {
-          receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
-        }
-        if (frame.sends_completed > 0) {
-          sends_completed(SendsCompleted{call, frame.latest_recv_enter, frame.sends_completed,
-                                         frame.latest_send_enter});
-        }
-        const uint32_t folded_ref = event.ref();
-        const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
-        region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
-                                   frame.messages});
-        if (frame.callpath != kNone) ++counts_of(frame.callpath).visits;
-        --top;
-        top->child_time += duration;
-        break;
+  top->counts = &counts.back();
+  CallPathCounts* counted = counts.data();  // counts[0, known): the call paths'
+  std::size_t known = counts.size() - 1;
+  events.for_each([&](uint32_t index, const Event& event) {
+    // Enter and Leave are most events: tested first, before the jump table.
+    const EventKind kind = event.kind();
+    if (kind == EventKind::kEnter) {
+      if (top == &frames.back()) [[unlikely]] {
+        const std::size_t depth = static_cast<std::size_t>(top - frames.data());
+        frames.resize(2 * frames.size());
+        top = frames.data() + depth;
       }
+      const uint32_t callpath = event.ref();
+      CallPathCounts* at = nullptr;
+      if (callpath < known) [[likely]] {
+        at = counted + callpath;
+      } else {  // kNone too
+        grow_counts(counts, callpath == kNone ? 0 : callpath, frames.data(), top);
+        counted = counts.data();
+        known = counts.size() - 1;
+        at = callpath == kNone ? &counts.back() : counted + callpath;
+      }
+      *++top = Frame{at, callpath, index, event.time};
+      return;
+    }
+    if (kind == EventKind::kLeave) {
+      const Frame& frame = *top;
+      const CallContext call{frame.callpath, frame.enter, event.time};
+      const int64_t duration = event.time - frame.enter;
+      if (frame.receives > 0) {
+        receives_completed(ReceivesCompleted{call, frame.latest_send_enter, frame.receives});
+      }
+      if (frame.sends_completed > 0) {
+        sends_completed(SendsCompleted{call, frame.latest_recv_enter, frame.sends_completed,
+                                       frame.latest_send_enter});
+      }
+      const uint32_t folded_ref = event.ref();
+      const int64_t folded = folded_ref == kNone ? 0 : trace.folded_child_time[folded_ref];
+      region_exited(RegionExited{call, duration - frame.child_time - folded, frame.bytes,
+                                 frame.messages});
+      ++frame.counts->visits;
+      --top;
+      top->child_time += duration;
+      return;
+    }
+    switch (kind) {
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
@@ -173,11 +205,8 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         Frame& frame = *top;
         frame.bytes += op.bytes;
         ++frame.messages;
-        if (frame.callpath != kNone) {
-          CallPathCounts& at = counts_of(frame.callpath);
-          ++at.sends;
-          at.bytes_sent += op.bytes;
-        }
+        ++frame.counts->sends;
+        frame.counts->bytes_sent += op.bytes;
         // A blocking send completes in the call that posted it.
         if (recv_enters != nullptr && event.kind() == EventKind::kSend) {
           note_completed_send(frame, (*recv_enters)[event.link]);
@@ -197,14 +226,11 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         ++frame.messages;
         ++frame.receives;
         frame.latest_send_enter = std::max(frame.latest_send_enter, send_enter);
-        if (frame.callpath != kNone) {
-          CallPathCounts& at = counts_of(frame.callpath);
-          ++at.receives;
-          at.bytes_received += op.bytes;
-        }
+        ++frame.counts->receives;
+        frame.counts->bytes_received += op.bytes;
         if (!message_received.active() || top == frames.data()) break;  // none for loose receives
         const uint32_t post = op.post_call != kNone ? op.post_call : op.post_event;
-        const int64_t post_enter = post != kNone ? events[post].time : frame.enter;
+        const int64_t post_enter = post == frame.enter_event || post == kNone ? frame.enter : events[post].time;
         message_received(MessageReceived{frame.callpath, frame.enter, send_enter, op.bytes, post_enter});
         break;
       }
@@ -218,7 +244,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
     if (totals.visits > 0) region_totals(RegionTotals{callpath, totals.visits, totals.exclusive});
   }
   const auto callpath_counts = bus.publisher<CallPathCounts>();
-  for (uint32_t callpath = 0; callpath < counts.size(); ++callpath) {
+  for (uint32_t callpath = 0; callpath + 1 < counts.size(); ++callpath) {
     CallPathCounts& at = counts[callpath];
     if (at.visits == 0 && at.sends == 0 && at.receives == 0) continue;
     at.callpath = callpath;

@@ -1,7 +1,8 @@
 // Late Sender: a receiving call (Recv, or the Wait* that completed an Irecv)
 // blocked because the matching send started later. For a call completing
-// several receives, the latest sender counts. It raises LateSenderFound for
-// the refinements (wrong order, count).
+// several receives, the latest sender counts. It counts the instance in
+// Late Sender Instances itself (one delivery fewer per receiving call) and
+// raises LateSenderFound for the refinements (wrong order).
 
 #include <algorithm>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "all_patterns.h"
 #include "orrery/replay/replay_events.h"
 #include "orrery/patterns/refined_events.h"
+#include "orrery/patterns/registry.h"
 
 namespace orrery::patterns {
 namespace {
@@ -28,19 +30,25 @@ class LateSenderPattern final : public Pattern {
   }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    // LateSenderFound's subscribers (Wrong Order, the count), looked up once
-    // per subscription (this bus's, even if the pattern is attached again).
+    const std::size_t count_row = context.registry.row("late_sender_count");
+    // LateSenderFound's subscribers (Wrong Order), looked up once per
+    // subscription (this bus's, even if the pattern is attached again).
     auto found = std::make_shared<analyzer::EventBus::CachedPublisher<LateSenderFound>>(context.bus);
-    context.bus.subscribe<ReceivesCompleted>([this, ctx, found](const ReceivesCompleted& e) {
+    context.bus.subscribe<ReceivesCompleted>([this, ctx, count_row, found](const ReceivesCompleted& e) {
       const int64_t waiting = std::min(e.latest_send_enter, e.call.exit) - e.call.enter;
       if (waiting <= 0) return;
-      ctx->severities.add(row(), e.call.callpath,
-                          static_cast<double>(waiting) * ctx->seconds_per_tick);
+      // As severities.add, once for both rows (all rows are callpaths() long).
+      SeverityMap& values = ctx->severities;
+      if (e.call.callpath < values.callpaths()) {
+        *values.cell(row(), e.call.callpath) += static_cast<double>(waiting) * ctx->seconds_per_tick;
+        *values.cell(count_row, e.call.callpath) += 1.0;
+      }
       (*found)(LateSenderFound{e.call, waiting, e.latest_send_enter});
     });
   }
 };
 
+/// Filled by LateSenderPattern (an instance per LateSenderFound it raises).
 class LateSenderCountPattern final : public Pattern {
  public:
   [[nodiscard]] MetricInfo info() const override {
@@ -49,12 +57,6 @@ class LateSenderCountPattern final : public Pattern {
             "Many short instances point to fine-grained imbalance; few long ones to a "
             "structural delay on the sending side.",
             MetricKind::kCounter};
-  }
-  void attach(PatternContext& context) override {
-    const auto* ctx = &context;
-    context.bus.subscribe<LateSenderFound>([this, ctx](const LateSenderFound& e) {
-      ctx->severities.add(row(), e.call.callpath, 1.0);
-    });
   }
 };
 

@@ -223,6 +223,24 @@ TEST(EventBus, APublisherDeliversToEverySubscriberInOrder) {
   EXPECT_EQ(calls, (std::vector<std::string>{"a1", "b1", "a3", "b3"}));
 }
 
+TEST(EventBus, APublisherCallsOneSubscriberDirectlyAndLoopsOverMore) {
+  // One subscriber takes the direct call, none or three the loop.
+  EventBus one, three;
+  std::vector<std::string> calls;
+  one.subscribe<Ping>([&](const Ping& e) { calls.push_back("o" + std::to_string(e.value)); });
+  for (const char* name : {"x", "y", "z"}) {
+    three.subscribe<Ping>([&, name](const Ping& e) { calls.push_back(name + std::to_string(e.value)); });
+  }
+  const auto alone = one.publisher<Ping>();
+  const auto nobody = one.publisher<Pong>();
+  const auto all = three.publisher<Ping>();
+  alone(Ping{1});
+  nobody(Pong{2});
+  all(Ping{3});
+  alone(Ping{4});
+  EXPECT_EQ(calls, (std::vector<std::string>{"o1", "x3", "y3", "z3", "o4"}));
+}
+
 TEST(EventBus, ACachedPublisherSeesSubscribersAddedAfterItsFirstEvent) {
   // Made before any subscriber, used, then more subscribe (of its type and
   // of another, which may move the subscriber lists): it must look them up

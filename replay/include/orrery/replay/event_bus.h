@@ -48,6 +48,11 @@ class EventBus {
   class Publisher {
    public:
     void operator()(const Event& event) const {
+      // Most types have one subscriber: a call without the loop's compares.
+      if (end_ - begin_ == 1) [[likely]] {
+        begin_->call(begin_->state, &event);
+        return;
+      }
       for (const Entry* entry = begin_; entry != end_; ++entry) entry->call(entry->state, &event);
     }
     [[nodiscard]] bool active() const { return begin_ != end_; }
