@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "batched_publisher.h"
 #include "delay_records.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
@@ -147,8 +148,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
   // The subscribers, looked up once for the loops below.
-  const auto publish_cost = bus.publisher<DelayCostFound>();
-  const auto publish_class = bus.publisher<WaitStateClassified>();
+  BatchedPublisher<DelayCostFound, DelayCostsFound> publish_cost(bus);
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
@@ -170,6 +170,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                    [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
+  publish_cost.flush();  // before the collectives' costs
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
@@ -194,12 +195,14 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
     }
   }
+  BatchedPublisher<WaitStateClassified, WaitStatesClassified> publish_class(bus);
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
     publish_class(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
                                       w * indirect_fraction[k], std::min(w, passed_on[k])});
   }
+  publish_class.flush();
   return statistics;
 }
 

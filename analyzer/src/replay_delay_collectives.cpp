@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "batched_publisher.h"
 #include "delay_model.h"
 #include "orrery/analyzer/lower_bound_near.h"
 #include "reproducible_sum.h"
@@ -362,6 +363,7 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
                                      const std::vector<double>& propagated, const EventBus& bus,
                                      DelayStatistics& statistics) {
   std::vector<double> costs;
+  BatchedPublisher<DelayCostFound, DelayCostsFound> publish(bus);
   for (auto& [id, instances] : by_comm_) {
     const MPI_Comm comm = comms_.get(id);
     for (std::size_t first = 0; first < instances.size(); first += kChunk) {
@@ -394,13 +396,14 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
           const double short_term = costs[offsets[j] + 2 * e];
           const double long_term = costs[offsets[j] + 2 * e + 1];
           if (short_term > 0 || long_term > 0) {
-            bus.publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
-                                       long_term});
+            publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
+                                   long_term});
           }
         }
       }
     }
   }
+  publish.flush();
 }
 
 }  // namespace orrery::analyzer::delay
