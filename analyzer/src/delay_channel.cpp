@@ -115,22 +115,56 @@ const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& 
   return received_;
 }
 
+PassingShares::PassingShares(DelayPool& pool, std::vector<uint32_t> passing,
+                             std::size_t wait_states)
+    : pool_(pool), targeted_(wait_states, 0) {
+  if (wait_states >= kMany) throw_table_too_large();
+  entries_.reserve(passing.size());
+  many_begin_.push_back(0);
+  const auto first_share = [&](uint32_t wait) {
+    const uint32_t marked = wait | (targeted_[wait] == 0 ? kFirst : 0);
+    targeted_[wait] = 1;
+    return marked;
+  };
+  for (const uint32_t d : passing) {
+    const uint32_t begin = pool.delays[d].waits_begin, end = pool.waits_end(d);
+    if (end - begin == 1) {
+      const OwnWait own = pool.waits[begin];
+      entries_.push_back(Entry{d, first_share(own.wait), static_cast<double>(own.ticks)});
+      continue;
+    }
+    entries_.push_back(Entry{d, kMany, static_cast<double>(many_begin_.size() - 1)});
+    for (uint32_t w = begin; w < end; ++w) {
+      const OwnWait own = pool.waits[w];
+      many_.push_back(Own{first_share(own.wait), static_cast<double>(own.ticks)});
+    }
+    many_begin_.push_back(static_cast<uint32_t>(many_.size()));
+  }
+  pool.waits = decltype(pool.waits){};
+}
+
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
   const Delay* const delays = pool_.delays.data();
-  const std::size_t count = pool_.delays.size();
-  const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
   double* const to = next.data();
-  for (std::size_t k = 0; k < delay_.size(); ++k) {
-    const uint32_t d = delay_[k];
-    const Delay& delay = delays[d];
-    const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
+  // One share to wait state `marked` (with kFirst: stored as if added to 0.0).
+  const auto give = [to](uint32_t marked, double amount, double ticks, double waits_total) {
+    const uint32_t wait = marked & kWaitBits;
+    const double before = (marked & kFirst) != 0 ? 0.0 : to[wait];
     // As share(): nothing for no amount (waits_total > 0: they pass on).
-    if (amount <= 0) continue;
-    const double waits_total = static_cast<double>(delay.waits_total);
-    const uint32_t end = d + 1 < count ? delays[d + 1].waits_begin : total_waits;
-    for (uint32_t w = delay.waits_begin; w < end; ++w) {
-      const OwnWait& own = pool_.waits[w];
-      to[own.wait] += amount * static_cast<double>(own.ticks) / waits_total;
+    to[wait] = amount <= 0 ? before : before + amount * ticks / waits_total;
+  };
+  for (std::size_t k = 0; k < entries_.size(); ++k) {
+    const Entry& entry = entries_[k];
+    const Delay& delay = delays[entry.delay];
+    const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
+    const auto waits_total = static_cast<double>(delay.waits_total);
+    if (entry.wait != kMany) [[likely]] {
+      give(entry.wait, amount, entry.ticks, waits_total);
+      continue;
+    }
+    const auto list = static_cast<std::size_t>(entry.ticks);
+    for (uint32_t w = many_begin_[list]; w < many_begin_[list + 1]; ++w) {
+      give(many_[w].wait, amount, many_[w].ticks, waits_total);
     }
   }
 }

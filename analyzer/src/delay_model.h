@@ -202,31 +202,65 @@ struct DelayPool {
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// `passing`: the delays of `pool` that pass waiting on, in record order.
-  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
-      : pool_(pool), delay_(std::move(passing)) {}
-  [[nodiscard]] std::size_t size() const { return delay_.size(); }
+  /// `passing`: the delays of `pool` that pass waiting on, in record order;
+  /// `wait_states`: how many wait states this rank has. Takes the pool's
+  /// own wait states (pool.waits is left empty): they are kept here, in
+  /// `passing`'s order, as the rounds read them.
+  PassingShares(DelayPool& pool, std::vector<uint32_t> passing, std::size_t wait_states);
+  [[nodiscard]] std::size_t size() const { return entries_.size(); }
   /// The pool's index of passing delay k.
-  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
+  [[nodiscard]] uint32_t delay(std::size_t k) const { return entries_[k].delay; }
+  /// Whether wait state `wait` receives a share here (in every round).
+  [[nodiscard]] bool targets(uint32_t wait) const { return targeted_[wait] != 0; }
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
-  /// shared over its own wait states by their waiting, added to `next`.
+  /// shared over its own wait states by their waiting, into `next`: the
+  /// first share of each wait state that receives one is stored (as if
+  /// added to 0.0), the others added, so that `next` needs no clearing
+  /// there; the others' entries are left as they are.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
   /// Shares `amount` out over passing delay k's own wait states by their
   /// waiting: apply(wait state, share).
   template <class Apply>
   void share(std::size_t k, double amount, Apply apply) const {
-    const uint32_t d = delay_[k];
-    const Delay& delay = pool_.delays[d];
+    const Entry& entry = entries_[k];
+    const Delay& delay = pool_.delays[entry.delay];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
-      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
+    if (entry.wait != kMany) {
+      apply(entry.wait & kWaitBits, amount * entry.ticks / waits_total);
+      return;
+    }
+    const auto list = static_cast<std::size_t>(entry.ticks);
+    for (uint32_t w = many_begin_[list]; w < many_begin_[list + 1]; ++w) {
+      apply(many_[w].wait & kWaitBits, amount * many_[w].ticks / waits_total);
     }
   }
 
  private:
+  /// A wait state's index with kFirst set if it is the first (in pass_on's
+  /// order) to receive a share; kMany: the delay has several own wait states.
+  static constexpr uint32_t kFirst = uint32_t{1} << 31;
+  static constexpr uint32_t kWaitBits = kFirst - 1;
+  static constexpr uint32_t kMany = kWaitBits;
+  /// A passing delay as the rounds read it: most have one own wait state,
+  /// kept right here (`wait`, its waiting in `ticks`); the others (`wait`
+  /// kMany) have theirs in many_, list number `ticks`.
+  struct Entry {
+    uint32_t delay = 0;  ///< the pool's index
+    uint32_t wait = kMany;
+    double ticks = 0;    ///< as the pool's, converted once (or the list number)
+  };
+#pragma pack(push, 4)
+  struct Own {
+    uint32_t wait = 0;  ///< with kFirst as in Entry
+    double ticks = 0;
+  };
+#pragma pack(pop)
   const DelayPool& pool_;
-  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
+  std::vector<Entry> entries_;          ///< per passing delay
+  std::vector<Own> many_;               ///< the own wait states of the delays with several
+  std::vector<uint32_t> many_begin_;    ///< per such delay where its list begins, and the end
+  std::vector<uint8_t> targeted_;       ///< per wait state: 1 if any entry shares to it
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -318,9 +352,16 @@ class CollectiveDelays {
   /// The delayer's interval profile goes to the waiters, who find their
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
+  /// Before the propagation rounds (after compare_intervals): what they
+  /// read of the instances that pass waiting on, in one compact list (the
+  /// instances' own wait lists are freed).
+  void prepare_propagation(const std::vector<WaitState>& waits);
+  /// The wait states of this rank that propagate() adds to (repeats possible).
+  [[nodiscard]] std::vector<uint32_t> propagation_targets() const;
   /// One propagation round: the delayers' shares of (waiting + propagated,
   /// per wait state; without `propagated`: of the waiting alone) that their
   /// own waiting explains, added to `to` per wait state of the delayer.
+  /// Prepares first if prepare_propagation was not called.
   void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
                  std::vector<double>& to);
   /// Publishes the costs at the delayers' call paths.
@@ -348,6 +389,18 @@ class CollectiveDelays {
   std::vector<std::vector<uint32_t>> passing_;
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
+  /// One instance of passing_ as the rounds read it (prepare_propagation).
+  struct PassingShare {
+    uint32_t wait = kNone;  ///< this rank's wait state, if it has a share to pass (total > 0)
+    uint32_t targets_end = 0;  ///< where its entries in targets_ end (the delayer's own waits)
+    double waiting = 0;     ///< that wait state's waiting (ticks)
+    double fraction = 0;    ///< excess_waiting / total of its delay
+  };
+  std::vector<std::vector<PassingShare>> passing_shares_;  ///< per communicator, as passing_
+  /// Per passing instance of which this rank is the delayer, its own wait
+  /// states with their weights (ticks / own_waits_total), in passing_shares_ order.
+  std::vector<std::pair<uint32_t, double>> targets_;
+  bool prepared_ = false;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

@@ -99,7 +99,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
   // Which of their records pass waiting on, to the waiters (a byte each).
   std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  const PassingShares shares(pool, std::move(passing));
+  const PassingShares shares(pool, std::move(passing), waits.size());
+  collectives.prepare_propagation(waits);
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
   // communication-heavy trace they are streams of millions of values, and
@@ -112,13 +113,18 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
+      // pass_on stores the first share of each wait state it targets: the
+      // others that the collectives add to need clearing each round (the
+      // rest stay 0 in both arrays).
+      std::vector<uint32_t> collective_only = collectives.propagation_targets();
+      std::erase_if(collective_only, [&](uint32_t wait) { return shares.targets(wait); });
       double all_waiting = 0.0;  // the same every round
       for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
       // The passing delays' records arrive in the delays' order (passing).
       for (int round = 0;; ++round) {
         const std::vector<double>& arrived = passing_records.to_delayers(propagated);
-        std::fill(next.begin(), next.end(), 0.0);
         shares.pass_on(arrived, next);
+        for (const uint32_t wait : collective_only) next[wait] = 0.0;
         collectives.propagate(waits, &propagated, next);
         // Converged when the long-term values moved by less than
         // kDelayTolerance of all waiting (summed over ranks) in this round: a

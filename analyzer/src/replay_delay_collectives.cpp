@@ -325,34 +325,69 @@ void CollectiveDelays::select_passing(const std::vector<Instance>& instances, st
   }
 }
 
+void CollectiveDelays::prepare_propagation(const std::vector<WaitState>& waits) {
+  prepared_ = true;
+  passing_shares_.assign(by_comm_.size(), {});
+  targets_.clear();
+  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
+    std::vector<Instance>& instances = by_comm_[c].second;
+    passing_shares_[c].reserve(passing_[c].size());
+    for (const uint32_t index : passing_[c]) {
+      Instance& in = instances[index];
+      PassingShare share;
+      if (in.wait != kNone && in.total > 0) {
+        share.wait = in.wait;
+        share.waiting = static_cast<double>(waits[in.wait].waiting);
+        share.fraction = in.excess_waiting / in.total;
+      }
+      if (in.delayer && in.own_waits_total > 0) {
+        const auto total = static_cast<double>(in.own_waits_total);
+        for (const auto& [wait, ticks] : in.own_waits) {
+          targets_.emplace_back(wait, static_cast<double>(ticks) / total);
+        }
+      }
+      share.targets_end = static_cast<uint32_t>(targets_.size());
+      passing_shares_[c].push_back(share);
+    }
+    // Only the rounds read the own wait states (as targets_ now).
+    for (Instance& in : instances) std::vector<std::pair<uint32_t, int64_t>>().swap(in.own_waits);
+  }
+}
+
+std::vector<uint32_t> CollectiveDelays::propagation_targets() const {
+  std::vector<uint32_t> waits;
+  waits.reserve(targets_.size());
+  for (const auto& target : targets_) waits.push_back(target.first);
+  return waits;
+}
+
 void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
                                  const std::vector<double>* propagated, std::vector<double>& to) {
   // Only the instances that pass waiting on (select_passing: the same list
   // on every member) carry a value; the others' would be zero.
+  if (!prepared_) prepare_propagation(waits);
   std::vector<double> shares;
+  std::size_t target = 0;  // the next entry of targets_
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
-    const auto& [id, instances] = by_comm_[c];
-    const std::vector<uint32_t>& passing = passing_[c];
-    const MPI_Comm comm = comms_.get(id);
+    const std::vector<PassingShare>& passing = passing_shares_[c];
+    const MPI_Comm comm = comms_.get(by_comm_[c].first);
     for (std::size_t first = 0; first < passing.size(); first += kChunk) {
       const std::size_t m = std::min(kChunk, passing.size() - first);
-      shares.assign(m, 0.0);
+      shares.resize(m);
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[passing[first + j]];
-        if (in.wait == kNone || in.total <= 0) continue;
-        const WaitState& wait = waits[in.wait];
-        const double fraction = in.excess_waiting / in.total;
-        shares[j] = propagated != nullptr
-                        ? (static_cast<double>(wait.waiting) + (*propagated)[in.wait]) * fraction
-                        : static_cast<double>(wait.waiting) * fraction;
+        const PassingShare& share = passing[first + j];
+        if (share.wait == kNone) {
+          shares[j] = 0.0;
+        } else {
+          shares[j] = propagated != nullptr
+                          ? (share.waiting + (*propagated)[share.wait]) * share.fraction
+                          : share.waiting * share.fraction;
+        }
       }
       sum_over_members(shares.data(), shares.size(), comm);
       for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[passing[first + j]];
-        if (!in.delayer || in.own_waits_total <= 0) continue;
-        for (const auto& [wait, ticks] : in.own_waits) {
-          const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
-          to[wait] += shares[j] * weight;
+        for (const std::size_t end = passing[first + j].targets_end; target < end; ++target) {
+          to[targets_[target].first] += shares[j] * targets_[target].second;
         }
       }
     }
