@@ -5,6 +5,7 @@
 // the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
+#include <memory>
 
 #include "delay_model.h"
 #include "vmpi.h"
@@ -105,13 +106,13 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
   out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
   for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
   in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
-  send_.resize(kept_wait_.size());
+  send_ = std::make_unique_for_overwrite<double[]>(kept_wait_.size());
   received_.resize(in_.total);
 }
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
-  exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
+  exchange_blocks(send_.get(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -320,12 +321,17 @@ class RecordSubset {
   /// per_wait[record_wait[r]] for every selected outgoing record r → the
   /// values of the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
+  /// What to_delayers gives when every value is 0 (the first round's), without
+  /// an exchange: before the first to_delayers call only (local: every rank
+  /// skips the same exchange).
+  [[nodiscard]] const std::vector<double>& zeros_before_first() const { return received_; }
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
   std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
-  std::vector<double> send_, received_;
+  std::unique_ptr<double[]> send_;   ///< written in full before each exchange
+  std::vector<double> received_;     ///< all 0 until the first exchange
 };
 
 /// A collective instance as a synchronization point of a point-to-point pair.
@@ -364,6 +370,10 @@ class CollectiveDelays {
   /// Prepares first if prepare_propagation was not called.
   void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
                  std::vector<double>& to);
+  /// What propagate(waits, nullptr, to) adds, without its reductions: the
+  /// shares the first propagate call summed, kept (that call's `propagated`
+  /// must be all 0: then (waiting + 0) · fraction = waiting · fraction).
+  void add_first_shares(std::vector<double>& to) const;
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -401,6 +411,14 @@ class CollectiveDelays {
   /// states with their weights (ticks / own_waits_total), in passing_shares_ order.
   std::vector<std::pair<uint32_t, double>> targets_;
   bool prepared_ = false;
+  /// The first propagate call's summed shares, per passing instance in order.
+  std::vector<double> first_shares_;
+  bool first_kept_ = false;
+  /// Adds summed `shares` of passing instances [first, first + m) of
+  /// communicator c to their delayer's own wait states; `target`: the next
+  /// entry of targets_.
+  void spread(std::size_t c, std::size_t first, const double* shares, std::size_t m,
+              std::size_t& target, std::vector<double>& to) const;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

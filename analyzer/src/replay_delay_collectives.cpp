@@ -385,12 +385,29 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
         }
       }
       sum_over_members(shares.data(), shares.size(), comm);
-      for (std::size_t j = 0; j < m; ++j) {
-        for (const std::size_t end = passing[first + j].targets_end; target < end; ++target) {
-          to[targets_[target].first] += shares[j] * targets_[target].second;
-        }
-      }
+      if (!first_kept_) first_shares_.insert(first_shares_.end(), shares.begin(), shares.end());
+      spread(c, first, shares.data(), m, target, to);
     }
+  }
+  first_kept_ = true;
+}
+
+void CollectiveDelays::spread(std::size_t c, std::size_t first, const double* shares,
+                              std::size_t m, std::size_t& target, std::vector<double>& to) const {
+  const std::vector<PassingShare>& passing = passing_shares_[c];
+  for (std::size_t j = 0; j < m; ++j) {
+    for (const std::size_t end = passing[first + j].targets_end; target < end; ++target) {
+      to[targets_[target].first] += shares[j] * targets_[target].second;
+    }
+  }
+}
+
+void CollectiveDelays::add_first_shares(std::vector<double>& to) const {
+  std::size_t target = 0, at = 0;
+  for (std::size_t c = 0; c < passing_shares_.size(); ++c) {
+    const std::size_t count = passing_shares_[c].size();
+    spread(c, 0, first_shares_.data() + at, count, target, to);
+    at += count;
   }
 }
 

@@ -8,9 +8,11 @@
 // that the wait-state metrics already count.
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "all_patterns.h"
 #include "orrery/replay/delay_events.h"
@@ -112,18 +114,28 @@ struct WaitClassRows {
     SeverityMap& map = context.severities;
     const std::size_t callpaths = map.callpaths();
     if (callpaths == 0) return;
-    std::array<double*, 4> cells{};  // per class, nullptr: no pattern
+    // A missing class pattern adds into a scratch row instead (no check per wait).
+    std::vector<double> scratch;
+    std::array<double*, 4> cells{};
     for (std::size_t c = 0; c < by_class.size(); ++c) {
-      if (by_class[c] != nullptr) cells[c] = map.cell(by_class[c]->row(), 0);
+      if (by_class[c] != nullptr) {
+        cells[c] = map.cell(by_class[c]->row(), 0);
+      } else {
+        scratch.resize(callpaths, 0.0);
+        cells[c] = scratch.data();
+      }
     }
+    const auto [direct, indirect, propagating, terminal] = cells;
     const double seconds_per_tick = context.seconds_per_tick;
     for (std::size_t k = 0; k < count; ++k) {
       const WaitStateClassified& e = waits[k];
-      if (e.callpath >= callpaths) continue;
-      const std::array<double, 4> ticks{e.waiting - e.indirect, e.indirect, e.propagating,
-                                        e.waiting - e.propagating};
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        if (cells[c] != nullptr && ticks[c] > 0) cells[c][e.callpath] += ticks[c] * seconds_per_tick;
+      const uint32_t at = e.callpath;
+      if (at >= callpaths) continue;
+      if (e.waiting - e.indirect > 0) direct[at] += (e.waiting - e.indirect) * seconds_per_tick;
+      if (e.indirect > 0) indirect[at] += e.indirect * seconds_per_tick;
+      if (e.propagating > 0) propagating[at] += e.propagating * seconds_per_tick;
+      if (e.waiting - e.propagating > 0) {
+        terminal[at] += (e.waiting - e.propagating) * seconds_per_tick;
       }
     }
   }
