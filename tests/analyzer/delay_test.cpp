@@ -271,6 +271,57 @@ TEST(AnalyzerDelay, LongTermCostsThroughABarrier) {
   EXPECT_NEAR(value(cube, "wait_direct", "main/MPI_Recv", 1), us(20), kTol);
 }
 
+TEST(AnalyzerDelay, ChainThroughABarrierTakesThreeRounds) {
+  // As LongTermCostsThroughABarrier, but rank 0 works until 25 (waits 15 us
+  // in the barrier, 5 of them rank 1's `other`), and its barrier wait
+  // delays it further: it works in `other` [40, 60] and sends to rank 2,
+  // which waits from 45. Rank 2's 15 us: 20 of rank 0's excess is `other`,
+  // 15 its waiting (total 35), so 45/7 us pass on to the barrier wait; rank
+  // 1's Late Sender wait, reached only through the barrier, gets 15 * 2/3 =
+  // 10 us in the first round and (15 + 45/7) * 2/3 = 100/7 us from the
+  // second on: three rounds, the third reusing the first one's array. Its
+  // propagating part is what its own waiting passed on (10 us), not the
+  // long-term value.
+  if (world_size() < 4) GTEST_SKIP() << "needs 4 ranks";
+  auto result = analyze_scenario("delay_chain_through_barrier", [](TestArchive& a,
+                                                                    const Regions& r) {
+    const uint32_t other = a.region("other");
+    const uint32_t pair = a.comm("pair", {0, 1});
+    with_main(a, r, [&](TestArchive& a2, const Regions& r2) {
+      region_instance(a2.rank(3), r2.work, at(0), at(30));
+      send(a2.rank(3), r2.send, at(30), 1);
+      auto& r1 = a2.rank(1);
+      region_instance(r1, r2.work, at(0), at(10));
+      recv(r1, r2, at(10), at(30), 3);
+      region_instance(r1, other, at(30), at(40));
+      r1.enter(at(40), r2.barrier);
+      r1.collective_begin(at(40));
+      r1.collective_end(at(40), Collective::kBarrier, pair, TestArchive::kNoRoot, 0, 0);
+      r1.leave(at(40), r2.barrier);
+      auto& r0 = a2.rank(0);
+      region_instance(r0, r2.work, at(0), at(25));
+      r0.enter(at(25), r2.barrier);
+      r0.collective_begin(at(25));
+      r0.collective_end(at(40), Collective::kBarrier, pair, TestArchive::kNoRoot, 0, 0);
+      r0.leave(at(40), r2.barrier);
+      region_instance(r0, other, at(40), at(60));
+      send(r0, r2.send, at(60), 2);
+      region_instance(a2.rank(2), r2.work, at(0), at(45));
+      recv(a2.rank(2), r2, at(45), at(60), 0);
+    });
+  });
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_EQ(result.delay.rounds, 3u);
+  EXPECT_NEAR(value(cube, "delay_late_sender_short_term", "main/other", 0), us(60.0 / 7), kTol);
+  EXPECT_NEAR(value(cube, "wait_indirect", "main/MPI_Recv", 2), us(45.0 / 7), kTol);
+  EXPECT_NEAR(value(cube, "delay_barrier_short_term", "main/other", 1), us(5), kTol);
+  EXPECT_NEAR(value(cube, "delay_barrier_long_term", "main/other", 1), us(15.0 / 7), kTol);
+  EXPECT_NEAR(value(cube, "delay_late_sender_short_term", "main/work", 3), us(20), kTol);
+  EXPECT_NEAR(value(cube, "delay_late_sender_long_term", "main/work", 3), us(100.0 / 7), kTol);
+  EXPECT_NEAR(value(cube, "wait_propagating", "main/MPI_Recv", 1), us(10), kTol);
+}
+
 TEST(AnalyzerDelay, LowerBoundNearAgreesWithLowerBound) {
   // The interval lookups' exponential search from a hint: whatever the hint
   // (before, at, after the answer, beyond the end), the answer is
