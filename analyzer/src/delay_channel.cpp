@@ -129,7 +129,8 @@ PassingShares::PassingShares(DelayPool& pool, std::vector<uint32_t> passing,
   };
   for (const uint32_t d : passing) {
     const uint32_t begin = pool.delays[d].waits_begin, end = pool.waits_end(d);
-    if (end - begin == 1) {
+    // Inline: its waiting is then all of waits_total (pass_on divides by it).
+    if (end - begin == 1 && pool.waits[begin].ticks == pool.delays[d].waits_total) {
       const OwnWait own = pool.waits[begin];
       entries_.push_back(Entry{d, first_share(own.wait), static_cast<double>(own.ticks)});
       continue;
@@ -158,11 +159,11 @@ void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<doub
     const Entry& entry = entries_[k];
     const Delay& delay = delays[entry.delay];
     const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
-    const auto waits_total = static_cast<double>(delay.waits_total);
     if (entry.wait != kMany) [[likely]] {
-      give(entry.wait, amount, entry.ticks, waits_total);
+      give(entry.wait, amount, entry.ticks, entry.ticks);  // its ticks are waits_total
       continue;
     }
+    const auto waits_total = static_cast<double>(delay.waits_total);
     const auto list = static_cast<std::size_t>(entry.ticks);
     for (uint32_t w = many_begin_[list]; w < many_begin_[list + 1]; ++w) {
       give(many_[w].wait, amount, many_[w].ticks, waits_total);

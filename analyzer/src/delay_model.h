@@ -228,7 +228,7 @@ class PassingShares {
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
     if (entry.wait != kMany) {
-      apply(entry.wait & kWaitBits, amount * entry.ticks / waits_total);
+      apply(entry.wait & kWaitBits, amount * entry.ticks / entry.ticks);  // as pass_on
       return;
     }
     const auto list = static_cast<std::size_t>(entry.ticks);
@@ -244,8 +244,9 @@ class PassingShares {
   static constexpr uint32_t kWaitBits = kFirst - 1;
   static constexpr uint32_t kMany = kWaitBits;
   /// A passing delay as the rounds read it: most have one own wait state,
-  /// kept right here (`wait`, its waiting in `ticks`); the others (`wait`
-  /// kMany) have theirs in many_, list number `ticks`.
+  /// kept right here (`wait`, its waiting in `ticks`, which is then the
+  /// delay's waits_total); the others (`wait` kMany) have theirs in many_,
+  /// list number `ticks`.
   struct Entry {
     uint32_t delay = 0;  ///< the pool's index
     uint32_t wait = kMany;

@@ -176,6 +176,9 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   BatchedPublisher<DelayCostFound, DelayCostsFound> publish_cost(bus);
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
+  // Which part of each wait the partner passed on, for the waiters
+  // (negative: no delay found there), filled in the same loop.
+  std::vector<double> fractions(delay_of_record.size(), -1.0);
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
@@ -184,6 +187,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       statistics.unexplained += delay.waiting();
       continue;
     }
+    fractions[r] = delay.excess_waiting / delay.total;
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
@@ -203,18 +207,12 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
   }
   collectives.publish_costs(waits, propagated, bus, statistics);
-  // Which part of each wait the partner passed on: back to the waiters
-  // (negative: no delay found there). Every point-to-point wait state has
+  // The fractions back to the waiters. Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
   {
-    std::vector<double> fractions(delay_of_record.size(), -1.0);
-    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-      const uint32_t d = delay_of_record[r];
-      if (d != kNone && delays[d].total > 0)
-        fractions[r] = delays[d].excess_waiting / delays[d].total;
-    }
     const std::vector<double> back = channel.to_waiters(fractions);
+    std::vector<double>().swap(fractions);
     std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
     for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
