@@ -5,6 +5,8 @@
 // the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
+#include <cstddef>
+#include <numeric>
 #include <memory>
 
 #include "delay_model.h"
@@ -76,23 +78,28 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 namespace {
 
 /// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` selects; their indices go to `kept` (if given, reserved
-/// at its exact size: millions of records, no doubling).
+/// records `keep` (0 or 1 each) selects; with `record_wait`, the selected
+/// records' wait states go to `kept` (reserved at its exact size: millions
+/// of records, no doubling).
 BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
-                   std::vector<uint32_t>* kept) {
-  if (kept != nullptr) {
-    kept->reserve(keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
-  }
+                   const std::vector<uint32_t>* record_wait, std::vector<uint32_t>* kept) {
   BlockLayout selected;
+  std::vector<std::size_t> counts(all.peers.size());
+  std::size_t total = 0;
   for (std::size_t k = 0; k < all.peers.size(); ++k) {
-    std::size_t count = 0;
-    for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
-      if (keep[r] == 0) continue;
-      if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
-      ++count;
-    }
+    // Flags are 0 or 1: their sum is the count (a loop the compiler vectorizes).
+    const auto first = keep.begin() + static_cast<std::ptrdiff_t>(all.displs[k]);
+    counts[k] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(all.counts[k]),
+                                std::size_t{0});
+    total += counts[k];
     // Blocks without selected records stay, empty: both sides agree on the peers.
-    selected.add(all.peers[k], count);
+    selected.add(all.peers[k], counts[k]);
+  }
+  if (kept != nullptr) {
+    kept->reserve(total);
+    for (std::size_t r = 0; r < all.total; ++r) {
+      if (keep[r] != 0) kept->push_back((*record_wait)[r]);
+    }
   }
   return selected;
 }
@@ -103,9 +110,8 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
-  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
-  in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
+  out_ = select(channel.outgoing_records(), keep_out, &record_wait, &kept_wait_);
+  in_ = select(channel.incoming_records(), keep_in, nullptr, nullptr);  // only their number
   send_ = std::make_unique_for_overwrite<double[]>(kept_wait_.size());
   received_.resize(in_.total);
 }
