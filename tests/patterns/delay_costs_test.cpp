@@ -12,42 +12,18 @@
 #include "batched_publisher.h"
 #include "orrery/replay/delay_events.h"
 #include "orrery/replay/event_bus.h"
-#include "orrery/trace/call_tree.h"
-#include "orrery/trace/trace.h"
-#include "orrery/patterns/pattern.h"
-#include "orrery/patterns/registry.h"
+#include "patterns_on_a_bus.h"
 
 namespace orrery::patterns {
 namespace {
 
-using analyzer::DelayCostFound;
-using analyzer::DelayCostsFound;
-using analyzer::WaitKind;
-using analyzer::WaitStateClassified;
-using analyzer::WaitStatesClassified;
+using namespace analyzer;  // NOLINT: the delay analysis' events
 
-/// The patterns of one rank on a bus, three call paths; one tick = 0.1 s
-/// (a factor that rounds: sums must add the products one by one).
-class Patterns {
+/// The patterns of one rank on a bus; one tick = 0.1 s (a factor that
+/// rounds: sums must add the products one by one).
+class Patterns : public PatternsOnABus {
  public:
-  Patterns() : severities_(registry_.size(), 3) {
-    const uint32_t root = tree_.child(analyzer::kNone, 0);
-    tree_.child(root, 1);
-    tree_.child(root, 2);
-    registry_.attach_all(context_);
-  }
-  analyzer::EventBus& bus() { return bus_; }
-  [[nodiscard]] double value(std::string_view metric, uint32_t callpath) const {
-    return severities_.get(registry_.row(metric), callpath);
-  }
-
- private:
-  analyzer::EventBus bus_;
-  PatternRegistry registry_;
-  SeverityMap severities_;
-  analyzer::Definitions definitions_;
-  analyzer::CallTree tree_;
-  PatternContext context_{bus_, severities_, definitions_, tree_, registry_, 0.1};
+  Patterns() : PatternsOnABus(0.1) {}
 };
 
 TEST(DelayCostBatches, EachEntryGoesToItsKindAndTermInOrder) {
