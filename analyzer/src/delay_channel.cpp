@@ -122,57 +122,46 @@ const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& 
   return received_;
 }
 
-PassingShares::PassingShares(DelayPool& pool, std::vector<uint32_t> passing,
-                             std::size_t wait_states)
-    : pool_(pool), targeted_(wait_states, 0) {
-  if (wait_states >= kMany) throw_table_too_large();
-  entries_.reserve(passing.size());
-  many_begin_.push_back(0);
-  const auto first_share = [&](uint32_t wait) {
-    const uint32_t marked = wait | (targeted_[wait] == 0 ? kFirst : 0);
-    targeted_[wait] = 1;
-    return marked;
-  };
-  for (const uint32_t d : passing) {
-    const uint32_t begin = pool.delays[d].waits_begin, end = pool.waits_end(d);
-    // Inline: its waiting is then all of waits_total (pass_on divides by it).
-    if (end - begin == 1 && pool.waits[begin].ticks == pool.delays[d].waits_total) {
-      const OwnWait own = pool.waits[begin];
-      entries_.push_back(Entry{d, first_share(own.wait), static_cast<double>(own.ticks)});
-      continue;
+PassingShares::PassingShares(DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+                             std::vector<uint8_t>& passes, std::size_t wait_states)
+    : pool_(pool), targeted_(wait_states, false) {
+  if (wait_states > kIndexBits) throw_table_too_large();
+  passes.assign(delay_of_record.size(), 0);
+  std::size_t count = 0;  // exact: most delays pass on a communication-heavy trace
+  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool.delays[d]) ? 1 : 0;
+  delay_.reserve(count);
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
+    if (d == kNone || !passes_on(pool.delays[d])) continue;
+    passes[r] = 1;
+    delay_.push_back(d);
+    // passes_on: waits_total > 0, so the range is not empty.
+    const uint32_t end = pool.waits_end(d);
+    for (uint32_t w = pool.delays[d].waits_begin; w < end; ++w) {
+      OwnWait& own = pool.waits[w];
+      const uint32_t wait = own.wait;
+      own.wait = wait | (targeted_[wait] ? 0 : kFirst) | (w + 1 == end ? kLast : 0);
+      targeted_[wait] = true;
     }
-    entries_.push_back(Entry{d, kMany, static_cast<double>(many_begin_.size() - 1)});
-    for (uint32_t w = begin; w < end; ++w) {
-      const OwnWait own = pool.waits[w];
-      many_.push_back(Own{first_share(own.wait), static_cast<double>(own.ticks)});
-    }
-    many_begin_.push_back(static_cast<uint32_t>(many_.size()));
   }
-  pool.waits = decltype(pool.waits){};
 }
 
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
   const Delay* const delays = pool_.delays.data();
   double* const to = next.data();
-  // One share to wait state `marked` (with kFirst: stored as if added to 0.0).
-  const auto give = [to](uint32_t marked, double amount, double ticks, double waits_total) {
-    const uint32_t wait = marked & kWaitBits;
-    const double before = (marked & kFirst) != 0 ? 0.0 : to[wait];
-    // As share(): nothing for no amount (waits_total > 0: they pass on).
-    to[wait] = amount <= 0 ? before : before + amount * ticks / waits_total;
-  };
-  for (std::size_t k = 0; k < entries_.size(); ++k) {
-    const Entry& entry = entries_[k];
-    const Delay& delay = delays[entry.delay];
+  for (std::size_t k = 0; k < delay_.size(); ++k) {
+    const Delay& delay = delays[delay_[k]];
     const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
-    if (entry.wait != kMany) [[likely]] {
-      give(entry.wait, amount, entry.ticks, entry.ticks);  // its ticks are waits_total
-      continue;
-    }
     const auto waits_total = static_cast<double>(delay.waits_total);
-    const auto list = static_cast<std::size_t>(entry.ticks);
-    for (uint32_t w = many_begin_[list]; w < many_begin_[list + 1]; ++w) {
-      give(many_[w].wait, amount, many_[w].ticks, waits_total);
+    // The own wait states up to the one marked last (no end to look up).
+    for (uint32_t w = delay.waits_begin;; ++w) {
+      const OwnWait own = pool_.waits[w];
+      const uint32_t wait = own.wait & kIndexBits;
+      const double before = (own.wait & kFirst) != 0 ? 0.0 : to[wait];
+      // As share(): nothing for no amount (waits_total > 0: they pass on).
+      to[wait] = amount <= 0 ? before
+                             : before + amount * static_cast<double>(own.ticks) / waits_total;
+      if ((own.wait & kLast) != 0) break;
     }
   }
 }

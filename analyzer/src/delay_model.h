@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -203,16 +204,24 @@ struct DelayPool {
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// `passing`: the delays of `pool` that pass waiting on, in record order;
-  /// `wait_states`: how many wait states this rank has. Takes the pool's
-  /// own wait states (pool.waits is left empty): they are kept here, in
-  /// `passing`'s order, as the rounds read them.
-  PassingShares(DelayPool& pool, std::vector<uint32_t> passing, std::size_t wait_states);
-  [[nodiscard]] std::size_t size() const { return entries_.size(); }
+  /// Whether delay `d` passes waiting on: its own waiting explains part of
+  /// it, and it has own wait states to pass it to.
+  [[nodiscard]] static bool passes_on(const Delay& d) {
+    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
+  }
+  /// The delays of `pool` that pass waiting on, in the order of their
+  /// records (`delay_of_record`, kNone: no delay); sets passes[r] to 1 for
+  /// their records (0 for the others). `wait_states`: how many wait states
+  /// this rank has. Marks the pool's own wait states in place (two high
+  /// bits of OwnWait::wait: the first share to a wait state, the last own
+  /// wait state of a delay): the rounds need no array of their own.
+  PassingShares(DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+                std::vector<uint8_t>& passes, std::size_t wait_states);
+  [[nodiscard]] std::size_t size() const { return delay_.size(); }
   /// The pool's index of passing delay k.
-  [[nodiscard]] uint32_t delay(std::size_t k) const { return entries_[k].delay; }
+  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
   /// Whether wait state `wait` receives a share here (in every round).
-  [[nodiscard]] bool targets(uint32_t wait) const { return targeted_[wait] != 0; }
+  [[nodiscard]] bool targets(uint32_t wait) const { return targeted_[wait]; }
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
   /// shared over its own wait states by their waiting, into `next`: the
   /// first share of each wait state that receives one is stored (as if
@@ -223,46 +232,24 @@ class PassingShares {
   /// waiting: apply(wait state, share).
   template <class Apply>
   void share(std::size_t k, double amount, Apply apply) const {
-    const Entry& entry = entries_[k];
-    const Delay& delay = pool_.delays[entry.delay];
+    const Delay& delay = pool_.delays[delay_[k]];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
-    if (entry.wait != kMany) {
-      apply(entry.wait & kWaitBits, amount * entry.ticks / entry.ticks);  // as pass_on
-      return;
-    }
-    const auto list = static_cast<std::size_t>(entry.ticks);
-    for (uint32_t w = many_begin_[list]; w < many_begin_[list + 1]; ++w) {
-      apply(many_[w].wait & kWaitBits, amount * many_[w].ticks / waits_total);
+    for (uint32_t w = delay.waits_begin;; ++w) {
+      const OwnWait own = pool_.waits[w];
+      apply(own.wait & kIndexBits, amount * static_cast<double>(own.ticks) / waits_total);
+      if ((own.wait & kLast) != 0) break;
     }
   }
 
  private:
-  /// A wait state's index with kFirst set if it is the first (in pass_on's
-  /// order) to receive a share; kMany: the delay has several own wait states.
+  /// The marks in OwnWait::wait (wait state indices stay below kLast).
   static constexpr uint32_t kFirst = uint32_t{1} << 31;
-  static constexpr uint32_t kWaitBits = kFirst - 1;
-  static constexpr uint32_t kMany = kWaitBits;
-  /// A passing delay as the rounds read it: most have one own wait state,
-  /// kept right here (`wait`, its waiting in `ticks`, which is then the
-  /// delay's waits_total); the others (`wait` kMany) have theirs in many_,
-  /// list number `ticks`.
-  struct Entry {
-    uint32_t delay = 0;  ///< the pool's index
-    uint32_t wait = kMany;
-    double ticks = 0;    ///< as the pool's, converted once (or the list number)
-  };
-#pragma pack(push, 4)
-  struct Own {
-    uint32_t wait = 0;  ///< with kFirst as in Entry
-    double ticks = 0;
-  };
-#pragma pack(pop)
+  static constexpr uint32_t kLast = uint32_t{1} << 30;
+  static constexpr uint32_t kIndexBits = kLast - 1;
   const DelayPool& pool_;
-  std::vector<Entry> entries_;          ///< per passing delay
-  std::vector<Own> many_;               ///< the own wait states of the delays with several
-  std::vector<uint32_t> many_begin_;    ///< per such delay where its list begins, and the end
-  std::vector<uint8_t> targeted_;       ///< per wait state: 1 if any entry shares to it
+  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool (record order)
+  std::vector<bool> targeted_;   ///< per wait state: whether any delay shares to it
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -363,8 +350,10 @@ class CollectiveDelays {
   /// read of the instances that pass waiting on, in one compact list (the
   /// instances' own wait lists are freed).
   void prepare_propagation(const std::vector<WaitState>& waits);
-  /// The wait states of this rank that propagate() adds to (repeats possible).
-  [[nodiscard]] std::vector<uint32_t> propagation_targets() const;
+  /// The wait states of this rank that propagate() adds to and `keep`
+  /// accepts (repeats possible).
+  [[nodiscard]] std::vector<uint32_t> propagation_targets(
+      const std::function<bool(uint32_t)>& keep) const;
   /// One propagation round: the delayers' shares of (waiting + propagated,
   /// per wait state; without `propagated`: of the waiting alone) that their
   /// own waiting explains, added to `to` per wait state of the delayer.
@@ -403,23 +392,18 @@ class CollectiveDelays {
   /// One instance of passing_ as the rounds read it (prepare_propagation).
   struct PassingShare {
     uint32_t wait = kNone;  ///< this rank's wait state, if it has a share to pass (total > 0)
-    uint32_t targets_end = 0;  ///< where its entries in targets_ end (the delayer's own waits)
-    double waiting = 0;     ///< that wait state's waiting (ticks)
+    uint32_t instance = 0;  ///< its index in by_comm_ (the delayer's own wait states)
     double fraction = 0;    ///< excess_waiting / total of its delay
   };
   std::vector<std::vector<PassingShare>> passing_shares_;  ///< per communicator, as passing_
-  /// Per passing instance of which this rank is the delayer, its own wait
-  /// states with their weights (ticks / own_waits_total), in passing_shares_ order.
-  std::vector<std::pair<uint32_t, double>> targets_;
   bool prepared_ = false;
   /// The first propagate call's summed shares, per passing instance in order.
   std::vector<double> first_shares_;
   bool first_kept_ = false;
   /// Adds summed `shares` of passing instances [first, first + m) of
-  /// communicator c to their delayer's own wait states; `target`: the next
-  /// entry of targets_.
+  /// communicator c to their delayer's own wait states (by their waiting).
   void spread(std::size_t c, std::size_t first, const double* shares, std::size_t m,
-              std::size_t& target, std::vector<double>& to) const;
+              std::vector<double>& to) const;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

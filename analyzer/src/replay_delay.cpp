@@ -105,21 +105,10 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Only the delays that pass waiting on need it during the rounds (the
   // others' values matter for their long-term costs: one full carry after
   // the last round, of the values the last round carried).
-  const auto passes_on = [](const Delay& d) {
-    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
-  };
-  std::vector<uint8_t> passes(delay_of_record.size(), 0);
-  std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  passing.reserve(delays.size());  // most do, on a communication-heavy trace
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d == kNone || !passes_on(delays[d])) continue;
-    passes[r] = 1;
-    passing.push_back(d);
-  }
+  std::vector<uint8_t> passes;  // per incoming record: its delay passes waiting on
+  const PassingShares shares(pool, delay_of_record, passes, waits.size());
   // Which of their records pass waiting on, to the waiters (a byte each).
   std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  const PassingShares shares(pool, std::move(passing), waits.size());
   collectives.prepare_propagation(waits);
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
@@ -136,8 +125,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       // pass_on stores the first share of each wait state it targets: the
       // others that the collectives add to need clearing each round (the
       // rest stay 0 in both arrays).
-      std::vector<uint32_t> collective_only = collectives.propagation_targets();
-      std::erase_if(collective_only, [&](uint32_t wait) { return shares.targets(wait); });
+      const std::vector<uint32_t> collective_only =
+          collectives.propagation_targets([&](uint32_t wait) { return !shares.targets(wait); });
       double all_waiting = 0.0;  // the same every round
       for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
       // The passing delays' records arrive in the delays' order (passing).
@@ -177,10 +166,13 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
   // Which part of each wait the partner passed on, for the waiters
-  // (negative: no delay found there), filled in the same loop.
-  std::vector<double> fractions(delay_of_record.size(), -1.0);
+  // (negative: no delay found there), filled in the same loop: into
+  // delay_propagated, each record's value once it is used (no second array).
+  std::vector<double>& fractions = delay_propagated;
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
+    const double long_term = delay_propagated[r];
+    fractions[r] = -1.0;
     if (d == kNone) continue;
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
@@ -191,7 +183,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
-                                  delay_propagated[r] * share});
+                                  long_term * share});
     }
     // Only the passing delays (in record order) keep own wait states.
     if (k < shares.size() && shares.delay(k) == d) {
@@ -200,6 +192,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
   }
   publish_cost.flush();  // before the collectives' costs
+  // The fractions to the waiters now: their buffer is freed before the next ones.
+  std::vector<double> back = channel.to_waiters(fractions);
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
@@ -207,16 +201,15 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
   }
   collectives.publish_costs(waits, propagated, bus, statistics);
-  // The fractions back to the waiters. Every point-to-point wait state has
+  // The fractions back at the waiters. Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
   {
-    const std::vector<double> back = channel.to_waiters(fractions);
-    std::vector<double>().swap(fractions);
     std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
     for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
     }
+    std::vector<double>().swap(back);
   }
   BatchedPublisher<WaitStateClassified, WaitStatesClassified> publish_class(bus);
   for (std::size_t k = 0; k < point_to_point; ++k) {

@@ -325,39 +325,37 @@ void CollectiveDelays::select_passing(const std::vector<Instance>& instances, st
   }
 }
 
-void CollectiveDelays::prepare_propagation(const std::vector<WaitState>& waits) {
+void CollectiveDelays::prepare_propagation(const std::vector<WaitState>& /*waits*/) {
   prepared_ = true;
   passing_shares_.assign(by_comm_.size(), {});
-  targets_.clear();
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
-    std::vector<Instance>& instances = by_comm_[c].second;
+    const std::vector<Instance>& instances = by_comm_[c].second;
     passing_shares_[c].reserve(passing_[c].size());
     for (const uint32_t index : passing_[c]) {
-      Instance& in = instances[index];
+      const Instance& in = instances[index];
       PassingShare share;
+      share.instance = index;
       if (in.wait != kNone && in.total > 0) {
         share.wait = in.wait;
-        share.waiting = static_cast<double>(waits[in.wait].waiting);
         share.fraction = in.excess_waiting / in.total;
       }
-      if (in.delayer && in.own_waits_total > 0) {
-        const auto total = static_cast<double>(in.own_waits_total);
-        for (const auto& [wait, ticks] : in.own_waits) {
-          targets_.emplace_back(wait, static_cast<double>(ticks) / total);
-        }
-      }
-      share.targets_end = static_cast<uint32_t>(targets_.size());
       passing_shares_[c].push_back(share);
     }
-    // Only the rounds read the own wait states (as targets_ now).
-    for (Instance& in : instances) std::vector<std::pair<uint32_t, int64_t>>().swap(in.own_waits);
   }
 }
 
-std::vector<uint32_t> CollectiveDelays::propagation_targets() const {
+std::vector<uint32_t> CollectiveDelays::propagation_targets(
+    const std::function<bool(uint32_t)>& keep) const {
   std::vector<uint32_t> waits;
-  waits.reserve(targets_.size());
-  for (const auto& target : targets_) waits.push_back(target.first);
+  for (std::size_t c = 0; c < passing_shares_.size(); ++c) {
+    for (const PassingShare& share : passing_shares_[c]) {
+      const Instance& in = by_comm_[c].second[share.instance];
+      if (!in.delayer || in.own_waits_total <= 0) continue;
+      for (const auto& own : in.own_waits) {
+        if (keep(own.first)) waits.push_back(own.first);
+      }
+    }
+  }
   return waits;
 }
 
@@ -367,7 +365,6 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
   // on every member) carry a value; the others' would be zero.
   if (!prepared_) prepare_propagation(waits);
   std::vector<double> shares;
-  std::size_t target = 0;  // the next entry of targets_
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
     const std::vector<PassingShare>& passing = passing_shares_[c];
     const MPI_Comm comm = comms_.get(by_comm_[c].first);
@@ -379,34 +376,39 @@ void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
         if (share.wait == kNone) {
           shares[j] = 0.0;
         } else {
+          const auto waiting = static_cast<double>(waits[share.wait].waiting);
           shares[j] = propagated != nullptr
-                          ? (share.waiting + (*propagated)[share.wait]) * share.fraction
-                          : share.waiting * share.fraction;
+                          ? (waiting + (*propagated)[share.wait]) * share.fraction
+                          : waiting * share.fraction;
         }
       }
       sum_over_members(shares.data(), shares.size(), comm);
       if (!first_kept_) first_shares_.insert(first_shares_.end(), shares.begin(), shares.end());
-      spread(c, first, shares.data(), m, target, to);
+      spread(c, first, shares.data(), m, to);
     }
   }
   first_kept_ = true;
 }
 
 void CollectiveDelays::spread(std::size_t c, std::size_t first, const double* shares,
-                              std::size_t m, std::size_t& target, std::vector<double>& to) const {
+                              std::size_t m, std::vector<double>& to) const {
   const std::vector<PassingShare>& passing = passing_shares_[c];
+  const std::vector<Instance>& instances = by_comm_[c].second;
   for (std::size_t j = 0; j < m; ++j) {
-    for (const std::size_t end = passing[first + j].targets_end; target < end; ++target) {
-      to[targets_[target].first] += shares[j] * targets_[target].second;
+    const Instance& in = instances[passing[first + j].instance];
+    if (!in.delayer || in.own_waits_total <= 0) continue;
+    const auto total = static_cast<double>(in.own_waits_total);
+    for (const auto& [wait, ticks] : in.own_waits) {
+      to[wait] += shares[j] * (static_cast<double>(ticks) / total);
     }
   }
 }
 
 void CollectiveDelays::add_first_shares(std::vector<double>& to) const {
-  std::size_t target = 0, at = 0;
+  std::size_t at = 0;
   for (std::size_t c = 0; c < passing_shares_.size(); ++c) {
     const std::size_t count = passing_shares_[c].size();
-    spread(c, 0, first_shares_.data() + at, count, target, to);
+    spread(c, 0, first_shares_.data() + at, count, to);
     at += count;
   }
 }

@@ -1,8 +1,9 @@
 // The propagation rounds' passing shares (delay_model.h PassingShares):
 // pass_on into an array that was not cleared gives, bit for bit, what
 // clearing it and adding every share in order gives — for delays with one
-// own wait state (kept inline) and with several (the general list), for
-// wait states several delays share to, and for a delay with nothing to pass.
+// own wait state and with several (marked last in the pool), for
+// wait states several delays share to, for a delay with nothing to pass in
+// a round, and without the delays that pass nothing on.
 
 #include <gtest/gtest.h>
 
@@ -55,16 +56,19 @@ TEST(DelayShares, PassOnWithoutClearingEqualsClearingAndAddingInOrder) {
   add_delay(pool, 13, 5.0, 17.0, {{4, 9}});                 // 4 again, inline after a list
   add_delay(pool, 3, 1.0, 3.0, {});                         // not passing: no own wait states
   const std::vector<uint32_t> passing{0, 1, 2, 3};
+  // Per incoming record its delay (kNone: none found): delay 4 does not pass.
+  const std::vector<uint32_t> delay_of_record{0, kNone, 1, 4, 2, 3};
   const DelayPool copy_for_reference = [&] {
     DelayPool copy;
     copy.delays = pool.delays;
     for (std::size_t w = 0; w < pool.waits.size(); ++w) copy.waits.push_back(pool.waits[w]);
     return copy;
   }();
-  const PassingShares shares(pool, passing, kWaits);
-  EXPECT_EQ(pool.waits.size(), 0u);  // taken over
+  std::vector<uint8_t> passes;
+  const PassingShares shares(pool, delay_of_record, passes, kWaits);
+  EXPECT_EQ(passes, (std::vector<uint8_t>{1, 0, 1, 0, 1, 1}));
   ASSERT_EQ(shares.size(), 4u);
-  EXPECT_EQ(shares.delay(3), 3u);
+  for (std::size_t k = 0; k < passing.size(); ++k) EXPECT_EQ(shares.delay(k), passing[k]);
   for (const uint32_t wait : {2u, 4u, 5u, 6u}) EXPECT_TRUE(shares.targets(wait));
   for (const uint32_t wait : {0u, 1u, 3u, 7u}) EXPECT_FALSE(shares.targets(wait));
 
