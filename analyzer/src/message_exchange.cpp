@@ -101,25 +101,35 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   const auto number_peers = [&](const MessageTable& table, const char* what, bool is_send,
                                 ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
                                 std::vector<uint32_t>& number_of, uint64_t* channel_of) {
+    // Locals, not captures: the loop keeps them in registers. A run of
+    // messages with the same number is counted once, at its end.
     uint64_t last_route = ~uint64_t{0};
     uint32_t last_number = kNone;
-    table.for_each([&](uint32_t i, const MessageOp& op) {
-      if (op.cancelled || (!is_send && op.peer == kNone)) return;
-      const uint64_t route = channel(op.comm, op.peer);
-      if (route != last_route || last_number == kNone) {
-        const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
-        if (peer >= n) {
-          unknown(op, what);
-          return;
+    uint64_t run = 0;
+    uint32_t* const numbered = number_of.data();
+    table.for_each_chunk([&](std::size_t first, const MessageOp* ops, std::size_t count) {
+      for (std::size_t k = 0; k < count; ++k) {
+        const MessageOp& op = ops[k];
+        if (op.cancelled || (!is_send && op.peer == kNone)) continue;
+        const uint64_t route = channel(op.comm, op.peer);
+        if (route != last_route || last_number == kNone) [[unlikely]] {
+          const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
+          if (peer >= n) {
+            unknown(op, what);
+            continue;
+          }
+          if (last_number != kNone) per_number[last_number] += run;
+          run = 0;
+          last_route = route;
+          last_number = numbers.add(peer);
+          if (last_number == per_number.size()) per_number.push_back(0);
         }
-        last_route = route;
-        last_number = numbers.add(peer);
-        if (last_number == per_number.size()) per_number.push_back(0);
+        ++run;
+        numbered[first + k] = last_number;
+        channel_of[first + k] = channel(op.comm, op.tag);
       }
-      ++per_number[last_number];
-      number_of[i] = last_number;
-      channel_of[i] = channel(op.comm, op.tag);
     });
+    if (last_number != kNone) per_number[last_number] += run;
   };
   // The destination for now, the position below.
   number_peers(trace.sends, "send", true, destinations, sent_to, matching.send_position_, send_channels.get());
