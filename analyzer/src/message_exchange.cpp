@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include "message_numbering.h"
 #include "vmpi.h"
@@ -102,8 +103,13 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
                                 ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
                                 std::vector<uint32_t>& number_of, uint64_t* channel_of) {
     // Locals, not captures: the loop keeps them in registers. A run of
-    // messages with the same number is counted once, at its end.
+    // messages with the same number is counted once, at its end. Returns
+    // whether the table is grouped already: every message numbered, each
+    // number in one run, in increasing order (then the grouping passes below
+    // are the identity).
     uint64_t last_route = ~uint64_t{0};
+    bool grouped = true;
+    std::size_t numbered_messages = 0;
     uint32_t last_number = kNone;
     uint64_t run = 0;
     uint32_t* const numbered = number_of.data();
@@ -118,10 +124,15 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
             unknown(op, what);
             continue;
           }
-          if (last_number != kNone) per_number[last_number] += run;
+          const uint32_t number = numbers.add(peer);
+          if (last_number != kNone) {
+            per_number[last_number] += run;
+            numbered_messages += run;
+            grouped = grouped && number >= last_number;
+          }
           run = 0;
           last_route = route;
-          last_number = numbers.add(peer);
+          last_number = number;
           if (last_number == per_number.size()) per_number.push_back(0);
         }
         ++run;
@@ -129,12 +140,18 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
         channel_of[first + k] = channel(op.comm, op.tag);
       }
     });
-    if (last_number != kNone) per_number[last_number] += run;
+    if (last_number != kNone) {
+      per_number[last_number] += run;
+      numbered_messages += run;
+    }
+    return grouped && numbered_messages == table.size();
   };
   // The destination for now, the position below.
-  number_peers(trace.sends, "send", true, destinations, sent_to, matching.send_position_, send_channels.get());
+  const bool sends_grouped = number_peers(trace.sends, "send", true, destinations, sent_to,
+                                          matching.send_position_, send_channels.get());
   std::vector<uint32_t> source(trace.recvs.size(), kNone);
-  number_peers(trace.recvs, "receive", false, sources, received_from, source, recv_channels.get());
+  const bool recvs_grouped =
+      number_peers(trace.recvs, "receive", false, sources, received_from, source, recv_channels.get());
   const std::vector<std::pair<uint32_t, uint32_t>> to_peers = by_rank(destinations);
   const std::vector<std::pair<uint32_t, uint32_t>> from_peers = by_rank(sources);
   {
@@ -206,13 +223,23 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   // The channel of every message travels once.
   // Every position is written below, every incoming slot by the exchange:
   // neither needs zeroing first.
-  auto outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-    const uint32_t number = matching.send_position_[i];
-    if (number == kNone) continue;
-    const auto position = static_cast<uint32_t>(fill[number]++);
-    matching.send_position_[i] = position;
-    outgoing[position] = send_channels[i];
+  // Sends grouped by destination in rank order already (one destination,
+  // say): send i is at position i, its channel where it is.
+  bool sends_in_place = sends_grouped;
+  for (std::size_t k = 0; k < to_peers.size(); ++k) sends_in_place = sends_in_place && to_peers[k].second == k;
+  std::unique_ptr<uint64_t[]> outgoing;
+  if (sends_in_place) {
+    std::iota(matching.send_position_.begin(), matching.send_position_.end(), 0U);
+    outgoing = std::move(send_channels);
+  } else {
+    outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
+    for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+      const uint32_t number = matching.send_position_[i];
+      if (number == kNone) continue;
+      const auto position = static_cast<uint32_t>(fill[number]++);
+      matching.send_position_[i] = position;
+      outgoing[position] = send_channels[i];
+    }
   }
   send_channels.reset();
   auto incoming = std::make_unique_for_overwrite<uint64_t[]>(matching.from_.total);
@@ -234,8 +261,12 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     mine_displs[c + 1] = mine_displs[c] + received_from[c];
   }
   auto receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
-  auto receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
-  {
+  std::unique_ptr<uint64_t[]> receive_channels;
+  if (recvs_grouped) {  // grouped already: receive b is receive b
+    std::iota(receives.get(), receives.get() + mine_displs.back(), 0U);
+    receive_channels = std::move(recv_channels);
+  } else {
+    receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
     std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
       if (source[j] == kNone) continue;

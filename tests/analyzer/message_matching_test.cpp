@@ -171,6 +171,45 @@ TEST(MessageMatching, InterleavedChannelsKeepPostingOrder) {
   EXPECT_EQ(matching.to_senders(expected, MPI_COMM_WORLD), values);
 }
 
+// Tables grouped by peer already take build()'s in-place paths (sends in
+// rank order at their own positions, receives grouped by source); grouped
+// in descending rank order, or with a cancelled send inside, they must fall
+// back to the general grouping. The values are the same either way.
+TEST(MessageMatching, TablesGroupedByPeerMatchInPlaceOrFallBack) {
+  const uint32_t n = world_size(), me = world_rank();
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool descending = variant == 1, with_cancelled = variant == 2;
+    Fixture setup;
+    std::vector<int64_t> values;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t to = descending ? n - 1 - k : k;
+      for (uint32_t seq = 0; seq < 3; ++seq) {
+        setup.trace.sends.push_back(message(to, kWorld, 5 + seq % 2));
+        values.push_back(name(me, to, kWorld, 5 + seq % 2, seq));
+        if (with_cancelled && seq == 1) {
+          setup.trace.sends.push_back(message(to, kWorld, 5, true));
+          values.push_back(-1);
+        }
+      }
+    }
+    std::vector<int64_t> expected;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t from = descending ? k : n - 1 - k;  // the other order than the sends
+      for (uint32_t seq = 0; seq < 3; ++seq) {
+        setup.trace.recvs.push_back(message(from, kWorld, 5 + seq % 2));
+        expected.push_back(name(from, me, kWorld, 5 + seq % 2, seq));
+      }
+    }
+    const MessageMatching matching = setup.build();
+    EXPECT_EQ(matching.matched_recvs(), setup.trace.recvs.size()) << variant;
+    EXPECT_EQ(matching.to_receivers(values, MPI_COMM_WORLD), expected) << variant;
+    std::vector<int64_t> back = matching.to_senders(expected, MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(back[i], values[i] == -1 ? kNoValue : values[i]) << variant << " send " << i;
+    }
+  }
+}
+
 TEST(MessageMatching, WildcardReceivesMatchTheirRecordedSource) {
   // Rank 0 receives from everybody with ANY_SOURCE: the trace records the
   // actual source, in arrival order (here: highest rank first, two rounds).
