@@ -231,6 +231,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   if (sends_in_place) {
     std::iota(matching.send_position_.begin(), matching.send_position_.end(), 0U);
     outgoing = std::move(send_channels);
+    matching.sends_in_place_ = true;
   } else {
     outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
     for (std::size_t i = 0; i < trace.sends.size(); ++i) {
@@ -280,11 +281,15 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   matching.known_recvs_ = mine_displs.back();
   std::vector<uint8_t> slot_matched(matching.from_.total, 0);
   SlotsByChannel by_channel;
+  bool recvs_in_place = recvs_grouped && matching.from_.total == trace.recvs.size();
   for (std::size_t k = 0; k < matching.from_.peers.size(); ++k) {
     const std::size_t begin = matching.from_.displs[k];
     const std::size_t count = matching.from_.counts[k];
     const uint32_t mine_number = sources.find(matching.from_.peers[k]);
-    if (count == 0 || mine_number == kNone) continue;
+    if (count == 0 || mine_number == kNone) {
+      recvs_in_place = recvs_in_place && count == 0;
+      continue;
+    }
     const std::size_t mine_begin = mine_displs[mine_number];
     const std::size_t mine_count = mine_displs[mine_number + 1] - mine_begin;
     const std::size_t paired = std::min(count, mine_count);
@@ -292,6 +297,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     const bool in_order =
         std::equal(mine_channels, mine_channels + paired, incoming.get() + begin);
     if (!in_order) by_channel.bucket(incoming.get() + begin, count, begin);
+    recvs_in_place = recvs_in_place && in_order && mine_begin == begin && mine_count == count;
     for (std::size_t b = 0; b < (in_order ? paired : mine_count); ++b) {
       const uint32_t slot =
           in_order ? static_cast<uint32_t>(begin + b)
@@ -303,6 +309,7 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     }
   }
   incoming.reset();
+  matching.recvs_in_place_ = recvs_in_place && matching.matched_recvs_ == trace.recvs.size();
 
   // Tell the senders which of their messages found a receive.
   auto sent_matched = std::make_unique_for_overwrite<uint8_t[]>(matching.to_.total);
@@ -328,14 +335,22 @@ std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& p
   }
   // Every position is some send's, every incoming slot written by the
   // exchange: neither needs zeroing first.
-  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
-  for (std::size_t i = 0; i < per_send.size(); ++i) {
-    const uint32_t position = send_position_[i];
-    if (position != kNone) outgoing[position] = per_send[i];
+  std::unique_ptr<int64_t[]> outgoing;
+  if (!sends_in_place_) {
+    outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
+    for (std::size_t i = 0; i < per_send.size(); ++i) {
+      const uint32_t position = send_position_[i];
+      if (position != kNone) outgoing[position] = per_send[i];
+    }
+  }
+  const int64_t* sent = sends_in_place_ ? per_send.data() : outgoing.get();
+  std::vector<int64_t> result(recv_position_.size());
+  if (recvs_in_place_) {
+    exchange_blocks(sent, to_, result.data(), from_, MPI_INT64_T, world);
+    return result;
   }
   auto incoming = std::make_unique_for_overwrite<int64_t[]>(from_.total);
-  exchange_blocks(outgoing.get(), to_, incoming.get(), from_, MPI_INT64_T, world);
-  std::vector<int64_t> result(recv_position_.size());
+  exchange_blocks(sent, to_, incoming.get(), from_, MPI_INT64_T, world);
   for (std::size_t j = 0; j < result.size(); ++j) {
     const uint32_t position = recv_position_[j];
     result[j] = position == kNone ? kNoValue : incoming[position];
@@ -350,14 +365,22 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
                                 std::to_string(per_recv.size()) + " values for " +
                                 std::to_string(recv_position_.size()) + " receives");
   }
-  std::vector<int64_t> outgoing(from_.total, kNoValue);
-  for (std::size_t j = 0; j < per_recv.size(); ++j) {
-    const uint32_t position = recv_position_[j];
-    if (position != kNone) outgoing[position] = per_recv[j];
+  std::vector<int64_t> outgoing;
+  if (!recvs_in_place_) {  // (in place, every slot is some receive's)
+    outgoing.assign(from_.total, kNoValue);
+    for (std::size_t j = 0; j < per_recv.size(); ++j) {
+      const uint32_t position = recv_position_[j];
+      if (position != kNone) outgoing[position] = per_recv[j];
+    }
+  }
+  const int64_t* sent = recvs_in_place_ ? per_recv.data() : outgoing.data();
+  std::vector<int64_t> result(send_position_.size());
+  if (sends_in_place_) {
+    exchange_blocks(sent, from_, result.data(), to_, MPI_INT64_T, world);
+    return result;
   }
   auto incoming = std::make_unique_for_overwrite<int64_t[]>(to_.total);
-  exchange_blocks(outgoing.data(), from_, incoming.get(), to_, MPI_INT64_T, world);
-  std::vector<int64_t> result(send_position_.size());
+  exchange_blocks(sent, from_, incoming.get(), to_, MPI_INT64_T, world);
   for (std::size_t i = 0; i < result.size(); ++i) {
     const uint32_t position = send_position_[i];
     result[i] = position == kNone ? kNoValue : incoming[position];
