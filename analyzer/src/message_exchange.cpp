@@ -261,12 +261,12 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   for (std::size_t c = 0; c < sources.size(); ++c) {
     mine_displs[c + 1] = mine_displs[c] + received_from[c];
   }
-  auto receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
+  std::unique_ptr<uint32_t[]> receives;  // (grouped already: receive b is receive b)
   std::unique_ptr<uint64_t[]> receive_channels;
-  if (recvs_grouped) {  // grouped already: receive b is receive b
-    std::iota(receives.get(), receives.get() + mine_displs.back(), 0U);
+  if (recvs_grouped) {
     receive_channels = std::move(recv_channels);
   } else {
+    receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
     receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
     std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
@@ -298,12 +298,20 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
         std::equal(mine_channels, mine_channels + paired, incoming.get() + begin);
     if (!in_order) by_channel.bucket(incoming.get() + begin, count, begin);
     recvs_in_place = recvs_in_place && in_order && mine_begin == begin && mine_count == count;
+    if (in_order && recvs_grouped) {  // receive mine_begin + b takes slot begin + b
+      std::iota(matching.recv_position_.begin() + static_cast<std::ptrdiff_t>(mine_begin),
+                matching.recv_position_.begin() + static_cast<std::ptrdiff_t>(mine_begin + paired),
+                static_cast<uint32_t>(begin));
+      std::fill_n(slot_matched.begin() + static_cast<std::ptrdiff_t>(begin), paired, uint8_t{1});
+      matching.matched_recvs_ += paired;
+      continue;
+    }
     for (std::size_t b = 0; b < (in_order ? paired : mine_count); ++b) {
       const uint32_t slot =
           in_order ? static_cast<uint32_t>(begin + b)
                    : by_channel.take(receive_channels[mine_begin + b]);
       if (slot == kNone) continue;
-      matching.recv_position_[receives[mine_begin + b]] = slot;
+      matching.recv_position_[recvs_grouped ? mine_begin + b : receives[mine_begin + b]] = slot;
       slot_matched[slot] = 1;
       ++matching.matched_recvs_;
     }
@@ -316,6 +324,12 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   exchange_blocks(slot_matched.data(), matching.from_, sent_matched.get(), matching.to_,
                   MPI_UINT8_T, world);
   matching.known_sends_ = matching.to_.total;
+  if (matching.sends_in_place_) {  // send i's flag is at position i (0 or 1)
+    std::copy_n(sent_matched.get(), trace.sends.size(), matching.send_matched_.begin());
+    matching.matched_sends_ = static_cast<std::size_t>(
+        std::count(matching.send_matched_.begin(), matching.send_matched_.end(), uint8_t{1}));
+    return matching;
+  }
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
     const uint32_t position = matching.send_position_[i];
     if (position != kNone && sent_matched[position] != 0) {
