@@ -5,6 +5,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 #include "message_numbering.h"
 #include "vmpi.h"
 
@@ -99,8 +100,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   std::vector<uint64_t> sent_to, received_from;  // per destination / source number
   auto send_channels = std::make_unique_for_overwrite<uint64_t[]>(trace.sends.size());
   auto recv_channels = std::make_unique_for_overwrite<uint64_t[]>(trace.recvs.size());
-  const auto number_peers = [&](const MessageTable& table, const char* what, bool is_send,
-                                ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
+  const auto number_peers = [&]<bool kIsSend>(std::bool_constant<kIsSend>, const MessageTable& table,
+                                             const char* what, ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
                                 std::vector<uint32_t>& number_of, uint64_t* channel_of) {
     // Locals, not captures: the loop keeps them in registers. A run of
     // messages with the same number is counted once, at its end. Returns
@@ -114,9 +115,11 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     uint64_t run = 0;
     uint32_t* const numbered = number_of.data();
     table.for_each_chunk([&](std::size_t first, const MessageOp* ops, std::size_t count) {
+      uint32_t* const chunk_numbers = numbered + first;
+      uint64_t* const chunk_channels = channel_of + first;
       for (std::size_t k = 0; k < count; ++k) {
         const MessageOp& op = ops[k];
-        if (op.cancelled || (!is_send && op.peer == kNone)) continue;
+        if (op.cancelled || (!kIsSend && op.peer == kNone)) continue;
         const uint64_t route = channel(op.comm, op.peer);
         if (route != last_route || last_number == kNone) [[unlikely]] {
           const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
@@ -136,8 +139,8 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
           if (last_number == per_number.size()) per_number.push_back(0);
         }
         ++run;
-        numbered[first + k] = last_number;
-        channel_of[first + k] = channel(op.comm, op.tag);
+        chunk_numbers[k] = last_number;
+        chunk_channels[k] = channel(op.comm, op.tag);
       }
     });
     if (last_number != kNone) {
@@ -147,11 +150,11 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     return grouped && numbered_messages == table.size();
   };
   // The destination for now, the position below.
-  const bool sends_grouped = number_peers(trace.sends, "send", true, destinations, sent_to,
+  const bool sends_grouped = number_peers(std::true_type{}, trace.sends, "send", destinations, sent_to,
                                           matching.send_position_, send_channels.get());
   std::vector<uint32_t> source(trace.recvs.size(), kNone);
   const bool recvs_grouped =
-      number_peers(trace.recvs, "receive", false, sources, received_from, source, recv_channels.get());
+      number_peers(std::false_type{}, trace.recvs, "receive", sources, received_from, source, recv_channels.get());
   const std::vector<std::pair<uint32_t, uint32_t>> to_peers = by_rank(destinations);
   const std::vector<std::pair<uint32_t, uint32_t>> from_peers = by_rank(sources);
   {
