@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
+#include <type_traits>
 #include "message_numbering.h"
 #include "vmpi.h"
 
@@ -98,33 +100,61 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   std::vector<uint64_t> sent_to, received_from;  // per destination / source number
   auto send_channels = std::make_unique_for_overwrite<uint64_t[]>(trace.sends.size());
   auto recv_channels = std::make_unique_for_overwrite<uint64_t[]>(trace.recvs.size());
-  const auto number_peers = [&](const MessageTable& table, const char* what, bool is_send,
-                                ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
+  const auto number_peers = [&]<bool kIsSend>(std::bool_constant<kIsSend>, const MessageTable& table,
+                                             const char* what, ChannelNumbers& numbers, std::vector<uint64_t>& per_number,
                                 std::vector<uint32_t>& number_of, uint64_t* channel_of) {
+    // Locals, not captures: the loop keeps them in registers. A run of
+    // messages with the same number is counted once, at its end. Returns
+    // whether the table is grouped already: every message numbered, each
+    // number in one run, in increasing order (then the grouping passes below
+    // are the identity).
     uint64_t last_route = ~uint64_t{0};
+    bool grouped = true;
+    std::size_t numbered_messages = 0;
     uint32_t last_number = kNone;
-    table.for_each([&](uint32_t i, const MessageOp& op) {
-      if (op.cancelled || (!is_send && op.peer == kNone)) return;
-      const uint64_t route = channel(op.comm, op.peer);
-      if (route != last_route || last_number == kNone) {
-        const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
-        if (peer >= n) {
-          unknown(op, what);
-          return;
+    uint64_t run = 0;
+    uint32_t* const numbered = number_of.data();
+    table.for_each_chunk([&](std::size_t first, const MessageOp* ops, std::size_t count) {
+      uint32_t* const chunk_numbers = numbered + first;
+      uint64_t* const chunk_channels = channel_of + first;
+      for (std::size_t k = 0; k < count; ++k) {
+        const MessageOp& op = ops[k];
+        if (op.cancelled || (!kIsSend && op.peer == kNone)) continue;
+        const uint64_t route = channel(op.comm, op.peer);
+        if (route != last_route || last_number == kNone) [[unlikely]] {
+          const uint32_t peer = resolver.world_rank(op.comm, op.peer, self);
+          if (peer >= n) {
+            unknown(op, what);
+            continue;
+          }
+          const uint32_t number = numbers.add(peer);
+          if (last_number != kNone) {
+            per_number[last_number] += run;
+            numbered_messages += run;
+            grouped = grouped && number >= last_number;
+          }
+          run = 0;
+          last_route = route;
+          last_number = number;
+          if (last_number == per_number.size()) per_number.push_back(0);
         }
-        last_route = route;
-        last_number = numbers.add(peer);
-        if (last_number == per_number.size()) per_number.push_back(0);
+        ++run;
+        chunk_numbers[k] = last_number;
+        chunk_channels[k] = channel(op.comm, op.tag);
       }
-      ++per_number[last_number];
-      number_of[i] = last_number;
-      channel_of[i] = channel(op.comm, op.tag);
     });
+    if (last_number != kNone) {
+      per_number[last_number] += run;
+      numbered_messages += run;
+    }
+    return grouped && numbered_messages == table.size();
   };
   // The destination for now, the position below.
-  number_peers(trace.sends, "send", true, destinations, sent_to, matching.send_position_, send_channels.get());
+  const bool sends_grouped = number_peers(std::true_type{}, trace.sends, "send", destinations, sent_to,
+                                          matching.send_position_, send_channels.get());
   std::vector<uint32_t> source(trace.recvs.size(), kNone);
-  number_peers(trace.recvs, "receive", false, sources, received_from, source, recv_channels.get());
+  const bool recvs_grouped =
+      number_peers(std::false_type{}, trace.recvs, "receive", sources, received_from, source, recv_channels.get());
   const std::vector<std::pair<uint32_t, uint32_t>> to_peers = by_rank(destinations);
   const std::vector<std::pair<uint32_t, uint32_t>> from_peers = by_rank(sources);
   {
@@ -196,13 +226,24 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   // The channel of every message travels once.
   // Every position is written below, every incoming slot by the exchange:
   // neither needs zeroing first.
-  auto outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
-  for (std::size_t i = 0; i < trace.sends.size(); ++i) {
-    const uint32_t number = matching.send_position_[i];
-    if (number == kNone) continue;
-    const auto position = static_cast<uint32_t>(fill[number]++);
-    matching.send_position_[i] = position;
-    outgoing[position] = send_channels[i];
+  // Sends grouped by destination in rank order already (one destination,
+  // say): send i is at position i, its channel where it is.
+  bool sends_in_place = sends_grouped;
+  for (std::size_t k = 0; k < to_peers.size(); ++k) sends_in_place = sends_in_place && to_peers[k].second == k;
+  std::unique_ptr<uint64_t[]> outgoing;
+  if (sends_in_place) {
+    std::iota(matching.send_position_.begin(), matching.send_position_.end(), 0U);
+    outgoing = std::move(send_channels);
+    matching.sends_in_place_ = true;
+  } else {
+    outgoing = std::make_unique_for_overwrite<uint64_t[]>(matching.to_.total);
+    for (std::size_t i = 0; i < trace.sends.size(); ++i) {
+      const uint32_t number = matching.send_position_[i];
+      if (number == kNone) continue;
+      const auto position = static_cast<uint32_t>(fill[number]++);
+      matching.send_position_[i] = position;
+      outgoing[position] = send_channels[i];
+    }
   }
   send_channels.reset();
   auto incoming = std::make_unique_for_overwrite<uint64_t[]>(matching.from_.total);
@@ -223,9 +264,13 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   for (std::size_t c = 0; c < sources.size(); ++c) {
     mine_displs[c + 1] = mine_displs[c] + received_from[c];
   }
-  auto receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
-  auto receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
-  {
+  std::unique_ptr<uint32_t[]> receives;  // (grouped already: receive b is receive b)
+  std::unique_ptr<uint64_t[]> receive_channels;
+  if (recvs_grouped) {
+    receive_channels = std::move(recv_channels);
+  } else {
+    receives = std::make_unique_for_overwrite<uint32_t[]>(mine_displs.back());
+    receive_channels = std::make_unique_for_overwrite<uint64_t[]>(mine_displs.back());
     std::vector<std::size_t> next(mine_displs.begin(), mine_displs.end() - 1);
     for (std::size_t j = 0; j < trace.recvs.size(); ++j) {
       if (source[j] == kNone) continue;
@@ -239,11 +284,15 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
   matching.known_recvs_ = mine_displs.back();
   std::vector<uint8_t> slot_matched(matching.from_.total, 0);
   SlotsByChannel by_channel;
+  bool recvs_in_place = recvs_grouped && matching.from_.total == trace.recvs.size();
   for (std::size_t k = 0; k < matching.from_.peers.size(); ++k) {
     const std::size_t begin = matching.from_.displs[k];
     const std::size_t count = matching.from_.counts[k];
     const uint32_t mine_number = sources.find(matching.from_.peers[k]);
-    if (count == 0 || mine_number == kNone) continue;
+    if (count == 0 || mine_number == kNone) {
+      recvs_in_place = recvs_in_place && count == 0;
+      continue;
+    }
     const std::size_t mine_begin = mine_displs[mine_number];
     const std::size_t mine_count = mine_displs[mine_number + 1] - mine_begin;
     const std::size_t paired = std::min(count, mine_count);
@@ -251,23 +300,39 @@ MessageMatching MessageMatching::build(const LocalTrace& trace, const Definition
     const bool in_order =
         std::equal(mine_channels, mine_channels + paired, incoming.get() + begin);
     if (!in_order) by_channel.bucket(incoming.get() + begin, count, begin);
+    recvs_in_place = recvs_in_place && in_order && mine_begin == begin && mine_count == count;
+    if (in_order && recvs_grouped) {  // receive mine_begin + b takes slot begin + b
+      std::iota(matching.recv_position_.begin() + static_cast<std::ptrdiff_t>(mine_begin),
+                matching.recv_position_.begin() + static_cast<std::ptrdiff_t>(mine_begin + paired),
+                static_cast<uint32_t>(begin));
+      std::fill_n(slot_matched.begin() + static_cast<std::ptrdiff_t>(begin), paired, uint8_t{1});
+      matching.matched_recvs_ += paired;
+      continue;
+    }
     for (std::size_t b = 0; b < (in_order ? paired : mine_count); ++b) {
       const uint32_t slot =
           in_order ? static_cast<uint32_t>(begin + b)
                    : by_channel.take(receive_channels[mine_begin + b]);
       if (slot == kNone) continue;
-      matching.recv_position_[receives[mine_begin + b]] = slot;
+      matching.recv_position_[recvs_grouped ? mine_begin + b : receives[mine_begin + b]] = slot;
       slot_matched[slot] = 1;
       ++matching.matched_recvs_;
     }
   }
   incoming.reset();
+  matching.recvs_in_place_ = recvs_in_place && matching.matched_recvs_ == trace.recvs.size();
 
   // Tell the senders which of their messages found a receive.
   auto sent_matched = std::make_unique_for_overwrite<uint8_t[]>(matching.to_.total);
   exchange_blocks(slot_matched.data(), matching.from_, sent_matched.get(), matching.to_,
                   MPI_UINT8_T, world);
   matching.known_sends_ = matching.to_.total;
+  if (matching.sends_in_place_) {  // send i's flag is at position i (0 or 1)
+    std::copy_n(sent_matched.get(), trace.sends.size(), matching.send_matched_.begin());
+    matching.matched_sends_ = static_cast<std::size_t>(
+        std::count(matching.send_matched_.begin(), matching.send_matched_.end(), uint8_t{1}));
+    return matching;
+  }
   for (std::size_t i = 0; i < trace.sends.size(); ++i) {
     const uint32_t position = matching.send_position_[i];
     if (position != kNone && sent_matched[position] != 0) {
@@ -287,14 +352,22 @@ std::vector<int64_t> MessageMatching::to_receivers(const std::vector<int64_t>& p
   }
   // Every position is some send's, every incoming slot written by the
   // exchange: neither needs zeroing first.
-  auto outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
-  for (std::size_t i = 0; i < per_send.size(); ++i) {
-    const uint32_t position = send_position_[i];
-    if (position != kNone) outgoing[position] = per_send[i];
+  std::unique_ptr<int64_t[]> outgoing;
+  if (!sends_in_place_) {
+    outgoing = std::make_unique_for_overwrite<int64_t[]>(to_.total);
+    for (std::size_t i = 0; i < per_send.size(); ++i) {
+      const uint32_t position = send_position_[i];
+      if (position != kNone) outgoing[position] = per_send[i];
+    }
+  }
+  const int64_t* sent = sends_in_place_ ? per_send.data() : outgoing.get();
+  std::vector<int64_t> result(recv_position_.size());
+  if (recvs_in_place_) {
+    exchange_blocks(sent, to_, result.data(), from_, MPI_INT64_T, world);
+    return result;
   }
   auto incoming = std::make_unique_for_overwrite<int64_t[]>(from_.total);
-  exchange_blocks(outgoing.get(), to_, incoming.get(), from_, MPI_INT64_T, world);
-  std::vector<int64_t> result(recv_position_.size());
+  exchange_blocks(sent, to_, incoming.get(), from_, MPI_INT64_T, world);
   for (std::size_t j = 0; j < result.size(); ++j) {
     const uint32_t position = recv_position_[j];
     result[j] = position == kNone ? kNoValue : incoming[position];
@@ -309,14 +382,22 @@ std::vector<int64_t> MessageMatching::to_senders(const std::vector<int64_t>& per
                                 std::to_string(per_recv.size()) + " values for " +
                                 std::to_string(recv_position_.size()) + " receives");
   }
-  std::vector<int64_t> outgoing(from_.total, kNoValue);
-  for (std::size_t j = 0; j < per_recv.size(); ++j) {
-    const uint32_t position = recv_position_[j];
-    if (position != kNone) outgoing[position] = per_recv[j];
+  std::vector<int64_t> outgoing;
+  if (!recvs_in_place_) {  // (in place, every slot is some receive's)
+    outgoing.assign(from_.total, kNoValue);
+    for (std::size_t j = 0; j < per_recv.size(); ++j) {
+      const uint32_t position = recv_position_[j];
+      if (position != kNone) outgoing[position] = per_recv[j];
+    }
+  }
+  const int64_t* sent = recvs_in_place_ ? per_recv.data() : outgoing.data();
+  std::vector<int64_t> result(send_position_.size());
+  if (sends_in_place_) {
+    exchange_blocks(sent, from_, result.data(), to_, MPI_INT64_T, world);
+    return result;
   }
   auto incoming = std::make_unique_for_overwrite<int64_t[]>(to_.total);
-  exchange_blocks(outgoing.data(), from_, incoming.get(), to_, MPI_INT64_T, world);
-  std::vector<int64_t> result(send_position_.size());
+  exchange_blocks(sent, from_, incoming.get(), to_, MPI_INT64_T, world);
   for (std::size_t i = 0; i < result.size(); ++i) {
     const uint32_t position = send_position_[i];
     result[i] = position == kNone ? kNoValue : incoming[position];

@@ -171,6 +171,73 @@ TEST(MessageMatching, InterleavedChannelsKeepPostingOrder) {
   EXPECT_EQ(matching.to_senders(expected, MPI_COMM_WORLD), values);
 }
 
+// Tables grouped by peer already take build()'s in-place paths (sends in
+// rank order at their own positions, receives grouped by source); grouped
+// in descending rank order, or with a cancelled send inside, they must fall
+// back to the general grouping. The values are the same either way.
+TEST(MessageMatching, TablesGroupedByPeerMatchInPlaceOrFallBack) {
+  const uint32_t n = world_size(), me = world_rank();
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool descending = variant == 1, with_cancelled = variant == 2;
+    Fixture setup;
+    std::vector<int64_t> values;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t to = descending ? n - 1 - k : k;
+      for (uint32_t seq = 0; seq < 3; ++seq) {
+        setup.trace.sends.push_back(message(to, kWorld, 5 + seq % 2));
+        values.push_back(name(me, to, kWorld, 5 + seq % 2, seq));
+        if (with_cancelled && seq == 1) {
+          setup.trace.sends.push_back(message(to, kWorld, 5, true));
+          values.push_back(-1);
+        }
+      }
+    }
+    std::vector<int64_t> expected;
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t from = descending ? k : n - 1 - k;  // the other order than the sends
+      for (uint32_t seq = 0; seq < 3; ++seq) {
+        setup.trace.recvs.push_back(message(from, kWorld, 5 + seq % 2));
+        expected.push_back(name(from, me, kWorld, 5 + seq % 2, seq));
+      }
+    }
+    const MessageMatching matching = setup.build();
+    EXPECT_EQ(matching.matched_recvs(), setup.trace.recvs.size()) << variant;
+    EXPECT_EQ(matching.to_receivers(values, MPI_COMM_WORLD), expected) << variant;
+    std::vector<int64_t> back = matching.to_senders(expected, MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(back[i], values[i] == -1 ? kNoValue : values[i]) << variant << " send " << i;
+    }
+  }
+}
+
+// A ring whose tables are laid out as the blocks (one partner each way,
+// the same channel order on both sides): the exchanges read and write the
+// callers' vectors in place; with the receiver's channels in another order
+// they do not. Both give each message its own value, both ways.
+TEST(MessageMatching, RingExchangesInPlaceAndOutOfOrder) {
+  const uint32_t n = world_size(), me = world_rank();
+  const uint32_t to = (me + 1) % n, from = (me + n - 1) % n;
+  for (bool same_order : {true, false}) {
+    Fixture setup;
+    std::vector<int64_t> values, expected;
+    for (uint32_t seq = 0; seq < 6; ++seq) {
+      setup.trace.sends.push_back(message(to, kWorld, seq % 3));
+      values.push_back(name(me, to, kWorld, seq % 3, seq));
+    }
+    constexpr uint32_t kByTagDescending[] = {2, 5, 1, 4, 0, 3};  // tags 2, 2, 1, 1, 0, 0
+    for (uint32_t k = 0; k < 6; ++k) {
+      const uint32_t seq = same_order ? k : kByTagDescending[k];
+      setup.trace.recvs.push_back(message(from, kWorld, seq % 3));
+      expected.push_back(name(from, me, kWorld, seq % 3, seq));
+    }
+    const MessageMatching matching = setup.build();
+    EXPECT_EQ(matching.to_receivers(values, MPI_COMM_WORLD), expected) << same_order;
+    EXPECT_EQ(matching.to_senders(expected, MPI_COMM_WORLD), values) << same_order;
+    const auto [first, second] = matching.to_receivers(values, expected, MPI_COMM_WORLD);
+    EXPECT_EQ(first, expected) << same_order;
+  }
+}
+
 TEST(MessageMatching, WildcardReceivesMatchTheirRecordedSource) {
   // Rank 0 receives from everybody with ANY_SOURCE: the trace records the
   // actual source, in arrival order (here: highest rank first, two rounds).

@@ -173,6 +173,24 @@ TEST(ChunkedArray, ForEachVisitsEveryEntryOnceInOrderAcrossChunks) {
   }
 }
 
+TEST(ChunkedArray, ForEachChunkHandsOutEveryEntryOnceInOrder) {
+  for (uint32_t count : {0U, 1U, 4U, 5U, 11U}) {
+    ChunkedArray<uint32_t, 2> values;  // chunks of 4
+    for (uint32_t v = 0; v < count; ++v) values.push_back(100 + v);
+    std::vector<uint32_t> seen;
+    std::size_t calls = 0;
+    values.for_each_chunk([&](std::size_t first, const uint32_t* entries, std::size_t n) {
+      EXPECT_EQ(first, seen.size());
+      EXPECT_LE(n, 4U);
+      ++calls;
+      seen.insert(seen.end(), entries, entries + n);
+    });
+    EXPECT_EQ(calls, (count + 3) / 4);
+    ASSERT_EQ(seen.size(), count);
+    for (uint32_t v = 0; v < count; ++v) EXPECT_EQ(seen[v], 100 + v);
+  }
+}
+
 // The write cursor: truncating back over a chunk boundary and appending
 // again puts each entry at its index; a moved-from array is empty and usable.
 TEST(ChunkedArray, AppendsAfterTruncatingAcrossChunksAndAfterAMove) {

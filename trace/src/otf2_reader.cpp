@@ -264,8 +264,10 @@ template <bool kMapped>
 ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) {
   return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, kMapped ? region_of(user, region) : region); });
 }
+// Blocking sends and receives too (with the common case inline).
+template <bool kMapped>
 ORRERY_EVT_CB(ev_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, comm_of(user, comm), tag, bytes); });
+  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, kMapped ? comm_of(user, comm) : comm, tag, bytes); });
 }
 ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
               uint64_t request) {
@@ -275,8 +277,9 @@ ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t
 ORRERY_EVT_CB(ev_isend_complete, uint64_t request) {
   return guarded(user, [&](TraceBuilder& b) { b.isend_complete(ORRERY_T, request); });
 }
+template <bool kMapped>
 ORRERY_EVT_CB(ev_recv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, comm_of(user, comm), tag, bytes); });
+  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, kMapped ? comm_of(user, comm) : comm, tag, bytes); });
 }
 ORRERY_EVT_CB(ev_irecv_request, uint64_t request) {
   return guarded(user, [&](TraceBuilder& b) { b.irecv_request(ORRERY_T, request); });
@@ -336,10 +339,10 @@ OTF2_EvtReaderCallbacks* make_event_callbacks(bool mapped) {
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
   OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, mapped ? ev_enter<true> : ev_enter<false>);
   OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, mapped ? ev_leave<true> : ev_leave<false>);
-  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, ev_send);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, mapped ? ev_send<true> : ev_send<false>);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete);
-  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, ev_recv);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, mapped ? ev_recv<true> : ev_recv<false>);
   OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, ev_irecv_request);
   OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, ev_irecv);
   OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_cancelled);

@@ -154,6 +154,11 @@ class MessageMatching {
   /// The blocks this rank sends (one per destination) and receives (one per
   /// source that sent to it).
   BlockLayout to_, from_;
+  /// send_position_[i] == i for every send / recv_position_[j] == j for
+  /// every receive (every message matched, the blocks laid out as the
+  /// tables are): exchanges read and write the callers' vectors directly.
+  bool sends_in_place_ = false;
+  bool recvs_in_place_ = false;
   std::size_t matched_recvs_ = 0;
   std::size_t matched_sends_ = 0;
   std::size_t known_sends_ = 0;

@@ -83,6 +83,16 @@ class ChunkedArray {
       for (std::size_t k = 0; k < count; ++k) visit(static_cast<uint32_t>(first + k), chunk[k]);
     }
   }
+  /// Calls `visit(first_index, entries, count)` once per chunk: for loops
+  /// that keep their state in registers (a per-entry lambda capturing by
+  /// reference reloads it after every store through a pointer).
+  template <class Visit>
+  void for_each_chunk(Visit&& visit) const {
+    for (std::size_t first = 0; first < size_; first += kChunkSize) {
+      const std::size_t count = size_ - first < kChunkSize ? size_ - first : kChunkSize;
+      visit(first, static_cast<const T*>(chunks_[first >> kChunkBits].get()), count);
+    }
+  }
   /// Hints the cache to fetch entry `i` (< size()): the replays look entries
   /// up at scattered indices. (No bounds check here: GCC 12 drops a
   /// prefetch guarded by one.)
