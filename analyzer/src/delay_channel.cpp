@@ -5,9 +5,6 @@
 // the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
-#include <cstddef>
-#include <numeric>
-#include <memory>
 
 #include "delay_model.h"
 #include "vmpi.h"
@@ -78,28 +75,23 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 namespace {
 
 /// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` (0 or 1 each) selects; with `record_wait`, the selected
-/// records' wait states go to `kept` (reserved at its exact size: millions
-/// of records, no doubling).
+/// records `keep` selects; their indices go to `kept` (if given, reserved
+/// at its exact size: millions of records, no doubling).
 BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
-                   const std::vector<uint32_t>* record_wait, std::vector<uint32_t>* kept) {
-  BlockLayout selected;
-  std::vector<std::size_t> counts(all.peers.size());
-  std::size_t total = 0;
-  for (std::size_t k = 0; k < all.peers.size(); ++k) {
-    // Flags are 0 or 1: their sum is the count (a loop the compiler vectorizes).
-    const auto first = keep.begin() + static_cast<std::ptrdiff_t>(all.displs[k]);
-    counts[k] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(all.counts[k]),
-                                std::size_t{0});
-    total += counts[k];
-    // Blocks without selected records stay, empty: both sides agree on the peers.
-    selected.add(all.peers[k], counts[k]);
-  }
+                   std::vector<uint32_t>* kept) {
   if (kept != nullptr) {
-    kept->reserve(total);
-    for (std::size_t r = 0; r < all.total; ++r) {
-      if (keep[r] != 0) kept->push_back((*record_wait)[r]);
+    kept->reserve(keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
+  }
+  BlockLayout selected;
+  for (std::size_t k = 0; k < all.peers.size(); ++k) {
+    std::size_t count = 0;
+    for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
+      if (keep[r] == 0) continue;
+      if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
+      ++count;
     }
+    // Blocks without selected records stay, empty: both sides agree on the peers.
+    selected.add(all.peers[k], count);
   }
   return selected;
 }
@@ -110,58 +102,35 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, &record_wait, &kept_wait_);
-  in_ = select(channel.incoming_records(), keep_in, nullptr, nullptr);  // only their number
-  send_ = std::make_unique_for_overwrite<double[]>(kept_wait_.size());
+  out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
+  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
+  in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
+  send_.resize(kept_wait_.size());
   received_.resize(in_.total);
 }
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
-  exchange_blocks(send_.get(), out_, received_.data(), in_, MPI_DOUBLE, world_);
+  exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
-}
-
-PassingShares::PassingShares(DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
-                             std::vector<uint8_t>& passes, std::size_t wait_states)
-    : pool_(pool), targeted_(wait_states, false) {
-  if (wait_states > kIndexBits) throw_table_too_large();
-  passes.assign(delay_of_record.size(), 0);
-  std::size_t count = 0;  // exact: most delays pass on a communication-heavy trace
-  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool.delays[d]) ? 1 : 0;
-  delay_.reserve(count);
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d == kNone || !passes_on(pool.delays[d])) continue;
-    passes[r] = 1;
-    delay_.push_back(d);
-    // passes_on: waits_total > 0, so the range is not empty.
-    const uint32_t end = pool.waits_end(d);
-    for (uint32_t w = pool.delays[d].waits_begin; w < end; ++w) {
-      OwnWait& own = pool.waits[w];
-      const uint32_t wait = own.wait;
-      own.wait = wait | (targeted_[wait] ? 0 : kFirst) | (w + 1 == end ? kLast : 0);
-      targeted_[wait] = true;
-    }
-  }
 }
 
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
   const Delay* const delays = pool_.delays.data();
+  const std::size_t count = pool_.delays.size();
+  const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
   double* const to = next.data();
   for (std::size_t k = 0; k < delay_.size(); ++k) {
-    const Delay& delay = delays[delay_[k]];
+    const uint32_t d = delay_[k];
+    const Delay& delay = delays[d];
     const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
-    const auto waits_total = static_cast<double>(delay.waits_total);
-    // The own wait states up to the one marked last (no end to look up).
-    for (uint32_t w = delay.waits_begin;; ++w) {
-      const OwnWait own = pool_.waits[w];
-      const uint32_t wait = own.wait & kIndexBits;
-      const double before = (own.wait & kFirst) != 0 ? 0.0 : to[wait];
-      // As share(): nothing for no amount (waits_total > 0: they pass on).
-      to[wait] = amount <= 0 ? before
-                             : before + amount * static_cast<double>(own.ticks) / waits_total;
-      if ((own.wait & kLast) != 0) break;
+    // As share(): nothing for no amount (waits_total > 0: they pass on).
+    if (amount <= 0) continue;
+    const double waits_total = static_cast<double>(delay.waits_total);
+    const uint32_t end = d + 1 < count ? delays[d + 1].waits_begin : total_waits;
+    for (uint32_t w = delay.waits_begin; w < end; ++w) {
+      const OwnWait& own = pool_.waits[w];
+      to[own.wait] += amount * static_cast<double>(own.ticks) / waits_total;
     }
   }
 }

@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -225,52 +223,31 @@ struct DelayPool {
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// Whether delay `d` passes waiting on: its own waiting explains part of
-  /// it, and it has own wait states to pass it to.
-  [[nodiscard]] static bool passes_on(const Delay& d) {
-    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
-  }
-  /// The delays of `pool` that pass waiting on, in the order of their
-  /// records (`delay_of_record`, kNone: no delay); sets passes[r] to 1 for
-  /// their records (0 for the others). `wait_states`: how many wait states
-  /// this rank has. Marks the pool's own wait states in place (two high
-  /// bits of OwnWait::wait: the first share to a wait state, the last own
-  /// wait state of a delay): the rounds need no array of their own.
-  PassingShares(DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
-                std::vector<uint8_t>& passes, std::size_t wait_states);
+  /// `passing`: the delays of `pool` that pass waiting on, in record order.
+  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
+      : pool_(pool), delay_(std::move(passing)) {}
   [[nodiscard]] std::size_t size() const { return delay_.size(); }
   /// The pool's index of passing delay k.
   [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
-  /// Whether wait state `wait` receives a share here (in every round).
-  [[nodiscard]] bool targets(uint32_t wait) const { return targeted_[wait]; }
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
-  /// shared over its own wait states by their waiting, into `next`: the
-  /// first share of each wait state that receives one is stored (as if
-  /// added to 0.0), the others added, so that `next` needs no clearing
-  /// there; the others' entries are left as they are.
+  /// shared over its own wait states by their waiting, added to `next`.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
   /// Shares `amount` out over passing delay k's own wait states by their
   /// waiting: apply(wait state, share).
   template <class Apply>
   void share(std::size_t k, double amount, Apply apply) const {
-    const Delay& delay = pool_.delays[delay_[k]];
+    const uint32_t d = delay_[k];
+    const Delay& delay = pool_.delays[d];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin;; ++w) {
-      const OwnWait own = pool_.waits[w];
-      apply(own.wait & kIndexBits, amount * static_cast<double>(own.ticks) / waits_total);
-      if ((own.wait & kLast) != 0) break;
+    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
+      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
     }
   }
 
  private:
-  /// The marks in OwnWait::wait (wait state indices stay below kLast).
-  static constexpr uint32_t kFirst = uint32_t{1} << 31;
-  static constexpr uint32_t kLast = uint32_t{1} << 30;
-  static constexpr uint32_t kIndexBits = kLast - 1;
   const DelayPool& pool_;
-  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool (record order)
-  std::vector<bool> targeted_;   ///< per wait state: whether any delay shares to it
+  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -330,17 +307,12 @@ class RecordSubset {
   /// per_wait[record_wait[r]] for every selected outgoing record r → the
   /// values of the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
-  /// What to_delayers gives when every value is 0 (the first round's), without
-  /// an exchange: before the first to_delayers call only (local: every rank
-  /// skips the same exchange).
-  [[nodiscard]] const std::vector<double>& zeros_before_first() const { return received_; }
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
   std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
-  std::unique_ptr<double[]> send_;   ///< written in full before each exchange
-  std::vector<double> received_;     ///< all 0 until the first exchange
+  std::vector<double> send_, received_;
 };
 
 /// A collective instance as a synchronization point of a point-to-point pair.
@@ -367,24 +339,11 @@ class CollectiveDelays {
   /// The delayer's interval profile goes to the waiters, who find their
   /// delay against it.
   void compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys);
-  /// Before the propagation rounds (after compare_intervals): what they
-  /// read of the instances that pass waiting on, in one compact list (the
-  /// instances' own wait lists are freed).
-  void prepare_propagation(const std::vector<WaitState>& waits);
-  /// The wait states of this rank that propagate() adds to and `keep`
-  /// accepts (repeats possible).
-  [[nodiscard]] std::vector<uint32_t> propagation_targets(
-      const std::function<bool(uint32_t)>& keep) const;
   /// One propagation round: the delayers' shares of (waiting + propagated,
   /// per wait state; without `propagated`: of the waiting alone) that their
   /// own waiting explains, added to `to` per wait state of the delayer.
-  /// Prepares first if prepare_propagation was not called.
   void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
                  std::vector<double>& to);
-  /// What propagate(waits, nullptr, to) adds, without its reductions: the
-  /// shares the first propagate call summed, kept (that call's `propagated`
-  /// must be all 0: then (waiting + 0) · fraction = waiting · fraction).
-  void add_first_shares(std::vector<double>& to) const;
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -410,21 +369,6 @@ class CollectiveDelays {
   std::vector<std::vector<uint32_t>> passing_;
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
-  /// One instance of passing_ as the rounds read it (prepare_propagation).
-  struct PassingShare {
-    uint32_t wait = kNone;  ///< this rank's wait state, if it has a share to pass (total > 0)
-    uint32_t instance = 0;  ///< its index in by_comm_ (the delayer's own wait states)
-    double fraction = 0;    ///< excess_waiting / total of its delay
-  };
-  std::vector<std::vector<PassingShare>> passing_shares_;  ///< per communicator, as passing_
-  bool prepared_ = false;
-  /// The first propagate call's summed shares, per passing instance in order.
-  std::vector<double> first_shares_;
-  bool first_kept_ = false;
-  /// Adds summed `shares` of passing instances [first, first + m) of
-  /// communicator c to their delayer's own wait states (by their waiting).
-  void spread(std::size_t c, std::size_t first, const double* shares, std::size_t m,
-              std::vector<double>& to) const;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "batched_publisher.h"
 #include "delay_records.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
@@ -27,26 +26,6 @@
 namespace orrery::analyzer {
 
 using namespace delay;  // NOLINT: the model of this analysis
-
-namespace {
-
-/// The sum of |a[k] - b[k]| in the order of k (four per step: the same
-/// additions in the same order, fewer loop steps).
-double moved_between(const std::vector<double>& a, const std::vector<double>& b) {
-  double sum = 0.0;
-  const std::size_t n = a.size();
-  std::size_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    sum += std::abs(a[k] - b[k]);
-    sum += std::abs(a[k + 1] - b[k + 1]);
-    sum += std::abs(a[k + 2] - b[k + 2]);
-    sum += std::abs(a[k + 3] - b[k + 3]);
-  }
-  for (; k < n; ++k) sum += std::abs(a[k] - b[k]);
-  return sum;
-}
-
-}  // namespace
 
 DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                              const Definitions& definitions, const Communicators& comms,
@@ -105,11 +84,21 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Only the delays that pass waiting on need it during the rounds (the
   // others' values matter for their long-term costs: one full carry after
   // the last round, of the values the last round carried).
-  std::vector<uint8_t> passes;  // per incoming record: its delay passes waiting on
-  const PassingShares shares(pool, delay_of_record, passes, waits.size());
+  const auto passes_on = [](const Delay& d) {
+    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
+  };
+  std::vector<uint8_t> passes(delay_of_record.size(), 0);
+  std::vector<uint32_t> passing;  // delays that pass waiting on, in order
+  passing.reserve(delays.size());  // most do, on a communication-heavy trace
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
+    if (d == kNone || !passes_on(delays[d])) continue;
+    passes[r] = 1;
+    passing.push_back(d);
+  }
   // Which of their records pass waiting on, to the waiters (a byte each).
   std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  collectives.prepare_propagation(waits);
+  const PassingShares shares(pool, std::move(passing));
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
   // communication-heavy trace they are streams of millions of values, and
@@ -122,26 +111,22 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      // pass_on stores the first share of each wait state it targets: the
-      // others that the collectives add to need clearing each round (the
-      // rest stay 0 in both arrays).
-      const std::vector<uint32_t> collective_only =
-          collectives.propagation_targets([&](uint32_t wait) { return !shares.targets(wait); });
       double all_waiting = 0.0;  // the same every round
       for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
       // The passing delays' records arrive in the delays' order (passing).
       for (int round = 0;; ++round) {
-        // The first round carries nothing yet (propagated is all 0).
-        const std::vector<double>& arrived = round == 0 ? passing_records.zeros_before_first()
-                                                        : passing_records.to_delayers(propagated);
+        const std::vector<double>& arrived = passing_records.to_delayers(propagated);
+        std::fill(next.begin(), next.end(), 0.0);
         shares.pass_on(arrived, next);
-        for (const uint32_t wait : collective_only) next[wait] = 0.0;
         collectives.propagate(waits, &propagated, next);
         // Converged when the long-term values moved by less than
         // kDelayTolerance of all waiting (summed over ranks) in this round: a
         // chain of waits (a ring, iteration after iteration) passes on a share
         // below one at each hop, so what the next hops add fades.
-        double moved[2] = {moved_between(next, propagated), all_waiting};
+        double moved[2] = {0.0, all_waiting};
+        for (std::size_t k = 0; k < waits.size(); ++k) {
+          moved[0] += std::abs(next[k] - propagated[k]);
+        }
         propagated.swap(next);  // next: the values carried in this round
         sum_over_members(moved, 2, world);
         statistics.rounds = static_cast<uint64_t>(round) + 1;
@@ -162,28 +147,22 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
   // The subscribers, looked up once for the loops below.
-  BatchedPublisher<DelayCostFound, DelayCostsFound> publish_cost(bus);
+  const auto publish_cost = bus.publisher<DelayCostFound>();
+  const auto publish_class = bus.publisher<WaitStateClassified>();
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
-  // Which part of each wait the partner passed on, for the waiters
-  // (negative: no delay found there), filled in the same loop: into
-  // delay_propagated, each record's value once it is used (no second array).
-  std::vector<double>& fractions = delay_propagated;
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
-    const double long_term = delay_propagated[r];
-    fractions[r] = -1.0;
     if (d == kNone) continue;
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting();
       continue;
     }
-    fractions[r] = delay.excess_waiting / delay.total;
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
-                                  long_term * share});
+                                  delay_propagated[r] * share});
     }
     // Only the passing delays (in record order) keep own wait states.
     if (k < shares.size() && shares.delay(k) == d) {
@@ -191,34 +170,36 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                    [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
-  publish_cost.flush();  // before the collectives' costs
-  // The fractions to the waiters now: their buffer is freed before the next ones.
-  std::vector<double> back = channel.to_waiters(fractions);
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
-    collectives.add_first_shares(through_collectives);  // the first round's: of the waiting alone
+    collectives.propagate(waits, nullptr, through_collectives);
     for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
   }
   collectives.publish_costs(waits, propagated, bus, statistics);
-  // The fractions back at the waiters. Every point-to-point wait state has
+  // Which part of each wait the partner passed on: back to the waiters
+  // (negative: no delay found there). Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
   {
+    std::vector<double> fractions(delay_of_record.size(), -1.0);
+    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+      const uint32_t d = delay_of_record[r];
+      if (d != kNone && delays[d].total > 0)
+        fractions[r] = delays[d].excess_waiting / delays[d].total;
+    }
+    const std::vector<double> back = channel.to_waiters(fractions);
     std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
     for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
     }
-    std::vector<double>().swap(back);
   }
-  BatchedPublisher<WaitStateClassified, WaitStatesClassified> publish_class(bus);
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
     publish_class(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
                                       w * indirect_fraction[k], std::min(w, passed_on[k])});
   }
-  publish_class.flush();
   return statistics;
 }
 

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "batched_publisher.h"
 #include "delay_model.h"
 #include "orrery/analyzer/lower_bound_near.h"
 #include "reproducible_sum.h"
@@ -325,91 +324,37 @@ void CollectiveDelays::select_passing(const std::vector<Instance>& instances, st
   }
 }
 
-void CollectiveDelays::prepare_propagation(const std::vector<WaitState>& /*waits*/) {
-  prepared_ = true;
-  passing_shares_.assign(by_comm_.size(), {});
-  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
-    const std::vector<Instance>& instances = by_comm_[c].second;
-    passing_shares_[c].reserve(passing_[c].size());
-    for (const uint32_t index : passing_[c]) {
-      const Instance& in = instances[index];
-      PassingShare share;
-      share.instance = index;
-      if (in.wait != kNone && in.total > 0) {
-        share.wait = in.wait;
-        share.fraction = in.excess_waiting / in.total;
-      }
-      passing_shares_[c].push_back(share);
-    }
-  }
-}
-
-std::vector<uint32_t> CollectiveDelays::propagation_targets(
-    const std::function<bool(uint32_t)>& keep) const {
-  std::vector<uint32_t> waits;
-  for (std::size_t c = 0; c < passing_shares_.size(); ++c) {
-    for (const PassingShare& share : passing_shares_[c]) {
-      const Instance& in = by_comm_[c].second[share.instance];
-      if (!in.delayer || in.own_waits_total <= 0) continue;
-      for (const auto& own : in.own_waits) {
-        if (keep(own.first)) waits.push_back(own.first);
-      }
-    }
-  }
-  return waits;
-}
-
 void CollectiveDelays::propagate(const std::vector<WaitState>& waits,
                                  const std::vector<double>* propagated, std::vector<double>& to) {
   // Only the instances that pass waiting on (select_passing: the same list
   // on every member) carry a value; the others' would be zero.
-  if (!prepared_) prepare_propagation(waits);
   std::vector<double> shares;
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
-    const std::vector<PassingShare>& passing = passing_shares_[c];
-    const MPI_Comm comm = comms_.get(by_comm_[c].first);
+    const auto& [id, instances] = by_comm_[c];
+    const std::vector<uint32_t>& passing = passing_[c];
+    const MPI_Comm comm = comms_.get(id);
     for (std::size_t first = 0; first < passing.size(); first += kChunk) {
       const std::size_t m = std::min(kChunk, passing.size() - first);
-      shares.resize(m);
+      shares.assign(m, 0.0);
       for (std::size_t j = 0; j < m; ++j) {
-        const PassingShare& share = passing[first + j];
-        if (share.wait == kNone) {
-          shares[j] = 0.0;
-        } else {
-          const auto waiting = static_cast<double>(waits[share.wait].waiting);
-          shares[j] = propagated != nullptr
-                          ? (waiting + (*propagated)[share.wait]) * share.fraction
-                          : waiting * share.fraction;
-        }
+        const Instance& in = instances[passing[first + j]];
+        if (in.wait == kNone || in.total <= 0) continue;
+        const WaitState& wait = waits[in.wait];
+        const double fraction = in.excess_waiting / in.total;
+        shares[j] = propagated != nullptr
+                        ? (static_cast<double>(wait.waiting) + (*propagated)[in.wait]) * fraction
+                        : static_cast<double>(wait.waiting) * fraction;
       }
       sum_over_members(shares.data(), shares.size(), comm);
-      if (!first_kept_) first_shares_.insert(first_shares_.end(), shares.begin(), shares.end());
-      spread(c, first, shares.data(), m, to);
+      for (std::size_t j = 0; j < m; ++j) {
+        const Instance& in = instances[passing[first + j]];
+        if (!in.delayer || in.own_waits_total <= 0) continue;
+        for (const auto& [wait, ticks] : in.own_waits) {
+          const double weight = static_cast<double>(ticks) / static_cast<double>(in.own_waits_total);
+          to[wait] += shares[j] * weight;
+        }
+      }
     }
-  }
-  first_kept_ = true;
-}
-
-void CollectiveDelays::spread(std::size_t c, std::size_t first, const double* shares,
-                              std::size_t m, std::vector<double>& to) const {
-  const std::vector<PassingShare>& passing = passing_shares_[c];
-  const std::vector<Instance>& instances = by_comm_[c].second;
-  for (std::size_t j = 0; j < m; ++j) {
-    const Instance& in = instances[passing[first + j].instance];
-    if (!in.delayer || in.own_waits_total <= 0) continue;
-    const auto total = static_cast<double>(in.own_waits_total);
-    for (const auto& [wait, ticks] : in.own_waits) {
-      to[wait] += shares[j] * (static_cast<double>(ticks) / total);
-    }
-  }
-}
-
-void CollectiveDelays::add_first_shares(std::vector<double>& to) const {
-  std::size_t at = 0;
-  for (std::size_t c = 0; c < passing_shares_.size(); ++c) {
-    const std::size_t count = passing_shares_[c].size();
-    spread(c, 0, first_shares_.data() + at, count, to);
-    at += count;
   }
 }
 
@@ -417,7 +362,6 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
                                      const std::vector<double>& propagated, const EventBus& bus,
                                      DelayStatistics& statistics) {
   std::vector<double> costs;
-  BatchedPublisher<DelayCostFound, DelayCostsFound> publish(bus);
   for (auto& [id, instances] : by_comm_) {
     const MPI_Comm comm = comms_.get(id);
     for (std::size_t first = 0; first < instances.size(); first += kChunk) {
@@ -450,14 +394,13 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
           const double short_term = costs[offsets[j] + 2 * e];
           const double long_term = costs[offsets[j] + 2 * e + 1];
           if (short_term > 0 || long_term > 0) {
-            publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
-                                   long_term});
+            bus.publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
+                                       long_term});
           }
         }
       }
     }
   }
-  publish.flush();
 }
 
 }  // namespace orrery::analyzer::delay

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "vmpi.h"
@@ -20,8 +19,7 @@ constexpr double kUnscale = 1.0 / kScale;
 }  // namespace
 
 void sum_over_members(double* values, std::size_t n, MPI_Comm comm) {
-  // Every part is written below: no zeroing (called per round and chunk).
-  const auto parts = std::make_unique_for_overwrite<int64_t[]>(2 * n);
+  std::vector<int64_t> parts(2 * n);
   for (std::size_t k = 0; k < n; ++k) {
     double value = values[k];
     if (!std::isfinite(value)) value = 0.0;
@@ -30,7 +28,8 @@ void sum_over_members(double* values, std::size_t n, MPI_Comm comm) {
     parts[2 * k] = static_cast<int64_t>(whole);
     parts[2 * k + 1] = static_cast<int64_t>((value - whole) * kScale);
   }
-  vmpi::Allreduce(MPI_IN_PLACE, parts.get(), static_cast<int>(2 * n), MPI_INT64_T, MPI_SUM, comm);
+  vmpi::Allreduce(MPI_IN_PLACE, parts.data(), static_cast<int>(parts.size()), MPI_INT64_T,
+                  MPI_SUM, comm);
   for (std::size_t k = 0; k < n; ++k) {
     values[k] = static_cast<double>(parts[2 * k]) + static_cast<double>(parts[2 * k + 1]) * kUnscale;
   }

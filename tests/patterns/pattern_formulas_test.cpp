@@ -17,7 +17,6 @@
 #include "orrery/patterns/pattern.h"
 #include "orrery/patterns/refined_events.h"
 #include "orrery/patterns/registry.h"
-#include "patterns_on_a_bus.h"
 
 namespace orrery::patterns {
 namespace {
@@ -30,11 +29,29 @@ using analyzer::SendsCompleted;
 constexpr uint32_t kCallpath = 1;
 
 /// The patterns of one rank attached to a bus; one tick = one second.
-class Patterns : public PatternsOnABus {
+class Patterns {
  public:
-  [[nodiscard]] double value(std::string_view metric, uint32_t callpath = kCallpath) const {
-    return PatternsOnABus::value(metric, callpath);
+  Patterns() : severities_(registry_.size(), 3) {
+    const uint32_t root = tree_.child(analyzer::kNone, 0);
+    tree_.child(root, 1);
+    tree_.child(root, 2);
+    registry_.attach_all(context_);
   }
+  template <class Event>
+  void publish(const Event& event) {
+    bus_.publish(event);
+  }
+  [[nodiscard]] double value(std::string_view metric, uint32_t callpath = kCallpath) const {
+    return severities_.get(registry_.row(metric), callpath);
+  }
+
+ private:
+  analyzer::EventBus bus_;
+  PatternRegistry registry_;
+  SeverityMap severities_;
+  analyzer::Definitions definitions_;
+  analyzer::CallTree tree_;
+  PatternContext context_{bus_, severities_, definitions_, tree_, registry_, 1.0};
 };
 
 /// A collective instance of `kind` on this rank: in the call from 100 to 200.
