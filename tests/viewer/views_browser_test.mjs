@@ -25,6 +25,20 @@ async function view(page, chart) {
   await act(page, () => page.click(`#chart-tabs button[data-chart="${chart}"]`));
 }
 
+/** Expands or collapses a tree row until it is so: a click that lands while the tree
+ *  is being redrawn hits a row that is replaced and is lost (a fresh-clone CI run saw
+ *  Time stay expanded, and every value after it was the exclusive one). */
+async function setExpanded(page, panel, id, expanded) {
+  const row = `${panel} .row[data-id="${id}"]`;
+  for (let attempt = 0; attempt < 3; ++attempt) {
+    await page.waitForFunction(() => document.body.dataset.ready && !document.body.dataset.busy, null, { timeout: 30000 });
+    if (await page.$eval(row, (r) => r.dataset.expanded === '1') === expanded) return;
+    await act(page, () => page.click(`${row} .toggle`));
+  }
+  check(await page.$eval(row, (r) => r.dataset.expanded === '1') === expanded,
+    `${row} ${expanded ? 'expanded' : 'collapsed'} after three clicks`);
+}
+
 async function timelineDrawn(page, before) {
   await page.waitForFunction((d) => {
     const e = document.querySelector('#timeline');
@@ -211,8 +225,7 @@ async function treesAndCharts(page, url) {
   await page.goto(`${url}#chart=bars&mode=root`);
   await page.waitForSelector('body[data-ready]');
   // Small percentages keep digits.
-  await page.click('#metric-tree .row[data-id="0"] .toggle');
-  await page.waitForFunction(() => document.body.dataset.ready && !document.body.dataset.busy);
+  await setExpanded(page, '#metric-tree', 0, true);
   for (const panel of ['#metric-tree', '#call-tree', '#process-tree']) {
     for (const v of Object.values(await treeValues(page, panel))) {
       if (v.shown !== null && v.shown !== 0) check(!/^-?0\.00 %$/.test(v.text), `${panel} ${v.label}: ${v.shown} % is not printed as ${v.text}`);
@@ -240,7 +253,7 @@ async function treesAndCharts(page, url) {
   await act(page, () => page.click('#modes button[data-mode="abs"]'));
 
   // The mean line is drawn at the mean.
-  await act(page, () => page.click('#metric-tree .row[data-id="0"] .toggle'));
+  await setExpanded(page, '#metric-tree', 0, false);
   const mean = await page.evaluate(() => {
     const chart = window.__orreryCharts.chart;
     // The mark line as drawn: the red line element among the chart's shapes.
@@ -256,7 +269,7 @@ async function treesAndCharts(page, url) {
   // Selecting a call path: the heat map shows it and what lies below it, labels distinct.
   const calls = await treeValues(page, '#call-tree');
   const [main] = Object.entries(calls)[0];
-  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .toggle`));
+  await setExpanded(page, '#call-tree', main, true);
   const child = Object.entries(await treeValues(page, '#call-tree')).filter(([, v]) => !v.expanded).sort((a, b) => b[1].mine - a[1].mine)[0][0];
   const heatRequests = [];
   page.on('request', (r) => { if (r.url().includes('/api/heatmap')) heatRequests.push(new URL(r.url()).searchParams.get('under')); });
@@ -268,7 +281,7 @@ async function treesAndCharts(page, url) {
   await shot(page, 'heatmap-selected');
 
   // Box plot and statistics across processes: min, median, max of the selected (collapsed) call path.
-  await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .toggle`));
+  await setExpanded(page, '#call-tree', main, false);
   await act(page, () => page.click(`#call-tree .row[data-id="${main}"] .label`));
   await view(page, 'profile');
   const perProcess = (await apiGet(url, 'locations', { metric: 0, metric_incl: 1, callpath: main, callpath_incl: 1 })).values.slice().sort((a, b) => a - b);
