@@ -48,7 +48,7 @@ struct IntervalProfiler::SingleOut {
 IntervalProfiler::IntervalProfiler(const LocalTrace& trace, const CallTree& tree,
                                    std::vector<std::pair<uint32_t, uint32_t>> waits,
                                    WaitingTicks waiting)
-    : trace_(trace), tree_(tree), waits_(std::move(waits)), waiting_(waiting),
+    : trace_(trace), waits_(std::move(waits)), waiting_(waiting),
       none_(static_cast<uint32_t>(tree.size())), parent_slot_(tree.size()),
       scratch_(tree.size() + 1, 0), stamp_(tree.size() + 1, 0), touched_(tree.size() + 1, 0) {
   // Slot tree.size() stands for "no call path" (before the first Enter, or

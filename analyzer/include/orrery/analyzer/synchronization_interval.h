@@ -100,7 +100,6 @@ class IntervalProfiler {
   struct SingleOut;
 
   const LocalTrace& trace_;
-  const CallTree& tree_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
   WaitingTicks waiting_;
   /// Slots are the call paths and, last, one for "none" (summed, never
