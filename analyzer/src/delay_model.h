@@ -49,6 +49,21 @@ std::vector<WaitState> find_wait_states(const LocalTrace& trace, const Definitio
                                         const std::vector<int64_t>& recv_enters,
                                         std::vector<std::pair<uint32_t, uint32_t>>& syncs);
 
+/// find_wait_states' way for tables that list each direction's completions
+/// in call order (blocking calls and in-order waits do): one merged pass
+/// over both tables, no copy of them. False (`waits` and `syncs` to be
+/// dropped) as soon as a table is out of order.
+bool find_wait_states_in_call_order(const LocalTrace& trace, const Definitions& definitions,
+                                    const std::vector<int64_t>& recv_enters,
+                                    std::vector<WaitState>& waits,
+                                    std::vector<std::pair<uint32_t, uint32_t>>& syncs);
+
+/// find_wait_states' way for any order: each direction's completions sorted
+/// by their call first.
+std::vector<WaitState> find_wait_states_by_sorting(
+    const LocalTrace& trace, const Definitions& definitions, const std::vector<int64_t>& recv_enters,
+    std::vector<std::pair<uint32_t, uint32_t>>& syncs);
+
 /// Sorts `items`, which usually come as a few ascending runs (the wait
 /// states: Late Sender, Late Receiver, then each communicator's collectives,
 /// each in call order), by merging the runs: linear for a few runs, a full

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch_publisher.h"
 #include "delay_records.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
@@ -34,8 +35,10 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   const EventStore& events = trace.events;
   // Receivers' posting times at the senders (as the forward replay kept them).
   std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
+  std::vector<int64_t> exchanged;  // unless the forward replay kept them (no copy)
+  if (!trace.recv_post_enters_known) exchanged = receive_post_enters_at_senders(trace, matching, world);
   std::vector<WaitState> waits = find_wait_states(
-      trace, definitions, receive_post_enters_at_senders(trace, matching, world), message_syncs);
+      trace, definitions, trace.recv_post_enters_known ? trace.recv_post_enters : exchanged, message_syncs);
   const std::size_t point_to_point = waits.size();
   CollectiveDelays collectives(trace, definitions, comms);
   collectives.find_waits(waits);
@@ -147,8 +150,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
   // The subscribers, looked up once for the loops below.
-  const auto publish_cost = bus.publisher<DelayCostFound>();
-  const auto publish_class = bus.publisher<WaitStateClassified>();
+  BatchPublisher<DelayCostBatch, DelayCostFound> costs(bus);
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
   for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
@@ -161,8 +163,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
     for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
-      publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
-                                  delay_propagated[r] * share});
+      costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
+                               delay_propagated[r] * share});
     }
     // Only the passing delays (in record order) keep own wait states.
     if (k < shares.size() && shares.delay(k) == d) {
@@ -170,6 +172,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                    [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
+  costs.flush();  // before the collectives' costs
   std::vector<double>().swap(delay_propagated);
   {
     std::vector<double> through_collectives(waits.size(), 0.0);
@@ -194,12 +197,14 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
     }
   }
+  BatchPublisher<WaitStateClassifiedBatch, WaitStateClassified> classes(bus);
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
-    publish_class(WaitStateClassified{wait.kind, events[wait.call].ref(), w,
-                                      w * indirect_fraction[k], std::min(w, passed_on[k])});
+    classes.add(WaitStateClassified{wait.kind, events[wait.call].ref(), w, w * indirect_fraction[k],
+                                    std::min(w, passed_on[k])});
   }
+  classes.flush();
   return statistics;
 }
 

@@ -1,8 +1,9 @@
 // The delay-cost metrics (root causes; docs/design.md §4 `delay_*`) and the
 // wait-state classes (`wait_direct`, `wait_indirect`, `wait_propagating`,
 // `wait_terminal`). The delay analysis (analyzer replay_delay.h) raises
-// DelayCostFound at the delaying process's call paths and
-// WaitStateClassified at the waiting one's; these patterns only add them up.
+// DelayCostFound at the delaying process's call paths (most in batches,
+// DelayCostBatch) and WaitStateClassified at the waiting one's (in batches,
+// WaitStateClassifiedBatch); these patterns only add them up.
 // Aggregate parents hold 0. None of these is a time category or a wait
 // state of the time tree (MetricKind::kCounter): they re-attribute waiting
 // that the wait-state metrics already count.
@@ -18,9 +19,11 @@
 namespace orrery::patterns {
 namespace {
 
+using analyzer::DelayCostBatch;
 using analyzer::DelayCostFound;
 using analyzer::WaitKind;
 using analyzer::WaitStateClassified;
+using analyzer::WaitStateClassifiedBatch;
 
 /// A metric that only groups its children (0 itself).
 class Aggregate final : public Pattern {
@@ -41,6 +44,19 @@ struct DelayCostRows {
   const analyzer::EventBus* routed = nullptr;              ///< the bus with the router
 };
 
+/// Adds one cost to its kind's two rows.
+void add_cost(const DelayCostRows& rows, const PatternContext& ctx, const DelayCostFound& e) {
+  const auto kind = static_cast<std::size_t>(e.kind);
+  if (kind >= rows.by_kind.size()) return;
+  const auto& [short_term, long_term] = rows.by_kind[kind];
+  if (short_term != nullptr && e.short_term > 0) {
+    ctx.severities.add(short_term->row(), e.callpath, e.short_term * ctx.seconds_per_tick);
+  }
+  if (long_term != nullptr && e.long_term > 0) {
+    ctx.severities.add(long_term->row(), e.callpath, e.long_term * ctx.seconds_per_tick);
+  }
+}
+
 /// Short-term or long-term costs of the delays behind one wait-state pattern.
 class DelayCost final : public Pattern {
  public:
@@ -53,16 +69,11 @@ class DelayCost final : public Pattern {
     if (rows_->routed == &context.bus) return;  // a sibling routes this bus's costs
     rows_->routed = &context.bus;
     const auto* ctx = &context;
-    context.bus.subscribe<DelayCostFound>([rows = rows_, ctx](const DelayCostFound& e) {
-      const auto kind = static_cast<std::size_t>(e.kind);
-      if (kind >= rows->by_kind.size()) return;
-      const auto& [short_term, long_term] = rows->by_kind[kind];
-      if (short_term != nullptr && e.short_term > 0) {
-        ctx->severities.add(short_term->row(), e.callpath, e.short_term * ctx->seconds_per_tick);
-      }
-      if (long_term != nullptr && e.long_term > 0) {
-        ctx->severities.add(long_term->row(), e.callpath, e.long_term * ctx->seconds_per_tick);
-      }
+    context.bus.subscribe<DelayCostFound>(
+        [rows = rows_, ctx](const DelayCostFound& e) { add_cost(*rows, *ctx, e); });
+    // The point-to-point delays' costs come in batches: one delivery each.
+    context.bus.subscribe<DelayCostBatch>([rows = rows_, ctx](const DelayCostBatch& batch) {
+      for (std::size_t k = 0; k < batch.count; ++k) add_cost(*rows, *ctx, batch.items[k]);
     });
   }
 
@@ -80,19 +91,40 @@ class WaitClassMetric final : public Pattern {
   [[nodiscard]] MetricInfo info() const override { return info_; }
   void attach(PatternContext& context) override {
     const auto* ctx = &context;
-    context.bus.subscribe<WaitStateClassified>([this, ctx](const WaitStateClassified& e) {
-      double ticks = 0;
+    context.bus.subscribe<WaitStateClassifiedBatch>([this, ctx](const WaitStateClassifiedBatch& batch) {
       switch (part_) {
-        case WaitClass::kDirect: ticks = e.waiting - e.indirect; break;
-        case WaitClass::kIndirect: ticks = e.indirect; break;
-        case WaitClass::kPropagating: ticks = e.propagating; break;
-        case WaitClass::kTerminal: ticks = e.waiting - e.propagating; break;
+        case WaitClass::kDirect:
+          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.waiting - e.indirect; });
+          break;
+        case WaitClass::kIndirect:
+          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.indirect; });
+          break;
+        case WaitClass::kPropagating:
+          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.propagating; });
+          break;
+        case WaitClass::kTerminal:
+          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.waiting - e.propagating; });
+          break;
       }
-      if (ticks > 0) ctx->severities.add(row(), e.callpath, ticks * ctx->seconds_per_tick);
     });
   }
 
  private:
+  /// This class's part of each wait state, added to its call path's cell
+  /// (the row looked up once per batch; the same additions, in order).
+  template <class Part>
+  void add_all(const PatternContext& ctx, const WaitStateClassifiedBatch& batch, Part part) const {
+    const std::size_t callpaths = ctx.severities.callpaths();
+    if (callpaths == 0) return;
+    double* const cells = ctx.severities.cell(row(), 0);
+    const double seconds_per_tick = ctx.seconds_per_tick;
+    for (std::size_t k = 0; k < batch.count; ++k) {
+      const WaitStateClassified& e = batch.items[k];
+      const double ticks = part(e);
+      if (ticks > 0 && e.callpath < callpaths) cells[e.callpath] += ticks * seconds_per_tick;
+    }
+  }
+
   MetricInfo info_;
   WaitClass part_;
 };

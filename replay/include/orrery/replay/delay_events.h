@@ -4,6 +4,7 @@
 // classes of each wait state at the waiting process's call path. Values are
 // in ticks (double: costs are shares of waiting times).
 
+#include <cstddef>
 #include <cstdint>
 
 namespace orrery::analyzer {
@@ -28,6 +29,23 @@ struct WaitStateClassified {
   double waiting = 0;
   double indirect = 0;     ///< part caused by the partner's own waiting (rest: direct)
   double propagating = 0;  ///< part that caused waiting elsewhere (rest: terminal)
+};
+
+/// Many DelayCostFound at once, in the order the analysis found them: the
+/// point-to-point delays' costs come in batches (one delivery per batch,
+/// not per call path of every delay: the communication-only benchmark trace
+/// has one per message). The items live until the delivery returns.
+struct DelayCostBatch {
+  const DelayCostFound* items = nullptr;
+  std::size_t count = 0;
+};
+
+/// Many WaitStateClassified at once, in the order of the wait states (one
+/// delivery per batch, not per wait state). The items live until the
+/// delivery returns.
+struct WaitStateClassifiedBatch {
+  const WaitStateClassified* items = nullptr;
+  std::size_t count = 0;
 };
 
 }  // namespace orrery::analyzer
