@@ -85,48 +85,70 @@ class DelayCost final : public Pattern {
 /// Which part of a classified wait a class takes.
 enum class WaitClass { kDirect, kIndirect, kPropagating, kTerminal };
 
+/// The four wait-class patterns of one registry, so that one subscription
+/// per bus adds each batch to all four rows in one pass: four independent
+/// sums per wait state instead of four passes that each wait for their
+/// previous addition to the same cell.
+struct WaitClassRows {
+  std::array<const Pattern*, 4> by_class{};  ///< [WaitClass]
+  const analyzer::EventBus* routed = nullptr;  ///< the bus with the router
+};
+
+/// Adds a batch to the four rows. A run of wait states at one call path
+/// (all receives of a loop) keeps the four cells' values in registers: the
+/// same additions, in the same order, as one cell += per wait state.
+void add_classes(const WaitClassRows& rows, const PatternContext& ctx,
+                 const WaitStateClassifiedBatch& batch) {
+  const std::size_t callpaths = ctx.severities.callpaths();
+  if (callpaths == 0) return;
+  std::array<double*, 4> cells{};
+  std::array<double, 4> unused{};  // a class nobody registered
+  const double seconds_per_tick = ctx.seconds_per_tick;
+  for (std::size_t k = 0; k < batch.count;) {
+    const uint32_t callpath = batch.items[k].callpath;
+    std::size_t end = k + 1;
+    while (end < batch.count && batch.items[end].callpath == callpath) ++end;
+    if (callpath >= callpaths) {
+      k = end;
+      continue;
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      cells[c] = rows.by_class[c] == nullptr ? &unused[c]
+                                             : ctx.severities.cell(rows.by_class[c]->row(), callpath);
+    }
+    double direct = *cells[0], indirect = *cells[1], propagating = *cells[2], terminal = *cells[3];
+    for (; k < end; ++k) {
+      const WaitStateClassified& e = batch.items[k];
+      if (e.waiting - e.indirect > 0) direct += (e.waiting - e.indirect) * seconds_per_tick;
+      if (e.indirect > 0) indirect += e.indirect * seconds_per_tick;
+      if (e.propagating > 0) propagating += e.propagating * seconds_per_tick;
+      if (e.waiting - e.propagating > 0) terminal += (e.waiting - e.propagating) * seconds_per_tick;
+    }
+    *cells[0] = direct;
+    *cells[1] = indirect;
+    *cells[2] = propagating;
+    *cells[3] = terminal;
+  }
+}
+
 class WaitClassMetric final : public Pattern {
  public:
-  WaitClassMetric(MetricInfo info, WaitClass part) : info_(std::move(info)), part_(part) {}
+  WaitClassMetric(MetricInfo info, WaitClass part, std::shared_ptr<WaitClassRows> rows)
+      : info_(std::move(info)), rows_(std::move(rows)) {
+    rows_->by_class.at(static_cast<std::size_t>(part)) = this;
+  }
   [[nodiscard]] MetricInfo info() const override { return info_; }
   void attach(PatternContext& context) override {
+    if (rows_->routed == &context.bus) return;  // a sibling adds this bus's classes
+    rows_->routed = &context.bus;
     const auto* ctx = &context;
-    context.bus.subscribe<WaitStateClassifiedBatch>([this, ctx](const WaitStateClassifiedBatch& batch) {
-      switch (part_) {
-        case WaitClass::kDirect:
-          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.waiting - e.indirect; });
-          break;
-        case WaitClass::kIndirect:
-          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.indirect; });
-          break;
-        case WaitClass::kPropagating:
-          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.propagating; });
-          break;
-        case WaitClass::kTerminal:
-          add_all(*ctx, batch, [](const WaitStateClassified& e) { return e.waiting - e.propagating; });
-          break;
-      }
-    });
+    context.bus.subscribe<WaitStateClassifiedBatch>(
+        [rows = rows_, ctx](const WaitStateClassifiedBatch& batch) { add_classes(*rows, *ctx, batch); });
   }
 
  private:
-  /// This class's part of each wait state, added to its call path's cell
-  /// (the row looked up once per batch; the same additions, in order).
-  template <class Part>
-  void add_all(const PatternContext& ctx, const WaitStateClassifiedBatch& batch, Part part) const {
-    const std::size_t callpaths = ctx.severities.callpaths();
-    if (callpaths == 0) return;
-    double* const cells = ctx.severities.cell(row(), 0);
-    const double seconds_per_tick = ctx.seconds_per_tick;
-    for (std::size_t k = 0; k < batch.count; ++k) {
-      const WaitStateClassified& e = batch.items[k];
-      const double ticks = part(e);
-      if (ticks > 0 && e.callpath < callpaths) cells[e.callpath] += ticks * seconds_per_tick;
-    }
-  }
-
   MetricInfo info_;
-  WaitClass part_;
+  std::shared_ptr<WaitClassRows> rows_;
 };
 
 MetricInfo sec(const char* name, const char* display, const char* parent, std::string description,
@@ -171,6 +193,7 @@ void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add)
       "balance the work of this call path across processes, or move it out of the "
       "interval before the synchronization.";
   const auto rows = std::make_shared<DelayCostRows>();
+  const auto classes = std::make_shared<WaitClassRows>();
   add(std::make_unique<Aggregate>(sec(
       "delay", "Delay Costs", "",
       "Root causes of wait states (Böhme et al., 2010): time a process spent beyond its "
@@ -204,24 +227,24 @@ void add_delay_metrics(const std::function<void(std::unique_ptr<Pattern>)>& add)
           "Point-to-point waiting (Late Sender + Late Receiver) caused by a delay of the partner "
           "itself: it was computing (or in non-waiting calls) while this process waited.",
           "Look at the partner's delay costs: that is where the time went."),
-      WaitClass::kDirect));
+      WaitClass::kDirect, classes));
   add(std::make_unique<WaitClassMetric>(
       sec("wait_indirect", "Indirect Wait States", "",
           "Point-to-point waiting the partner passed on: it was itself waiting in the interval "
           "before the synchronization.",
           "The root cause is further away: follow the long-term delay costs, not the partner."),
-      WaitClass::kIndirect));
+      WaitClass::kIndirect, classes));
   add(std::make_unique<WaitClassMetric>(
       sec("wait_propagating", "Propagating Wait States", "",
           "Point-to-point waiting that caused further waiting on other processes (it delayed "
           "what this process owed them).",
           "Removing it (by removing its root cause) gains more than its own time."),
-      WaitClass::kPropagating));
+      WaitClass::kPropagating, classes));
   add(std::make_unique<WaitClassMetric>(
       sec("wait_terminal", "Terminal Wait States", "",
           "Point-to-point waiting that caused no further waiting.",
           "Its cost ends here: only its own time is at stake."),
-      WaitClass::kTerminal));
+      WaitClass::kTerminal, classes));
 }
 
 }  // namespace orrery::patterns
