@@ -322,7 +322,7 @@ std::vector<WaitState> find_wait_states_by_sorting(
   return waits;
 }
 
-bool find_wait_states_in_call_order(const LocalTrace& trace, const Definitions& definitions,
+[[gnu::flatten]] bool find_wait_states_in_call_order(const LocalTrace& trace, const Definitions& definitions,
                                     const std::vector<int64_t>& recv_enters,
                                     std::vector<WaitState>& waits,
                                     std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
