@@ -57,6 +57,41 @@ void add_cost(const DelayCostRows& rows, const PatternContext& ctx, const DelayC
   }
 }
 
+/// Adds a batch of costs. A run of costs of one kind at one call path (the
+/// same work before every message of a loop) keeps its two cells' values
+/// in registers: the same additions, in the same order, as add_cost.
+void add_costs(const DelayCostRows& rows, const PatternContext& ctx, const DelayCostBatch& batch) {
+  const std::size_t callpaths = ctx.severities.callpaths();
+  const double seconds_per_tick = ctx.seconds_per_tick;
+  for (std::size_t k = 0; k < batch.count;) {
+    const DelayCostFound& first = batch.items[k];
+    std::size_t end = k + 1;
+    while (end < batch.count && batch.items[end].kind == first.kind &&
+           batch.items[end].callpath == first.callpath) {
+      ++end;
+    }
+    const auto kind = static_cast<std::size_t>(first.kind);
+    if (kind >= rows.by_kind.size() || first.callpath >= callpaths) {
+      k = end;
+      continue;
+    }
+    std::array<double, 2> unused{};  // a part nobody registered
+    std::array<double*, 2> cells{};
+    for (std::size_t part = 0; part < 2; ++part) {
+      const Pattern* pattern = rows.by_kind[kind][part];
+      cells[part] = pattern == nullptr ? &unused[part] : ctx.severities.cell(pattern->row(), first.callpath);
+    }
+    double short_term = *cells[0], long_term = *cells[1];
+    for (; k < end; ++k) {
+      const DelayCostFound& e = batch.items[k];
+      if (e.short_term > 0) short_term += e.short_term * seconds_per_tick;
+      if (e.long_term > 0) long_term += e.long_term * seconds_per_tick;
+    }
+    *cells[0] = short_term;
+    *cells[1] = long_term;
+  }
+}
+
 /// Short-term or long-term costs of the delays behind one wait-state pattern.
 class DelayCost final : public Pattern {
  public:
@@ -72,9 +107,8 @@ class DelayCost final : public Pattern {
     context.bus.subscribe<DelayCostFound>(
         [rows = rows_, ctx](const DelayCostFound& e) { add_cost(*rows, *ctx, e); });
     // The point-to-point delays' costs come in batches: one delivery each.
-    context.bus.subscribe<DelayCostBatch>([rows = rows_, ctx](const DelayCostBatch& batch) {
-      for (std::size_t k = 0; k < batch.count; ++k) add_cost(*rows, *ctx, batch.items[k]);
-    });
+    context.bus.subscribe<DelayCostBatch>(
+        [rows = rows_, ctx](const DelayCostBatch& batch) { add_costs(*rows, *ctx, batch); });
   }
 
  private:
