@@ -172,8 +172,9 @@ class CallStream {
     uint32_t peer;  ///< world rank, kNone if unknown
     uint32_t op;
   };
-  CallStream(const MessageTable& table, const std::vector<int64_t>& times, WorldRanks& world_rank)
-      : table_(table), times_(times), world_rank_(world_rank),
+  CallStream(const MessageTable& table, const std::vector<int64_t>& times, WorldRanks& world_rank,
+             const EventStore& events)
+      : table_(table), times_(times), world_rank_(world_rank), events_(events),
         size_(static_cast<uint32_t>(table.size())) {
     point_at(0);
     next();
@@ -197,6 +198,10 @@ class CallStream {
       return true;
     }
     call_ = at_->complete_call;
+    if (at_ + kPrefetchDistance < chunk_end_) {  // the Enter of a call further on
+      const uint32_t ahead = at_[kPrefetchDistance].complete_call;
+      if (ahead < events_.size()) events_.prefetch(ahead);
+    }
     latest_ = kNone;
     more_.clear();
     first_ = add(*at_);
@@ -238,6 +243,7 @@ class CallStream {
   const MessageTable& table_;
   const std::vector<int64_t>& times_;
   WorldRanks& world_rank_;
+  const EventStore& events_;
   const uint32_t size_;
   const MessageOp* at_ = nullptr;
   const MessageOp* chunk_end_ = nullptr;
@@ -342,8 +348,8 @@ std::vector<WaitState> find_wait_states_by_sorting(
   late_receiver_syncs.reserve(trace.sends.size());
   WorldRanks world_rank(definitions, trace.rank);
   LastCompleted received_from, sent_to;
-  CallStream receives(trace.recvs, trace.send_enters, world_rank);
-  CallStream sending(trace.sends, recv_enters, world_rank);
+  CallStream receives(trace.recvs, trace.send_enters, world_rank, events);
+  CallStream sending(trace.sends, recv_enters, world_rank, events);
   // The latest send enter of the last call that completed receives (a
   // Sendrecv's Late Receiver starts after its Late Sender).
   uint32_t receiving_call = kNone;
