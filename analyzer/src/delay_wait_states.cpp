@@ -1,12 +1,15 @@
 // The point-to-point wait states of the delay analysis and the
 // synchronization points their intervals start at (delay_model.h). Linear
-// in the messages: the tables are already in call order, so the sorts below
-// only run for traces whose completions came out of order.
+// in the messages: one pass over both tables when they list their
+// completions in call order; otherwise the way that sorts them first
+// (delay_wait_states_sorted.cpp).
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "delay_model.h"
+#include "delay_wait_walk.h"
 #include "orrery/analyzer/lower_bound_near.h"
 
 namespace orrery::analyzer::delay {
@@ -45,120 +48,6 @@ std::pair<uint32_t, uint32_t> SyncPoints::last(uint32_t peer, uint32_t before) {
 }
 
 namespace {
-
-/// (call, operation) pairs in call order, operations in index order.
-void sort_by_call(std::vector<std::pair<uint32_t, uint32_t>>& pairs) { sort_in_runs(pairs); }
-
-/// Per peer, the message of one direction completed last so far (the Leave
-/// of its completing call, its own operation index), while the completing
-/// calls are walked in order. Peers are world ranks: a flat array up to
-/// kDensePeers (a load per message), a map beyond (a corrupt definition's
-/// huge rank must not allocate gigabytes).
-class LastCompleted {
- public:
-  [[nodiscard]] std::pair<uint32_t, uint32_t> get(uint32_t peer) const {
-    if (peer < last_.size()) return last_[peer];
-    if (peer < kDensePeers || far_.empty()) return {kNone, kNone};
-    const auto found = far_.find(peer);
-    return found == far_.end() ? std::make_pair(kNone, kNone) : found->second;
-  }
-  void set(uint32_t peer, uint32_t leave, uint32_t op) {
-    if (peer < last_.size()) [[likely]] {
-      last_[peer] = {leave, op};
-    } else if (peer < kDensePeers) {
-      const std::size_t grown = std::max<std::size_t>(std::size_t{peer} + 1, 2 * last_.size());
-      last_.resize(std::min<std::size_t>(grown, kDensePeers), std::make_pair(kNone, kNone));
-      last_[peer] = {leave, op};
-    } else {
-      far_[peer] = {leave, op};
-    }
-  }
-
- private:
-  static constexpr uint32_t kDensePeers = uint32_t{1} << 20;  ///< 8 MiB at most
-  std::vector<std::pair<uint32_t, uint32_t>> last_;
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> far_;
-};
-
-/// One direction's completed messages grouped by their completing call, in
-/// call order, with the synchronization point each call's wait state would
-/// start at: the last message with the same peer completed before the call.
-/// That is the latest (Leave, operation) before the call's Enter as long as
-/// no completing call lies inside another (then `nested`: the caller finds
-/// them by search instead).
-class CompletionWalk {
- public:
-  CompletionWalk(const LocalTrace& trace, const MessageTable& table, WorldRanks& world_rank)
-      : trace_(trace), table_(table), world_rank_(world_rank) {
-    by_call_.reserve(table.size());
-    bool in_order = true;  // blocking calls complete their operations in order
-    uint32_t last_call = 0;
-    table.for_each([&](uint32_t j, const MessageOp& op) {
-      if (op.cancelled || op.complete_call == kNone) return;
-      in_order = in_order && op.complete_call >= last_call;
-      last_call = op.complete_call;
-      by_call_.emplace_back(op.complete_call, j);
-    });
-    if (!in_order) sort_by_call(by_call_);
-  }
-  /// Calls `visit(call, leave, first, last, sync_of)` per completing call
-  /// (its Enter and Leave index), where [first, last) are its entries of
-  /// `pairs()` and sync_of(peer) the synchronization point with `peer`
-  /// before the call.
-  template <class Visit>
-  void for_each_call(Visit visit) {
-    uint32_t previous_leave = 0;
-    const std::pair<uint32_t, uint32_t>* const pairs = by_call_.data();
-    const std::size_t count = by_call_.size();
-    for (std::size_t k = 0; k < count;) {
-      const uint32_t call = pairs[k].first;
-      std::size_t end = k + 1;
-      while (end < count && pairs[end].first == call) ++end;
-      if (previous_leave > call) nested_ = true;
-      const uint32_t leave = trace_.events[call].link;
-      visit(call, leave, k, end, [this](uint32_t peer) { return last_.get(peer); });
-      for (; k < end; ++k) {
-        const MessageOp& op = table_[pairs[k].second];
-        const uint32_t peer = world_rank_(op.comm, op.peer);
-        if (peer != kNone) last_.set(peer, leave, pairs[k].second);
-      }
-      previous_leave = leave;
-    }
-  }
-  [[nodiscard]] const std::vector<std::pair<uint32_t, uint32_t>>& pairs() const { return by_call_; }
-  [[nodiscard]] bool nested() const { return nested_; }
-
- private:
-  const LocalTrace& trace_;
-  const MessageTable& table_;
-  WorldRanks& world_rank_;
-  std::vector<std::pair<uint32_t, uint32_t>> by_call_;  ///< (completing call, operation)
-  LastCompleted last_;
-  bool nested_ = false;
-};
-
-/// The synchronization points by search (completing calls inside others).
-void find_syncs_by_search(const LocalTrace& trace, const Definitions& definitions,
-                          const std::vector<WaitState>& waits,
-                          std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
-  WorldRanks world_rank(definitions, trace.rank);
-  SyncPoints received_from, sent_to;
-  const auto add = [&](const MessageTable& table, SyncPoints& points) {
-    for (uint32_t j = 0; j < table.size(); ++j) {
-      const MessageOp& op = table[j];
-      if (op.cancelled || op.complete_call == kNone) continue;
-      const uint32_t peer = world_rank(op.comm, op.peer);
-      if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
-    }
-    points.finish();
-  };
-  add(trace.recvs, received_from);
-  add(trace.sends, sent_to);
-  for (std::size_t k = 0; k < syncs.size(); ++k) {
-    syncs[k] = (waits[k].kind == WaitKind::kLateSender ? received_from : sent_to)
-                   .last(waits[k].delayer, waits[k].call);
-  }
-}
 
 /// One direction's completing calls streamed from its table, for tables
 /// that list them in call order (blocking calls do): per call, the
@@ -256,76 +145,26 @@ class CallStream {
 
 }  // namespace
 
-std::vector<WaitState> find_wait_states_by_sorting(
-    const LocalTrace& trace, const Definitions& definitions, const std::vector<int64_t>& recv_enters,
-    std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
-  const EventStore& events = trace.events;
-  std::vector<WaitState> waits;
-  syncs.clear();
+void find_syncs_by_search(const LocalTrace& trace, const Definitions& definitions,
+                          const std::vector<WaitState>& waits,
+                          std::vector<std::pair<uint32_t, uint32_t>>& syncs) {
   WorldRanks world_rank(definitions, trace.rank);
-  // Per call that completed receives, the latest send enter (call order).
-  std::vector<std::pair<uint32_t, int64_t>> latest_send_of_call;
-  bool nested = false;
-  {  // Late Sender: receives grouped by the call that completed them.
-    CompletionWalk receives(trace, trace.recvs, world_rank);
-    // At most one wait state per completing call: reserved (untouched pages
-    // cost no memory), so that growing never holds two copies at once.
-    waits.reserve(receives.pairs().size() + trace.sends.size());
-    syncs.reserve(waits.capacity());
-    latest_send_of_call.reserve(receives.pairs().size());
-    const std::size_t known_sends = trace.send_enters.size();
-    receives.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
-                               auto sync_of) {
-      uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
-      for (std::size_t k = first; k < last; ++k) {
-        const uint32_t j = receives.pairs()[k].second;
-        if (j >= known_sends || trace.send_enters[j] == kNoValue) continue;
-        if (latest == kNone || trace.send_enters[j] > trace.send_enters[latest]) latest = j;
-      }
-      if (latest == kNone) return;
-      const int64_t send_enter = trace.send_enters[latest];
-      latest_send_of_call.emplace_back(call, send_enter);
-      const int64_t waiting = std::min(send_enter, events[leave].time) - events[call].time;
-      if (waiting <= 0) return;
-      const MessageOp& op = trace.recvs[latest];
-      const uint32_t delayer = world_rank(op.comm, op.peer);
-      waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest, delayer});
-      syncs.push_back(sync_of(delayer));
-    });
-    nested = receives.nested();
-  }  // the receives' walk is freed before the sends' is built
-  // Late Receiver: sends grouped by the call that completed them.
-  CompletionWalk sends(trace, trace.sends, world_rank);
-  auto receives_of_call = latest_send_of_call.begin();  // both in call order: a merge
-  sends.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
-                          auto sync_of) {
-    uint32_t latest = kNone;  // the send whose receive was posted last (the first of equals)
-    for (std::size_t k = first; k < last; ++k) {
-      const uint32_t i = sends.pairs()[k].second;
-      if (i >= recv_enters.size() || recv_enters[i] == kNoValue) continue;
-      if (latest == kNone || recv_enters[i] > recv_enters[latest]) latest = i;
+  SyncPoints received_from, sent_to;
+  const auto add = [&](const MessageTable& table, SyncPoints& points) {
+    for (uint32_t j = 0; j < table.size(); ++j) {
+      const MessageOp& op = table[j];
+      if (op.cancelled || op.complete_call == kNone) continue;
+      const uint32_t peer = world_rank(op.comm, op.peer);
+      if (peer != kNone) points.add(peer, trace.events[op.complete_call].link, j);
     }
-    if (latest == kNone) return;
-    const int64_t recv_enter = recv_enters[latest];
-    const int64_t exit = events[leave].time;
-    if (exit <= recv_enter) return;  // an eager send: it did not wait
-    while (receives_of_call != latest_send_of_call.end() && receives_of_call->first < call) {
-      ++receives_of_call;
-    }
-    const int64_t send_enter =
-        receives_of_call != latest_send_of_call.end() && receives_of_call->first == call
-            ? receives_of_call->second
-            : INT64_MIN;
-    const int64_t start = std::max(events[call].time, std::min(send_enter, exit));
-    const int64_t waiting = std::min(recv_enter, exit) - start;
-    if (waiting <= 0) return;
-    const MessageOp& op = trace.sends[latest];
-    const uint32_t delayer = world_rank(op.comm, op.peer);
-    waits.push_back(WaitState{WaitKind::kLateReceiver, call, waiting, latest, delayer});
-    syncs.push_back(sync_of(delayer));
-  });
-  if (nested || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);
-  return waits;
+    points.finish();
+  };
+  add(trace.recvs, received_from);
+  add(trace.sends, sent_to);
+  for (std::size_t k = 0; k < syncs.size(); ++k) {
+    syncs[k] = (waits[k].kind == WaitKind::kLateSender ? received_from : sent_to)
+                   .last(waits[k].delayer, waits[k].call);
+  }
 }
 
 [[gnu::flatten]] bool find_wait_states_in_call_order(const LocalTrace& trace, const Definitions& definitions,
