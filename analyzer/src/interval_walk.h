@@ -3,7 +3,14 @@
 // (synchronization_interval.h), for the callers that take a profile as it
 // is produced (IntervalProfiler::profile_into's sinks: the delay records
 // write it straight into their send buffer, the delayer compares it as it
-// comes) instead of from vectors.
+// comes) instead of from vectors, and for the critical path's split of its
+// stretches (critical_path_split.h), which walks the same events.
+//
+// One walk, two tallies of the time per call path slot: a list of a few
+// slots (an interval on a communication-heavy trace is a handful of events
+// in two or three call paths: no per-interval setup, a short linear
+// search), which refuses a slot beyond its capacity, and a table of every
+// slot (stamped per interval, so never cleared), which takes any interval.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,16 +21,17 @@
 namespace orrery::analyzer {
 namespace interval_walk {
 
-/// One interval's ticks per slot, the slots listed in the order first set
-/// to non-zero ticks (the order the profile lists them).
-struct Tally {
+/// One interval's ticks in a table of all slots, the slots listed in the
+/// order first set to non-zero ticks (the order the profile lists them).
+/// Never refuses a slot.
+struct SlotTable {
   int64_t* scratch;
   uint32_t* stamp;
   uint32_t* touched;
   uint32_t now;
   uint32_t listed = 0;
-  void add(uint32_t slot, int64_t ticks) __attribute__((always_inline)) {
-    if (ticks == 0) return;
+  bool add(uint32_t slot, int64_t ticks) __attribute__((always_inline)) {
+    if (ticks == 0) return true;
     if (stamp[slot] != now) {
       stamp[slot] = now;
       scratch[slot] = ticks;
@@ -31,6 +39,41 @@ struct Tally {
     } else {
       scratch[slot] += ticks;
     }
+    return true;
+  }
+  /// each(slot, ticks) in the listed order (the slot "none" among them).
+  template <class Each>
+  void for_each(Each each) const {
+    for (uint32_t t = 0; t < listed; ++t) each(touched[t], scratch[touched[t]]);
+  }
+};
+
+/// One interval's ticks in a list of at most `kCapacity` slots, in the
+/// order first set to non-zero ticks; the slot "none" (`none` and beyond)
+/// is not kept. Refuses (add: false) a slot that does not fit.
+template <std::size_t kCapacity>
+struct SlotList {
+  explicit SlotList(uint32_t none_slot) : none(none_slot) {}
+  uint32_t none;
+  uint32_t listed = 0;
+  uint32_t slots[kCapacity];  // the first `listed` are set
+  int64_t ticks[kCapacity];
+  bool add(uint32_t slot, int64_t more) __attribute__((always_inline)) {
+    if (more == 0 || slot >= none) return true;
+    for (uint32_t k = 0; k < listed; ++k) {
+      if (slots[k] == slot) {
+        ticks[k] += more;
+        return true;
+      }
+    }
+    if (listed == kCapacity) return false;
+    slots[listed] = slot;
+    ticks[listed++] = more;
+    return true;
+  }
+  template <class Each>
+  void for_each(Each each) const {
+    for (uint32_t k = 0; k < listed; ++k) each(slots[k], ticks[k]);
   }
 };
 
@@ -40,18 +83,11 @@ constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
 
 }  // namespace interval_walk
 
-template <class Out>
-int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
-                                       Out& out) {
+template <class Tally>
+bool IntervalProfiler::walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally) {
   const EventStore& events = trace_.events;
-  if (to_enter == kNone || to_enter >= events.size()) return 0;
-  if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    stamp_now_ = 1;
-  }
-  // In locals: stores through the pointers below could alias members as far
-  // as the compiler knows, which would reload them per event.
-  interval_walk::Tally tally{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
+  // In locals: stores through the tally's pointers could alias members as
+  // far as the compiler knows, which would reload them per event.
   const uint32_t none = none_;
   const uint32_t* const parent_slot = parent_slot_.data();
   const auto slot_of = [none](uint32_t ref) { return ref < none ? ref : none; };
@@ -105,7 +141,7 @@ int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, b
         span < span_count && spans[span].before_event < to_enter ? spans[span].before_event
                                                                  : to_enter;
     for (; i < stop; ++i) {
-      tally.add(current, event->time - previous);
+      if (!tally.add(current, event->time - previous)) return false;
       previous = event->time;
       current = slot_after(*event, current);
       event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
@@ -113,35 +149,82 @@ int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, b
     int64_t gap = event->time - previous;
     previous = event->time;
     for (; span < span_count && spans[span].before_event == stop; ++span) {
-      tally.add(slot_of(spans[span].callpath), spans[span].exclusive);
+      if (!tally.add(slot_of(spans[span].callpath), spans[span].exclusive)) return false;
       gap -= spans[span].exclusive;
     }
-    tally.add(current, gap);
-    if (stop == to_enter) break;
+    if (!tally.add(current, gap)) return false;
+    if (stop == to_enter) return true;
     current = slot_after(*event, current);
     event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
   }
+}
+
+template <class Tally>
+bool IntervalProfiler::subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally,
+                                      WaitRange& range) {
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
-  int64_t waiting = 0;
+  const uint32_t none = none_;
   const uint32_t low = from_leave == kNone ? 0 : from_leave;
   const auto* const waits = waits_.data();
   const std::size_t wait_count = waits_.size();
   std::size_t wait = lower_bound_near(waits, wait_count, low, wait_hint_,
                                       [](const auto& w, uint32_t call) { return w.first < call; });
+  range.first = wait;
+  range.waiting = 0;
   for (; wait < wait_count && waits[wait].first < to_enter; ++wait) {
     const int64_t ticks = waiting_[waits[wait].second];
     if (ticks <= 0) continue;
-    tally.add(slot_of(events[waits[wait].first].kind_and_ref & Event::kRefMask), -ticks);
-    waiting += ticks;
-    if (list_waits) out.wait(waits[wait].second, ticks);
+    const uint32_t ref = trace_.events[waits[wait].first].kind_and_ref & Event::kRefMask;
+    if (!tally.add(ref < none ? ref : none, -ticks)) return false;
+    range.waiting += ticks;
   }
-  for (std::size_t t = 0; t < tally.listed; ++t) {
-    const uint32_t slot = tally.touched[t];
-    const int64_t ticks = tally.scratch[slot];
+  range.last = wait;
+  return true;
+}
+
+template <class Tally, class Out>
+void IntervalProfiler::hand_out(const Tally& tally, const WaitRange& range, bool list_waits,
+                                Out& out) const {
+  if (list_waits) {
+    for (std::size_t wait = range.first; wait < range.last; ++wait) {
+      const int64_t ticks = waiting_[waits_[wait].second];
+      if (ticks > 0) out.wait(waits_[wait].second, ticks);
+    }
+  }
+  const uint32_t none = none_;
+  tally.for_each([&out, none](uint32_t slot, int64_t ticks) {
     if (slot != none && ticks > 0) out.time(slot, ticks);
+  });
+}
+
+template <class Out>
+int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
+                                       Out& out) {
+  if (to_enter == kNone || to_enter >= trace_.events.size()) return 0;
+  WaitRange range;
+  // A short interval in the list; one that does not fit again in the
+  // table (and the next few intervals straight away: long ones come in runs).
+  if (list_skips_ == 0) {
+    interval_walk::SlotList<kListedSlots> list(none_);
+    if (walk_events(from_leave, to_enter, list) &&
+        subtract_waits(from_leave, to_enter, list, range)) {
+      hand_out(list, range, list_waits, out);
+      return range.waiting;
+    }
+    list_skips_ = kListSkipsAfterRefusal;
+  } else {
+    --list_skips_;
   }
-  return waiting;
+  if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    stamp_now_ = 1;
+  }
+  interval_walk::SlotTable table{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
+  walk_events(from_leave, to_enter, table);
+  subtract_waits(from_leave, to_enter, table, range);
+  hand_out(table, range, list_waits, out);
+  return range.waiting;
 }
 
 }  // namespace orrery::analyzer

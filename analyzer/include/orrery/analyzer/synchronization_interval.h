@@ -96,8 +96,35 @@ class IntervalProfiler {
   template <class Out>
   int64_t profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits, Out& out);
 
+  /// The event walk of profile_into alone (interval_walk.h): the time from
+  /// `from_leave` to `to_enter` (< the trace's events) per call path slot
+  /// into `tally` (its add(slot, ticks) may refuse: then false), folded
+  /// spans included, this rank's wait states not subtracted. Slots are call
+  /// paths; none_slot() and beyond stand for no call path.
+  template <class Tally>
+  bool walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally);
+  [[nodiscard]] uint32_t none_slot() const { return none_; }
+
+  /// The call paths an interval may touch to be tallied in a list.
+  static constexpr std::size_t kListedSlots = 8;
+
  private:
   struct SingleOut;
+  /// This rank's wait states in an interval: [first, last) of waits_, their waiting.
+  struct WaitRange {
+    std::size_t first = 0, last = 0;
+    int64_t waiting = 0;
+  };
+  /// Subtracts the waiting of the wait states in the interval from their
+  /// call paths in `tally`; false if it refused.
+  template <class Tally>
+  bool subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally, WaitRange& range);
+  /// Hands the tallied profile to `out` (profile_into's order).
+  template <class Tally, class Out>
+  void hand_out(const Tally& tally, const WaitRange& range, bool list_waits, Out& out) const;
+  /// After the list refused an interval, the next ones go straight to the table.
+  static constexpr uint32_t kListSkipsAfterRefusal = 16;
+  uint32_t list_skips_ = 0;
 
   const LocalTrace& trace_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
