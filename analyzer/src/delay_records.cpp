@@ -4,6 +4,7 @@
 
 #include "delay_records.h"
 
+#include "delay_record_format.h"
 #include "interval_walk.h"
 
 #include <algorithm>
@@ -11,19 +12,6 @@
 
 namespace orrery::analyzer::delay {
 namespace {
-
-/// How the waiter's interval started, so that the delayer starts its own at
-/// the same synchronization: a message (by the delayer's operation index),
-/// a collective instance (communicator, ordinal), or none.
-enum class SyncKind : int64_t { kNone = 0, kMessage = 1, kCollective = 2 };
-
-/// A record: header, then n x (call path key, ticks).
-///   [0] kind | sync kind << 8 | n << 16   [1] the delayer's operation (its route number)
-///   [2] sync a (a message's route number, or communicator)  [3] sync b (ordinal)
-///   [4] the waiting   [5] the waiter's own waiting in the interval
-constexpr std::size_t kHeader = 6;
-
-std::size_t entries_of(int64_t head) { return static_cast<std::size_t>(head >> 16); }
 
 void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints& points) {
   for (uint32_t j = 0; j < table.size(); ++j) {
@@ -108,67 +96,76 @@ struct LastRoute {
   int64_t number = kNoValue;
 };
 
-/// The waiter's side: appends the record of wait state `k` to `values`.
-void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
-                  LastRoute& last, std::vector<int64_t>& values) {
-  const WaitState& wait = waits[k];
-  // The message's number between the two (the delayer finds its own
-  // operation by it); kNoValue if it has no partner.
-  const bool late_sender = wait.kind == WaitKind::kLateSender;
-  const auto partner_op_of = [&](uint32_t op) {
-    if (op == last.op && late_sender == last.late_sender) return last.number;
-    const MessageMatching::Route route =
-        late_sender ? context.routes.recv_route(op) : context.routes.send_route(op);
-    const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
-    last = LastRoute{late_sender, op, number};
-    return last.number;
-  };
-  // The previous synchronization with the delayer: a message of the same
-  // direction, or a collective with it, whichever this rank saw last.
-  const auto [message_event, own_op] = context.message_syncs[k];
-  const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
-  const int64_t wait_op = partner_op_of(wait.op);
-  // A collective with the delayer can only be later than the message if
-  // some collective call ended between the two (usually none did).
-  const CollectiveSync collective =
-      their_op != kNoValue && !context.collectives.any_sync_between(message_event, wait.call)
-          ? CollectiveSync{}
-          : context.collectives.last_sync_with(wait.delayer, wait.call);
-  SyncKind kind = SyncKind::kNone;
-  uint32_t from = kNone;
-  int64_t sync_a = 0, sync_b = 0;
-  if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
-    if (their_op != kNoValue) {
-      kind = SyncKind::kMessage;
-      from = message_event;
-      sync_a = their_op;
+/// The waiter's side: writes the records of its wait states.
+class RecordWriter {
+ public:
+  explicit RecordWriter(RecordContext& context) : context_(context) {}
+
+  /// Appends the record of wait state `k` to `words`; with `indexed`, the
+  /// delayer's call paths are this rank's (the same call tree: by index).
+  void write(const std::vector<WaitState>& waits, uint32_t k, bool indexed,
+             std::vector<uint32_t>& words) {
+    const WaitState& wait = waits[k];
+    // The message's number between the two (the delayer finds its own
+    // operation by it); kNoValue if it has no partner.
+    const bool late_sender = wait.kind == WaitKind::kLateSender;
+    const auto partner_op_of = [&](uint32_t op) {
+      if (op == last_.op && late_sender == last_.late_sender) return last_.number;
+      const MessageMatching::Route route =
+          late_sender ? context_.routes.recv_route(op) : context_.routes.send_route(op);
+      const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+      last_ = LastRoute{late_sender, op, number};
+      return last_.number;
+    };
+    // The previous synchronization with the delayer: a message of the same
+    // direction, or a collective with it, whichever this rank saw last.
+    const auto [message_event, own_op] = context_.message_syncs[k];
+    const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+    // (A route number travels as its low 32 bits: kNoValue as 0, as the
+    // delayer's lookup always took it; a record's own operation has one.)
+    RecordHead head;
+    head.kind = wait.kind;
+    head.op = static_cast<uint32_t>(partner_op_of(wait.op));
+    head.waiting = wait.waiting;
+    head.keys = !indexed;
+    // A collective with the delayer can only be later than the message if
+    // some collective call ended between the two (usually none did).
+    const CollectiveSync collective =
+        their_op != kNoValue && !context_.collectives.any_sync_between(message_event, wait.call)
+            ? CollectiveSync{}
+            : context_.collectives.last_sync_with(wait.delayer, wait.call);
+    uint32_t from = kNone;
+    if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
+      if (their_op != kNoValue) {
+        head.sync = SyncKind::kMessage;
+        from = message_event;
+        head.sync_a = static_cast<uint32_t>(their_op);
+      }
     }
-  }
-  if (kind == SyncKind::kNone && collective.leave != kNone) {
-    kind = SyncKind::kCollective;
-    from = collective.leave;
-    sync_a = collective.comm;
-    sync_b = collective.ordinal;
-  }
-  // The header, then the profile straight into the buffer (the delayer
-  // needs no list of waits); its length and waiting go into the header.
-  const std::size_t head = values.size();
-  values.insert(values.end(), {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8),
-                               wait_op, sync_a, sync_b, wait.waiting, 0});
-  struct {
-    const CallpathKeys& keys;
-    std::vector<int64_t>& values;
-    int64_t entries = 0;
-    void wait(uint32_t, int64_t) {}
-    void time(uint32_t callpath, int64_t ticks) {
-      values.push_back(static_cast<int64_t>(keys.key(callpath)));
-      values.push_back(ticks);
-      ++entries;
+    if (head.sync == SyncKind::kNone && collective.leave != kNone) {
+      head.sync = SyncKind::kCollective;
+      from = collective.leave;
+      head.sync_a = collective.comm;
+      head.sync_b = collective.ordinal;
     }
-  } out{context.keys, values};
-  values[head + 5] = context.profiler.profile_into(from, wait.call, false, out);
-  values[head] |= out.entries << 16;
-}
+    // The profile (the delayer needs no list of waits), then the record.
+    entries_.clear();
+    struct {
+      std::vector<std::pair<uint32_t, int64_t>>& entries;
+      void wait(uint32_t, int64_t) {}
+      void time(uint32_t callpath, int64_t ticks) { entries.emplace_back(callpath, ticks); }
+    } out{entries_};
+    head.own_waiting = context_.profiler.profile_into(from, wait.call, false, out);
+    const CallpathKeys& keys = context_.keys;
+    append_record(head, entries_, [&keys](uint32_t callpath) { return keys.key(callpath); },
+                  words);
+  }
+
+ private:
+  RecordContext& context_;
+  LastRoute last_;
+  std::vector<std::pair<uint32_t, int64_t>> entries_;  ///< one profile, reused
+};
 
 /// The delayer's side: the delays in a block of records from `source`, the
 /// first of them incoming record `first_record`.
@@ -178,42 +175,40 @@ class DelayFinder {
               std::vector<uint32_t>& delay_of_record)
       : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
 
-  void read_block(uint32_t source, const int64_t* values, std::size_t size,
+  void read_block(uint32_t source, const uint32_t* words, std::size_t size,
                   std::size_t first_record) {
     const LocalTrace& trace = context_.trace;
-    for (std::size_t at = 0, record = first_record; at + kHeader <= size; ++record) {
-      const int64_t head = values[at];
-      const auto kind = static_cast<WaitKind>(head & 0xff);
-      const auto sync_kind = static_cast<SyncKind>((head >> 8) & 0xff);
-      const std::size_t n = entries_of(head);
-      const bool late_sender = kind == WaitKind::kLateSender;
+    const CallpathKeys& keys = context_.keys;
+    const std::size_t callpaths = keys.size();
+    RecordHead head;
+    const uint32_t* const end = words + size;
+    for (std::size_t record = first_record; words < end; ++record) {
+      // The waiter's profile by this rank's call paths (an unknown one is
+      // not compared).
+      words = read_record(words, end, head, [&](uint64_t callpath, int64_t ticks) {
+        const uint32_t own = head.keys ? keys.find(callpath)
+                             : callpath < callpaths ? static_cast<uint32_t>(callpath)
+                                                    : kNone;
+        if (own != kNone) theirs_.set(own, ticks);
+      });
+      if (words == nullptr) break;
+      const bool late_sender = head.kind == WaitKind::kLateSender;
       // This side's operation of a message the waiter names by its route number.
-      const auto own_op = [&](int64_t number) {
-        const auto n32 = static_cast<uint32_t>(number);
-        return late_sender ? context_.routes.send_at(source, n32)
-                           : context_.routes.recv_at(source, n32);
+      const auto own_op = [&](uint32_t number) {
+        return late_sender ? context_.routes.send_at(source, number)
+                           : context_.routes.recv_at(source, number);
       };
-      const uint32_t op = own_op(values[at + 1]);
-      const int64_t sync_a = values[at + 2];
-      const int64_t sync_b = values[at + 3];
-      const int64_t waited = values[at + 4];
-      const int64_t their_waiting = values[at + 5];
-      at += kHeader;
-      for (std::size_t e = 0; e < n && at + 1 < size; ++e, at += 2) {
-        const uint32_t callpath = context_.keys.find(static_cast<uint64_t>(values[at]));
-        if (callpath != kNone) theirs_.set(callpath, values[at + 1]);
-      }
+      const uint32_t op = own_op(head.op);
       const MessageTable& table = late_sender ? trace.sends : trace.recvs;
       if (op < table.size()) {
         const uint32_t to = posting_call(table[op]);
         // Start where the waiter started: the same message or collective.
         uint32_t from = kNone;
-        if (sync_kind == SyncKind::kMessage) {
-          const uint32_t index = own_op(sync_a);
+        if (head.sync == SyncKind::kMessage) {
+          const uint32_t index = own_op(head.sync_a);
           if (index < table.size()) from = posting_call(table[index]);
-        } else if (sync_kind == SyncKind::kCollective) {
-          from = context_.collectives.leave_of(static_cast<uint32_t>(sync_a),
-                                               static_cast<std::size_t>(sync_b));
+        } else if (head.sync == SyncKind::kCollective) {
+          from = context_.collectives.leave_of(head.sync_a, head.sync_b);
         }
         if (from != kNone && from >= to) {
           // Not before this side's end (messages overtaking on other tags):
@@ -229,9 +224,9 @@ class DelayFinder {
           void wait(uint32_t wait, int64_t ticks) { own_waits.emplace_back(wait, ticks); }
           void time(uint32_t callpath, int64_t ticks) { pool.add_time(callpath, ticks, theirs); }
         } out{pool_, theirs_, own_waits_};
-        pool_.start_delay(kind, waited);
+        pool_.start_delay(head.kind, head.waiting);
         const int64_t waiting = context_.profiler.profile_into(from, to, true, out);
-        delay_of_record_[record] = pool_.finish_delay(waiting, their_waiting, own_waits_);
+        delay_of_record_[record] = pool_.finish_delay(waiting, head.own_waiting, own_waits_);
       }
       theirs_.clear();
     }
@@ -247,6 +242,31 @@ class DelayFinder {
 
 }  // namespace
 
+namespace {
+
+/// Per destination of `channel` (ascending), whether its call paths are
+/// this rank's, index for index (the same call tree, as SPMD ranks mostly
+/// have: a fingerprint of all keys, one word to each partner): then the
+/// records name call paths by index, not by 64-bit key.
+std::vector<uint8_t> same_call_trees(const RecordChannel& channel, const CallpathKeys& keys) {
+  uint64_t fingerprint = keys.size();
+  for (uint32_t c = 0; c < keys.size(); ++c) {
+    fingerprint = (fingerprint ^ keys.key(c)) * 0x100000001b3ULL;
+    fingerprint ^= fingerprint >> 29;
+  }
+  BlockLayout to_sources, from_destinations;
+  for (const uint32_t peer : channel.incoming_records().peers) to_sources.add(peer, 1);
+  for (const uint32_t peer : channel.outgoing_records().peers) from_destinations.add(peer, 1);
+  std::vector<uint64_t> mine(to_sources.total, fingerprint), theirs(from_destinations.total);
+  exchange_blocks(mine.data(), to_sources, theirs.data(), from_destinations, MPI_UINT64_T,
+                  channel.world());
+  std::vector<uint8_t> same(theirs.size());
+  for (std::size_t k = 0; k < theirs.size(); ++k) same[k] = theirs[k] == fingerprint ? 1 : 0;
+  return same;
+}
+
+}  // namespace
+
 void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
                       const RecordChannel& channel, RecordContext& context, DelayPool& pool,
                       std::vector<uint32_t>& delay_of_record) {
@@ -254,25 +274,26 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   const BlockLayout& incoming = channel.incoming_records();
   delay_of_record.assign(incoming.total, kNone);
   pool.delays.reserve(incoming.total);  // one per record at most
+  const std::vector<uint8_t> indexed = same_call_trees(channel, context.keys);
+  RecordWriter writer(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
-  LastRoute last_route;
-  std::vector<int64_t> values;
+  std::vector<uint32_t> words;
   std::vector<std::size_t> sizes;
-  std::vector<int64_t> received;
+  std::vector<uint32_t> received;
   BlockLayout in;
   for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
-    values.clear();
+    words.clear();
     sizes.clear();
     for (std::size_t k = 0; k < out.peers.size(); ++k) {
       const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
       if (first == last) continue;
-      const std::size_t start = values.size();
+      const std::size_t start = words.size();
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits, plan.record_wait[out.displs[k] + r], context, last_route, values);
+        writer.write(waits, plan.record_wait[out.displs[k] + r], indexed[k] != 0, words);
       }
-      sizes.push_back(values.size() - start);
+      sizes.push_back(words.size() - start);
     }
-    channel.exchange_batch(batch, values, sizes, in, received);
+    channel.exchange_batch(batch, words, sizes, in, received);
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
