@@ -34,7 +34,7 @@ struct Stretch {
 class StretchSplitter {
  public:
   /// The call paths a stretch may touch to be split without IntervalProfiler.
-  static constexpr std::size_t kFew = IntervalProfiler::kListedSlots;
+  static constexpr std::size_t kFew = 8;
 
   StretchSplitter(const LocalTrace& trace, const CallTree& tree)
       : trace_(trace), general_(trace, tree, {}, {}) {}

@@ -7,7 +7,10 @@
 #include "delay_record_format.h"
 #include "interval_walk.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 namespace orrery::analyzer::delay {
@@ -96,13 +99,27 @@ struct LastRoute {
   int64_t number = kNoValue;
 };
 
+/// Reads the call path table at `at` (append_callpath_table) into `index`:
+/// per call path of the source, this rank's with the same key (kNone if
+/// none). Returns where the records start.
+const uint32_t* read_callpath_table(const uint32_t* at, const uint32_t* end,
+                                    const CallpathKeys& keys, std::vector<uint32_t>& index) {
+  index.clear();
+  if (at == end) return at;
+  const std::size_t count = *at++;
+  if (static_cast<std::size_t>(end - at) < 2 * count) return end;  // cut short: no records
+  index.resize(count);
+  for (std::size_t c = 0; c < count; ++c, at += 2) index[c] = keys.find(record_words::get_wide(at));
+  return at;
+}
+
 /// The waiter's side: writes the records of its wait states.
 class RecordWriter {
  public:
   explicit RecordWriter(RecordContext& context) : context_(context) {}
 
-  /// Appends the record of wait state `k` to `words`; with `indexed`, the
-  /// delayer's call paths are this rank's (the same call tree: by index).
+  /// Appends the record of wait state `k` to `words`; with `indexed`, its
+  /// call paths go by this rank's index (the delayer has its table).
   void write(const std::vector<WaitState>& waits, uint32_t k, bool indexed,
              std::vector<uint32_t>& words) {
     const WaitState& wait = waits[k];
@@ -175,20 +192,23 @@ class DelayFinder {
               std::vector<uint32_t>& delay_of_record)
       : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
 
+  /// Reads a block of records from `source`, the first of them incoming
+  /// record `first_record`; `own_callpath` is this source's call path table (read
+  /// from the block's start if it is the source's first: `first_block`).
   void read_block(uint32_t source, const uint32_t* words, std::size_t size,
-                  std::size_t first_record) {
+                  std::size_t first_record, bool first_block, std::vector<uint32_t>& own_callpath) {
     const LocalTrace& trace = context_.trace;
     const CallpathKeys& keys = context_.keys;
-    const std::size_t callpaths = keys.size();
     RecordHead head;
     const uint32_t* const end = words + size;
+    if (first_block) words = read_callpath_table(words, end, keys, own_callpath);
+    const std::size_t known = own_callpath.size();
     for (std::size_t record = first_record; words < end; ++record) {
       // The waiter's profile by this rank's call paths (an unknown one is
       // not compared).
       words = read_record(words, end, head, [&](uint64_t callpath, int64_t ticks) {
         const uint32_t own = head.keys ? keys.find(callpath)
-                             : callpath < callpaths ? static_cast<uint32_t>(callpath)
-                                                    : kNone;
+                             : callpath < known ? own_callpath[callpath] : kNone;
         if (own != kNone) theirs_.set(own, ticks);
       });
       if (words == nullptr) break;
@@ -244,25 +264,34 @@ class DelayFinder {
 
 namespace {
 
-/// Per destination of `channel` (ascending), whether its call paths are
-/// this rank's, index for index (the same call tree, as SPMD ranks mostly
-/// have: a fingerprint of all keys, one word to each partner): then the
-/// records name call paths by index, not by 64-bit key.
-std::vector<uint8_t> same_call_trees(const RecordChannel& channel, const CallpathKeys& keys) {
-  uint64_t fingerprint = keys.size();
-  for (uint32_t c = 0; c < keys.size(); ++c) {
-    fingerprint = (fingerprint ^ keys.key(c)) * 0x100000001b3ULL;
-    fingerprint ^= fingerprint >> 29;
-  }
-  BlockLayout to_sources, from_destinations;
-  for (const uint32_t peer : channel.incoming_records().peers) to_sources.add(peer, 1);
-  for (const uint32_t peer : channel.outgoing_records().peers) from_destinations.add(peer, 1);
-  std::vector<uint64_t> mine(to_sources.total, fingerprint), theirs(from_destinations.total);
-  exchange_blocks(mine.data(), to_sources, theirs.data(), from_destinations, MPI_UINT64_T,
-                  channel.world());
-  std::vector<uint8_t> same(theirs.size());
-  for (std::size_t k = 0; k < theirs.size(); ++k) same[k] = theirs[k] == fingerprint ? 1 : 0;
-  return same;
+/// Asks for transparent huge pages under [data, data + bytes) (a hint, as
+/// the event buffers do: where the kernel's THP mode is "madvise" or
+/// "always"; elsewhere nothing changes): a table of millions of entries is
+/// touched for the first time front to back, and fresh pages cost a fault
+/// each (about 2 us per 4 KiB page, zeroing included, in the benchmark's VM).
+void advise_huge_pages(const void* data, std::size_t bytes) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+/// Whether the records to a destination name call paths by this rank's
+/// index: when they are at least as many as the call paths, the first
+/// block to it starts with the table of all keys (index_table), which
+/// costs at most a key per record, and every entry is then one word.
+bool by_index(std::size_t records, std::size_t callpaths) { return callpaths <= records; }
+
+/// The table a first block starts with: the number of keys (0: the records
+/// name call paths by key), then each key in two words.
+void append_callpath_table(const CallpathKeys& keys, bool indexed, std::vector<uint32_t>& words) {
+  const std::size_t count = indexed ? keys.size() : 0;
+  const std::size_t start = words.size();
+  words.resize(start + 1 + 2 * count);
+  uint32_t* at = words.data() + start;
+  *at++ = static_cast<uint32_t>(count);
+  for (uint32_t c = 0; c < count; ++c) at = record_words::put_wide(at, keys.key(c));
 }
 
 }  // namespace
@@ -272,15 +301,18 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
                       std::vector<uint32_t>& delay_of_record) {
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
-  delay_of_record.assign(incoming.total, kNone);
+  delay_of_record.reserve(incoming.total);
   pool.delays.reserve(incoming.total);  // one per record at most
-  const std::vector<uint8_t> indexed = same_call_trees(channel, context.keys);
+  advise_huge_pages(delay_of_record.data(), incoming.total * sizeof(uint32_t));
+  advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
+  delay_of_record.assign(incoming.total, kNone);
   RecordWriter writer(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   std::vector<uint32_t> words;
   std::vector<std::size_t> sizes;
   std::vector<uint32_t> received;
   BlockLayout in;
+  std::vector<std::vector<uint32_t>> own_callpaths(incoming.peers.size());  // per source: its table
   for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
     words.clear();
     sizes.clear();
@@ -288,8 +320,10 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
       if (first == last) continue;
       const std::size_t start = words.size();
+      const bool indexed = by_index(out.counts[k], context.keys.size());
+      if (first == 0) append_callpath_table(context.keys, indexed, words);
       for (std::size_t r = first; r < last; ++r) {
-        writer.write(waits, plan.record_wait[out.displs[k] + r], indexed[k] != 0, words);
+        writer.write(waits, plan.record_wait[out.displs[k] + r], indexed, words);
       }
       sizes.push_back(words.size() - start);
     }
@@ -297,8 +331,9 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
+      const std::size_t first = RecordChannel::slice(incoming.counts[k], batch).first;
       finder.read_block(in.peers[b], received.data() + in.displs[b], in.counts[b],
-                        incoming.displs[k] + RecordChannel::slice(incoming.counts[k], batch).first);
+                        incoming.displs[k] + first, first == 0, own_callpaths[k]);
     }
   }
 }

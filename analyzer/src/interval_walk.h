@@ -84,7 +84,8 @@ constexpr uint32_t kChunkMask = EventStore::kChunkSize - 1;
 }  // namespace interval_walk
 
 template <class Tally>
-bool IntervalProfiler::walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally) {
+__attribute__((always_inline)) inline bool IntervalProfiler::walk_events(uint32_t from_leave,
+                                                                   uint32_t to_enter, Tally& tally) {
   const EventStore& events = trace_.events;
   // In locals: stores through the tally's pointers could alias members as
   // far as the compiler knows, which would reload them per event.
@@ -160,7 +161,7 @@ bool IntervalProfiler::walk_events(uint32_t from_leave, uint32_t to_enter, Tally
 }
 
 template <class Tally>
-bool IntervalProfiler::subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally,
+__attribute__((always_inline)) inline bool IntervalProfiler::subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally,
                                       WaitRange& range) {
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
@@ -203,19 +204,6 @@ int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, b
                                        Out& out) {
   if (to_enter == kNone || to_enter >= trace_.events.size()) return 0;
   WaitRange range;
-  // A short interval in the list; one that does not fit again in the
-  // table (and the next few intervals straight away: long ones come in runs).
-  if (list_skips_ == 0) {
-    interval_walk::SlotList<kListedSlots> list(none_);
-    if (walk_events(from_leave, to_enter, list) &&
-        subtract_waits(from_leave, to_enter, list, range)) {
-      hand_out(list, range, list_waits, out);
-      return range.waiting;
-    }
-    list_skips_ = kListSkipsAfterRefusal;
-  } else {
-    --list_skips_;
-  }
   if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
     std::fill(stamp_.begin(), stamp_.end(), 0);
     stamp_now_ = 1;

@@ -105,8 +105,6 @@ class IntervalProfiler {
   bool walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally);
   [[nodiscard]] uint32_t none_slot() const { return none_; }
 
-  /// The call paths an interval may touch to be tallied in a list.
-  static constexpr std::size_t kListedSlots = 8;
 
  private:
   struct SingleOut;
@@ -122,9 +120,6 @@ class IntervalProfiler {
   /// Hands the tallied profile to `out` (profile_into's order).
   template <class Tally, class Out>
   void hand_out(const Tally& tally, const WaitRange& range, bool list_waits, Out& out) const;
-  /// After the list refused an interval, the next ones go straight to the table.
-  static constexpr uint32_t kListSkipsAfterRefusal = 16;
-  uint32_t list_skips_ = 0;
 
   const LocalTrace& trace_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
