@@ -3,22 +3,23 @@
 // (delay_records.cpp), as the waiter writes it and its delayer reads it.
 // A record is 32-bit words, each field as wide as its value needs: on a
 // communication-heavy trace a record is a message's route number, one
-// word of waiting and two or three (call path, ticks) entries of one word
-// each: 8 to 10 words, not the 80 bytes of fixed 64-bit fields, so the
-// batches copy, touch and fault in 2 to 3 times fewer bytes.
+// word of waiting and two or three (call path, ticks) entries of two
+// words each: 8 to 10 words, not the 80 bytes of fixed 64-bit fields, so
+// the batches copy, touch and fault in 2 to 3 times fewer bytes. The
+// waiter writes a record as its profile comes (RecordWriter: no copy).
 //
 //   [0]  kind (bits 0-3) | sync kind (4-5) | flags (6-9) | entries << 16
-//        (entries 0xffff: the count follows in a word of its own)
+//        (with kCountWord the count is a word of its own, after [0])
 //   [1]  the delayer's operation (the message's route number)
 //        the synchronization: a message's route number (1 word), a
 //        collective's communicator and ordinal (2 words), or nothing
 //        the waiting: 1 word, or 2 with kWideWaiting
+//        per entry, by index: the call path's index (bit 31: its ticks
+//        take 2 words) and its ticks (1 or 2 words); by key (kKeys): the
+//        key and the ticks, 2 words each
 //        the waiter's own waiting in the interval: 2 words with kOwnWaiting
-//        per entry: the call path (an index both sides share, 1 word, or
-//        its key, 2 words with kKeys), its ticks (1 word, 2 with kWideTicks)
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "orrery/replay/delay_events.h"
@@ -46,15 +47,15 @@ namespace record_words {
 
 constexpr uint32_t kWideWaiting = 1u << 6;
 constexpr uint32_t kOwnWaiting = 1u << 7;
-constexpr uint32_t kWideTicks = 1u << 8;
+constexpr uint32_t kCountWord = 1u << 8;
 constexpr uint32_t kKeys = 1u << 9;
-constexpr uint32_t kCountFollows = 0xffff;
+constexpr uint32_t kWideTicks = 1u << 31;    ///< in an entry's index word
+constexpr std::size_t kMostInHead = 0xffff;  ///< entries the first word can count
 
 inline bool fits_word(int64_t value) { return value >= 0 && value <= int64_t{0xffffffff}; }
-inline uint32_t* put_wide(uint32_t* at, uint64_t value) {
-  at[0] = static_cast<uint32_t>(value);
-  at[1] = static_cast<uint32_t>(value >> 32);
-  return at + 2;
+inline void put_wide(std::vector<uint32_t>& words, uint64_t value) {
+  words.push_back(static_cast<uint32_t>(value));
+  words.push_back(static_cast<uint32_t>(value >> 32));
 }
 inline uint64_t get_wide(const uint32_t* at) {
   return static_cast<uint64_t>(at[0]) | (static_cast<uint64_t>(at[1]) << 32);
@@ -62,52 +63,74 @@ inline uint64_t get_wide(const uint32_t* at) {
 
 }  // namespace record_words
 
-/// Appends one record to `words`: `head`, then `entries` (local call path,
-/// ticks > 0). With head.keys, the call paths go as their `key(call path)`
-/// (the delayer's call paths differ), else as the indices themselves.
-template <class Key>
-void append_record(const RecordHead& head, const std::vector<std::pair<uint32_t, int64_t>>& entries,
-                   Key key, std::vector<uint32_t>& words) {
-  using namespace record_words;
-  const std::size_t n = entries.size();
-  bool wide_ticks = false;
-  for (const auto& entry : entries) wide_ticks |= !fits_word(entry.second);
-  uint32_t flags = (head.keys ? kKeys : 0) | (wide_ticks ? kWideTicks : 0) |
-                   (fits_word(head.waiting) ? 0 : kWideWaiting) |
-                   (head.own_waiting != 0 ? kOwnWaiting : 0);
-  const std::size_t start = words.size();
-  words.resize(start + 9 + n * 4);  // the most it can take; trimmed below
-  uint32_t* at = words.data() + start;
-  *at++ = static_cast<uint32_t>(head.kind) | (static_cast<uint32_t>(head.sync) << 4) | flags |
-          (static_cast<uint32_t>(n < kCountFollows ? n : kCountFollows) << 16);
-  if (n >= kCountFollows) *at++ = static_cast<uint32_t>(n);
-  *at++ = head.op;
-  if (head.sync != SyncKind::kNone) *at++ = head.sync_a;
-  if (head.sync == SyncKind::kCollective) *at++ = head.sync_b;
-  if ((flags & kWideWaiting) != 0) {
-    at = put_wide(at, static_cast<uint64_t>(head.waiting));
-  } else {
-    *at++ = static_cast<uint32_t>(head.waiting);
-  }
-  if ((flags & kOwnWaiting) != 0) at = put_wide(at, static_cast<uint64_t>(head.own_waiting));
-  for (const auto& [callpath, ticks] : entries) {
-    if (head.keys) {
-      at = put_wide(at, key(callpath));
+/// Writes records into `words`: begin (the head without own_waiting),
+/// entry per (call path, ticks > 0) of the profile, then end with the
+/// waiter's own waiting. `callpaths`: how many this rank has (by index, an
+/// index fits in 31 bits; from kMostInHead on, the count takes a word).
+class RecordWriter {
+ public:
+  RecordWriter(std::vector<uint32_t>& words, std::size_t callpaths)
+      : words_(words), count_word_(callpaths >= record_words::kMostInHead) {}
+
+  void begin(const RecordHead& head) {
+    using namespace record_words;
+    start_ = words_.size();
+    entries_ = 0;
+    keys_ = head.keys;
+    const uint32_t flags = (head.keys ? kKeys : 0) | (count_word_ ? kCountWord : 0) |
+                           (fits_word(head.waiting) ? 0 : kWideWaiting);
+    words_.push_back(static_cast<uint32_t>(head.kind) | (static_cast<uint32_t>(head.sync) << 4) |
+                     flags);
+    if (count_word_) words_.push_back(0);
+    words_.push_back(head.op);
+    if (head.sync != SyncKind::kNone) words_.push_back(head.sync_a);
+    if (head.sync == SyncKind::kCollective) words_.push_back(head.sync_b);
+    if ((flags & kWideWaiting) != 0) {
+      put_wide(words_, static_cast<uint64_t>(head.waiting));
     } else {
-      *at++ = callpath;
-    }
-    if (wide_ticks) {
-      at = put_wide(at, static_cast<uint64_t>(ticks));
-    } else {
-      *at++ = static_cast<uint32_t>(ticks);
+      words_.push_back(static_cast<uint32_t>(head.waiting));
     }
   }
-  words.resize(static_cast<std::size_t>(at - words.data()));
-}
+  /// An entry by index (`callpath`), or by key (`key`) if the head said so.
+  void entry(uint32_t callpath, uint64_t key, int64_t ticks) {
+    using namespace record_words;
+    ++entries_;
+    if (keys_) {
+      put_wide(words_, key);
+      put_wide(words_, static_cast<uint64_t>(ticks));
+    } else if (fits_word(ticks)) {
+      words_.push_back(callpath);
+      words_.push_back(static_cast<uint32_t>(ticks));
+    } else {
+      words_.push_back(callpath | kWideTicks);
+      put_wide(words_, static_cast<uint64_t>(ticks));
+    }
+  }
+  void end(int64_t own_waiting) {
+    using namespace record_words;
+    if (own_waiting != 0) {
+      words_[start_] |= kOwnWaiting;
+      put_wide(words_, static_cast<uint64_t>(own_waiting));
+    }
+    if (count_word_) {
+      words_[start_ + 1] = static_cast<uint32_t>(entries_);
+    } else {
+      words_[start_] |= static_cast<uint32_t>(entries_) << 16;
+    }
+  }
+
+ private:
+  std::vector<uint32_t>& words_;
+  bool count_word_;
+  bool keys_ = false;
+  std::size_t start_ = 0;
+  std::size_t entries_ = 0;
+};
 
 /// Reads the record at `at` (of the words up to `end`) into `head` and
 /// hands each entry to `entry(call path index or key, ticks)`; returns
-/// where the next record starts, or nullptr if the words end inside it.
+/// where the next record starts, or nullptr (and hands nothing) if the
+/// words end inside it.
 template <class Entry>
 const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead& head,
                             Entry entry) {
@@ -117,14 +140,11 @@ const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead&
   head.kind = static_cast<WaitKind>(word & 0xf);
   head.sync = static_cast<SyncKind>((word >> 4) & 0x3);
   head.keys = (word & kKeys) != 0;
-  std::size_t n = word >> 16;
-  if (n == kCountFollows) n = *at++;
-  const std::ptrdiff_t entry_words = ((word & kKeys) != 0 ? 2 : 1) + ((word & kWideTicks) != 0 ? 2 : 1);
+  const std::size_t n = (word & kCountWord) != 0 ? *at++ : word >> 16;
   const std::ptrdiff_t fixed = 1 + (head.sync == SyncKind::kNone ? 0 : 1) +
                                (head.sync == SyncKind::kCollective ? 1 : 0) +
-                               ((word & kWideWaiting) != 0 ? 2 : 1) +
-                               ((word & kOwnWaiting) != 0 ? 2 : 0);
-  if (end - at < fixed + static_cast<std::ptrdiff_t>(n) * entry_words) return nullptr;
+                               ((word & kWideWaiting) != 0 ? 2 : 1);
+  if (end - at < fixed) return nullptr;
   head.op = *at++;
   head.sync_a = head.sync != SyncKind::kNone ? *at++ : 0;
   head.sync_b = head.sync == SyncKind::kCollective ? *at++ : 0;
@@ -134,18 +154,35 @@ const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead&
   } else {
     head.waiting = *at++;
   }
+  // The entries' extent first (nothing is handed out of a record cut short).
+  const uint32_t* const entries = at;
+  if (head.keys) {
+    if (static_cast<std::size_t>(end - at) < 4 * n) return nullptr;
+    at += 4 * n;
+  } else {
+    for (std::size_t e = 0; e < n; ++e) {
+      if (end - at < 2 || ((at[0] & kWideTicks) != 0 && end - at < 3)) return nullptr;
+      at += (at[0] & kWideTicks) != 0 ? 3 : 2;
+    }
+  }
   head.own_waiting = 0;
   if ((word & kOwnWaiting) != 0) {
+    if (end - at < 2) return nullptr;
     head.own_waiting = static_cast<int64_t>(get_wide(at));
     at += 2;
   }
-  const bool keys = (word & kKeys) != 0, wide_ticks = (word & kWideTicks) != 0;
+  const uint32_t* from = entries;
   for (std::size_t e = 0; e < n; ++e) {
-    uint64_t callpath = *at++;
-    if (keys) callpath |= static_cast<uint64_t>(*at++) << 32;
-    int64_t ticks = *at++;
-    if (wide_ticks) ticks |= static_cast<int64_t>(static_cast<uint64_t>(*at++) << 32);
-    entry(callpath, ticks);
+    if (head.keys) {
+      entry(get_wide(from), static_cast<int64_t>(get_wide(from + 2)));
+      from += 4;
+    } else if ((from[0] & kWideTicks) != 0) {
+      entry(from[0] & ~kWideTicks, static_cast<int64_t>(get_wide(from + 1)));
+      from += 3;
+    } else {
+      entry(from[0], static_cast<int64_t>(from[1]));
+      from += 2;
+    }
   }
   return at;
 }

@@ -114,14 +114,14 @@ const uint32_t* read_callpath_table(const uint32_t* at, const uint32_t* end,
 }
 
 /// The waiter's side: writes the records of its wait states.
-class RecordWriter {
+class WaiterSide {
  public:
-  explicit RecordWriter(RecordContext& context) : context_(context) {}
+  explicit WaiterSide(RecordContext& context) : context_(context) {}
 
   /// Appends the record of wait state `k` to `words`; with `indexed`, its
   /// call paths go by this rank's index (the delayer has its table).
   void write(const std::vector<WaitState>& waits, uint32_t k, bool indexed,
-             std::vector<uint32_t>& words) {
+             RecordWriter& words) {
     const WaitState& wait = waits[k];
     // The message's number between the two (the delayer finds its own
     // operation by it); kNoValue if it has no partner.
@@ -165,23 +165,23 @@ class RecordWriter {
       head.sync_a = collective.comm;
       head.sync_b = collective.ordinal;
     }
-    // The profile (the delayer needs no list of waits), then the record.
-    entries_.clear();
+    // The record as the profile comes (the delayer needs no list of waits).
+    words.begin(head);
     struct {
-      std::vector<std::pair<uint32_t, int64_t>>& entries;
+      RecordWriter& words;
+      const CallpathKeys& keys;
+      bool by_key;
       void wait(uint32_t, int64_t) {}
-      void time(uint32_t callpath, int64_t ticks) { entries.emplace_back(callpath, ticks); }
-    } out{entries_};
-    head.own_waiting = context_.profiler.profile_into(from, wait.call, false, out);
-    const CallpathKeys& keys = context_.keys;
-    append_record(head, entries_, [&keys](uint32_t callpath) { return keys.key(callpath); },
-                  words);
+      void time(uint32_t callpath, int64_t ticks) {
+        words.entry(callpath, by_key ? keys.key(callpath) : 0, ticks);
+      }
+    } out{words, context_.keys, head.keys};
+    words.end(context_.profiler.profile_into(from, wait.call, false, out));
   }
 
  private:
   RecordContext& context_;
   LastRoute last_;
-  std::vector<std::pair<uint32_t, int64_t>> entries_;  ///< one profile, reused
 };
 
 /// The delayer's side: the delays in a block of records from `source`, the
@@ -280,18 +280,15 @@ void advise_huge_pages(const void* data, std::size_t bytes) {
 /// Whether the records to a destination name call paths by this rank's
 /// index: when they are at least as many as the call paths, the first
 /// block to it starts with the table of all keys (index_table), which
-/// costs at most a key per record, and every entry is then one word.
+/// costs at most a key per record, and every entry's call path is then one word.
 bool by_index(std::size_t records, std::size_t callpaths) { return callpaths <= records; }
 
 /// The table a first block starts with: the number of keys (0: the records
 /// name call paths by key), then each key in two words.
 void append_callpath_table(const CallpathKeys& keys, bool indexed, std::vector<uint32_t>& words) {
   const std::size_t count = indexed ? keys.size() : 0;
-  const std::size_t start = words.size();
-  words.resize(start + 1 + 2 * count);
-  uint32_t* at = words.data() + start;
-  *at++ = static_cast<uint32_t>(count);
-  for (uint32_t c = 0; c < count; ++c) at = record_words::put_wide(at, keys.key(c));
+  words.push_back(static_cast<uint32_t>(count));
+  for (uint32_t c = 0; c < count; ++c) record_words::put_wide(words, keys.key(c));
 }
 
 }  // namespace
@@ -306,9 +303,10 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   advise_huge_pages(delay_of_record.data(), incoming.total * sizeof(uint32_t));
   advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
   delay_of_record.assign(incoming.total, kNone);
-  RecordWriter writer(context);
+  WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   std::vector<uint32_t> words;
+  RecordWriter writer(words, context.keys.size());
   std::vector<std::size_t> sizes;
   std::vector<uint32_t> received;
   BlockLayout in;
@@ -323,7 +321,7 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       const bool indexed = by_index(out.counts[k], context.keys.size());
       if (first == 0) append_callpath_table(context.keys, indexed, words);
       for (std::size_t r = first; r < last; ++r) {
-        writer.write(waits, plan.record_wait[out.displs[k] + r], indexed, words);
+        waiter.write(waits, plan.record_wait[out.displs[k] + r], indexed, writer);
       }
       sizes.push_back(words.size() - start);
     }
