@@ -129,8 +129,8 @@ class RecordWriter {
 
 /// Reads the record at `at` (of the words up to `end`) into `head` and
 /// hands each entry to `entry(call path index or key, ticks)`; returns
-/// where the next record starts, or nullptr (and hands nothing) if the
-/// words end inside it.
+/// where the next record starts, or nullptr if the words end inside it
+/// (the entries before the end may have been handed out).
 template <class Entry>
 const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead& head,
                             Entry entry) {
@@ -141,9 +141,8 @@ const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead&
   head.sync = static_cast<SyncKind>((word >> 4) & 0x3);
   head.keys = (word & kKeys) != 0;
   const std::size_t n = (word & kCountWord) != 0 ? *at++ : word >> 16;
-  const std::ptrdiff_t fixed = 1 + (head.sync == SyncKind::kNone ? 0 : 1) +
-                               (head.sync == SyncKind::kCollective ? 1 : 0) +
-                               ((word & kWideWaiting) != 0 ? 2 : 1);
+  const std::ptrdiff_t fixed = 2 + ((word & kWideWaiting) != 0 ? 1 : 0) +
+                               static_cast<std::ptrdiff_t>(head.sync);  // message 1, collective 2
   if (end - at < fixed) return nullptr;
   head.op = *at++;
   head.sync_a = head.sync != SyncKind::kNone ? *at++ : 0;
@@ -154,15 +153,22 @@ const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead&
   } else {
     head.waiting = *at++;
   }
-  // The entries' extent first (nothing is handed out of a record cut short).
-  const uint32_t* const entries = at;
   if (head.keys) {
     if (static_cast<std::size_t>(end - at) < 4 * n) return nullptr;
-    at += 4 * n;
+    for (std::size_t e = 0; e < n; ++e, at += 4) {
+      entry(get_wide(at), static_cast<int64_t>(get_wide(at + 2)));
+    }
   } else {
     for (std::size_t e = 0; e < n; ++e) {
-      if (end - at < 2 || ((at[0] & kWideTicks) != 0 && end - at < 3)) return nullptr;
-      at += (at[0] & kWideTicks) != 0 ? 3 : 2;
+      if (end - at < 2) return nullptr;
+      if ((at[0] & kWideTicks) == 0) {
+        entry(at[0], static_cast<int64_t>(at[1]));
+        at += 2;
+      } else {
+        if (end - at < 3) return nullptr;
+        entry(at[0] & ~kWideTicks, static_cast<int64_t>(get_wide(at + 1)));
+        at += 3;
+      }
     }
   }
   head.own_waiting = 0;
@@ -170,19 +176,6 @@ const uint32_t* read_record(const uint32_t* at, const uint32_t* end, RecordHead&
     if (end - at < 2) return nullptr;
     head.own_waiting = static_cast<int64_t>(get_wide(at));
     at += 2;
-  }
-  const uint32_t* from = entries;
-  for (std::size_t e = 0; e < n; ++e) {
-    if (head.keys) {
-      entry(get_wide(from), static_cast<int64_t>(get_wide(from + 2)));
-      from += 4;
-    } else if ((from[0] & kWideTicks) != 0) {
-      entry(from[0] & ~kWideTicks, static_cast<int64_t>(get_wide(from + 1)));
-      from += 3;
-    } else {
-      entry(from[0], static_cast<int64_t>(from[1]));
-      from += 2;
-    }
   }
   return at;
 }

@@ -211,7 +211,10 @@ class DelayFinder {
                              : callpath < known ? own_callpath[callpath] : kNone;
         if (own != kNone) theirs_.set(own, ticks);
       });
-      if (words == nullptr) break;
+      if (words == nullptr) {  // cut short (never, between ranks of one build)
+        theirs_.clear();
+        break;
+      }
       const bool late_sender = head.kind == WaitKind::kLateSender;
       // This side's operation of a message the waiter names by its route number.
       const auto own_op = [&](uint32_t number) {

@@ -41,11 +41,6 @@ struct SlotTable {
     }
     return true;
   }
-  /// each(slot, ticks) in the listed order (the slot "none" among them).
-  template <class Each>
-  void for_each(Each each) const {
-    for (uint32_t t = 0; t < listed; ++t) each(touched[t], scratch[touched[t]]);
-  }
 };
 
 /// One interval's ticks in a list of at most `kCapacity` slots, in the
@@ -160,59 +155,39 @@ __attribute__((always_inline)) inline bool IntervalProfiler::walk_events(uint32_
   }
 }
 
-template <class Tally>
-__attribute__((always_inline)) inline bool IntervalProfiler::subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally,
-                                      WaitRange& range) {
+template <class Out>
+int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
+                                       Out& out) {
+  if (to_enter == kNone || to_enter >= trace_.events.size()) return 0;
+  if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    stamp_now_ = 1;
+  }
+  interval_walk::SlotTable tally{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
+  walk_events(from_leave, to_enter, tally);
   // The waiting of this rank's wait states inside the interval is not the
   // call path's own time: it is waiting (which may have been passed on).
   const uint32_t none = none_;
+  int64_t waiting = 0;
   const uint32_t low = from_leave == kNone ? 0 : from_leave;
   const auto* const waits = waits_.data();
   const std::size_t wait_count = waits_.size();
   std::size_t wait = lower_bound_near(waits, wait_count, low, wait_hint_,
                                       [](const auto& w, uint32_t call) { return w.first < call; });
-  range.first = wait;
-  range.waiting = 0;
   for (; wait < wait_count && waits[wait].first < to_enter; ++wait) {
     const int64_t ticks = waiting_[waits[wait].second];
     if (ticks <= 0) continue;
     const uint32_t ref = trace_.events[waits[wait].first].kind_and_ref & Event::kRefMask;
-    if (!tally.add(ref < none ? ref : none, -ticks)) return false;
-    range.waiting += ticks;
+    tally.add(ref < none ? ref : none, -ticks);
+    waiting += ticks;
+    if (list_waits) out.wait(waits[wait].second, ticks);
   }
-  range.last = wait;
-  return true;
-}
-
-template <class Tally, class Out>
-void IntervalProfiler::hand_out(const Tally& tally, const WaitRange& range, bool list_waits,
-                                Out& out) const {
-  if (list_waits) {
-    for (std::size_t wait = range.first; wait < range.last; ++wait) {
-      const int64_t ticks = waiting_[waits_[wait].second];
-      if (ticks > 0) out.wait(waits_[wait].second, ticks);
-    }
-  }
-  const uint32_t none = none_;
-  tally.for_each([&out, none](uint32_t slot, int64_t ticks) {
+  for (uint32_t t = 0; t < tally.listed; ++t) {
+    const uint32_t slot = tally.touched[t];
+    const int64_t ticks = tally.scratch[slot];
     if (slot != none && ticks > 0) out.time(slot, ticks);
-  });
-}
-
-template <class Out>
-int64_t IntervalProfiler::profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits,
-                                       Out& out) {
-  if (to_enter == kNone || to_enter >= trace_.events.size()) return 0;
-  WaitRange range;
-  if (++stamp_now_ == 0) {  // wrapped: old stamps could match again
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    stamp_now_ = 1;
   }
-  interval_walk::SlotTable table{scratch_.data(), stamp_.data(), touched_.data(), stamp_now_};
-  walk_events(from_leave, to_enter, table);
-  subtract_waits(from_leave, to_enter, table, range);
-  hand_out(table, range, list_waits, out);
-  return range.waiting;
+  return waiting;
 }
 
 }  // namespace orrery::analyzer

@@ -105,21 +105,8 @@ class IntervalProfiler {
   bool walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally);
   [[nodiscard]] uint32_t none_slot() const { return none_; }
 
-
  private:
   struct SingleOut;
-  /// This rank's wait states in an interval: [first, last) of waits_, their waiting.
-  struct WaitRange {
-    std::size_t first = 0, last = 0;
-    int64_t waiting = 0;
-  };
-  /// Subtracts the waiting of the wait states in the interval from their
-  /// call paths in `tally`; false if it refused.
-  template <class Tally>
-  bool subtract_waits(uint32_t from_leave, uint32_t to_enter, Tally& tally, WaitRange& range);
-  /// Hands the tallied profile to `out` (profile_into's order).
-  template <class Tally, class Out>
-  void hand_out(const Tally& tally, const WaitRange& range, bool list_waits, Out& out) const;
 
   const LocalTrace& trace_;
   std::vector<std::pair<uint32_t, uint32_t>> waits_;
