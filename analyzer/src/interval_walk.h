@@ -30,6 +30,7 @@ struct SlotTable {
   uint32_t* touched;
   uint32_t now;
   uint32_t listed = 0;
+  void start_at(uint32_t /*ref*/) {}
   bool add(uint32_t slot, int64_t ticks) __attribute__((always_inline)) {
     if (ticks == 0) return true;
     if (stamp[slot] != now) {
@@ -51,8 +52,10 @@ struct SlotList {
   explicit SlotList(uint32_t none_slot) : none(none_slot) {}
   uint32_t none;
   uint32_t listed = 0;
+  uint32_t start_ref = Event::kRefMask;  ///< the call path reference of the starting event
   uint32_t slots[kCapacity];  // the first `listed` are set
   int64_t ticks[kCapacity];
+  void start_at(uint32_t ref) { start_ref = ref; }
   bool add(uint32_t slot, int64_t more) __attribute__((always_inline)) {
     if (more == 0 || slot >= none) return true;
     for (uint32_t k = 0; k < listed; ++k) {
@@ -87,29 +90,24 @@ __attribute__((always_inline)) inline bool IntervalProfiler::walk_events(uint32_
   const uint32_t none = none_;
   const uint32_t* const parent_slot = parent_slot_.data();
   const auto slot_of = [none](uint32_t ref) { return ref < none ? ref : none; };
-  // The slot open after an event: an Enter's call path, a Leave's parent
-  // (the parent of its Enter's call path); the other kinds change nothing.
-  const auto slot_after = [&events, none, parent_slot](const Event& event, uint32_t current)
-      __attribute__((always_inline)) {
-    const uint32_t kind_bits = event.kind_and_ref & ~Event::kRefMask;
-    if (kind_bits == interval_walk::kEnterBits) {
-      const uint32_t ref = event.kind_and_ref & Event::kRefMask;
-      return ref < none ? ref : none;
-    }
-    if (kind_bits != interval_walk::kLeaveBits) return current;
-    const uint32_t ref = events[event.link].kind_and_ref & Event::kRefMask;
-    return ref < none ? parent_slot[ref] : none;
-  };
   // The call path open after the starting event; the walk starts after it.
+  // An interval that starts at an Enter (the critical path's stretches, the
+  // delayer's intervals from a posting call) usually meets that call's
+  // Leave: its parent is known without looking the Enter up again.
   uint32_t current = none;
   uint32_t first = 0;
+  uint32_t start_enter = kNone, start_parent = none;
   const Event* event = nullptr;
   int64_t previous = 0;
   if (from_leave != kNone && from_leave < to_enter) {
     const Event& start = events[from_leave];
     const uint32_t kind_bits = start.kind_and_ref & ~Event::kRefMask;
+    const uint32_t start_ref = start.kind_and_ref & Event::kRefMask;
+    tally.start_at(start_ref);
     if (kind_bits == interval_walk::kEnterBits) {
-      current = slot_of(start.kind_and_ref & Event::kRefMask);
+      current = slot_of(start_ref);
+      start_enter = from_leave;
+      start_parent = start_ref < none ? parent_slot[start_ref] : none;
     } else {  // a Leave: the parent of its call's call path
       const uint32_t ref = events[start.link].kind_and_ref & Event::kRefMask;
       current = ref < none ? parent_slot[ref] : none;
@@ -121,6 +119,20 @@ __attribute__((always_inline)) inline bool IntervalProfiler::walk_events(uint32_
     event = &events[0];
     previous = event->time;  // no gap before event 0
   }
+  // The slot open after an event: an Enter's call path, a Leave's parent
+  // (the parent of its Enter's call path); the other kinds change nothing.
+  const auto slot_after = [&events, none, parent_slot, start_enter, start_parent](
+                              const Event& at, uint32_t open) __attribute__((always_inline)) {
+    const uint32_t kind_bits = at.kind_and_ref & ~Event::kRefMask;
+    if (kind_bits == interval_walk::kEnterBits) {
+      const uint32_t ref = at.kind_and_ref & Event::kRefMask;
+      return ref < none ? ref : none;
+    }
+    if (kind_bits != interval_walk::kLeaveBits) return open;
+    if (at.link == start_enter) return start_parent;
+    const uint32_t ref = events[at.link].kind_and_ref & Event::kRefMask;
+    return ref < none ? parent_slot[ref] : none;
+  };
   const FoldedSpan* const spans = trace_.folded_spans.data();
   const std::size_t span_count = trace_.folded_spans.size();
   std::size_t span = span_count;
@@ -129,27 +141,22 @@ __attribute__((always_inline)) inline bool IntervalProfiler::walk_events(uint32_
                             [](const FoldedSpan& s, uint32_t i) { return s.before_event < i; });
   }
   // The time between two kept events belongs to the call path open between
-  // them, minus the folded callees that ran there (walked in stretches up to
-  // the next event with folded spans). The event store is chunked: walked by
-  // pointer, looked up again at a chunk's start.
+  // them, minus the folded callees that ran in that gap (before the event
+  // they are recorded at). The event store is chunked: walked by pointer,
+  // looked up again at a chunk's start.
+  uint32_t next_span = span < span_count ? spans[span].before_event : kNone;
   for (uint32_t i = first;; ++i) {
-    const uint32_t stop =
-        span < span_count && spans[span].before_event < to_enter ? spans[span].before_event
-                                                                 : to_enter;
-    for (; i < stop; ++i) {
-      if (!tally.add(current, event->time - previous)) return false;
-      previous = event->time;
-      current = slot_after(*event, current);
-      event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
-    }
     int64_t gap = event->time - previous;
     previous = event->time;
-    for (; span < span_count && spans[span].before_event == stop; ++span) {
-      if (!tally.add(slot_of(spans[span].callpath), spans[span].exclusive)) return false;
-      gap -= spans[span].exclusive;
+    if (i == next_span) [[unlikely]] {
+      for (; span < span_count && spans[span].before_event == i; ++span) {
+        if (!tally.add(slot_of(spans[span].callpath), spans[span].exclusive)) return false;
+        gap -= spans[span].exclusive;
+      }
+      next_span = span < span_count ? spans[span].before_event : kNone;
     }
     if (!tally.add(current, gap)) return false;
-    if (stop == to_enter) return true;
+    if (i == to_enter) return true;
     current = slot_after(*event, current);
     event = ((i + 1) & interval_walk::kChunkMask) == 0 ? &events[i + 1] : event + 1;
   }

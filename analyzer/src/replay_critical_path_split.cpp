@@ -40,7 +40,7 @@ int64_t StretchSplitter::split_each(const Stretch* stretches, std::size_t count,
     // The waiting call's own entry less its waiting (a reference that is
     // no call path matches no slot); an entry with no time stays out, with
     // or without the waiting.
-    const uint32_t waiter = events[stretch.from].ref();
+    const uint32_t waiter = few.start_ref;
     const int64_t waiting = stretch.waiting > 0 ? stretch.waiting : 0;
     few.for_each([&](uint32_t callpath, int64_t ticks) {
       if (callpath == waiter) ticks -= waiting;

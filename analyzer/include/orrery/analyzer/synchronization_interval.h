@@ -98,7 +98,8 @@ class IntervalProfiler {
 
   /// The event walk of profile_into alone (interval_walk.h): the time from
   /// `from_leave` to `to_enter` (< the trace's events) per call path slot
-  /// into `tally` (its add(slot, ticks) may refuse: then false), folded
+  /// into `tally` (its add(slot, ticks) may refuse: then false; its
+  /// start_at(ref) hears the starting event's call path reference), folded
   /// spans included, this rank's wait states not subtracted. Slots are call
   /// paths; none_slot() and beyond stand for no call path.
   template <class Tally>
