@@ -6,11 +6,12 @@
 // comes) instead of from vectors, and for the critical path's split of its
 // stretches (critical_path_split.h), which walks the same events.
 //
-// One walk, two tallies of the time per call path slot: a list of a few
-// slots (an interval on a communication-heavy trace is a handful of events
-// in two or three call paths: no per-interval setup, a short linear
-// search), which refuses a slot beyond its capacity, and a table of every
-// slot (stamped per interval, so never cleared), which takes any interval.
+// One walk, two tallies of the time per call path slot: a table of every
+// slot (stamped per interval, so never cleared), which takes any interval
+// (profile_into), and a list of a few slots, which refuses a slot beyond
+// its capacity (the critical path's stretches: a handful of events in two
+// or three call paths, no per-stretch set-up). A list for the delay
+// analysis' intervals cost more instructions than the table (docs/analyzer.md).
 
 #include <algorithm>
 #include <cstdint>
