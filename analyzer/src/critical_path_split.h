@@ -9,8 +9,9 @@
 // events long (a receive's Enter to the next send's Enter), so the fixed
 // cost of a general profile (stamps per call path, searches of the folded
 // spans and the wait states, the result vector) is most of it. A stretch
-// that touches at most kFew call paths is split in a list of that many
-// entries instead; a longer one falls back to IntervalProfiler.
+// that touches at most kFew call paths is walked by IntervalProfiler's
+// event walk (interval_walk.h) into a list of that many entries; a wider
+// one falls back to IntervalProfiler::profile.
 
 #include <cstdint>
 #include <vector>
@@ -36,7 +37,7 @@ class StretchSplitter {
   static constexpr std::size_t kFew = 8;
 
   StretchSplitter(const LocalTrace& trace, const CallTree& tree)
-      : trace_(trace), tree_(tree), general_(trace, tree, {}, {}) {}
+      : trace_(trace), general_(trace, tree, {}, {}) {}
 
   /// Appends to `out`, stretch after stretch, every call path with time in
   /// the stretch, less the waiting at the call path of `from`, where that
@@ -61,11 +62,9 @@ class StretchSplitter {
   int64_t split_general(const Stretch& stretch, std::vector<CriticalPathFound>& out);
 
   const LocalTrace& trace_;
-  const CallTree& tree_;
-  IntervalProfiler general_;
+  IntervalProfiler general_;  ///< its walk for every stretch, its profile for wide ones
   IntervalProfile profile_;
   std::vector<CriticalPathFound> one_;
-  std::size_t span_hint_ = 0;  ///< where the last search of the folded spans ended
   uint64_t general_splits_ = 0;
 };
 

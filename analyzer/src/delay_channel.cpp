@@ -28,9 +28,9 @@ void RecordChannel::open(const std::vector<uint32_t>& peers,
   batches_ = static_cast<std::size_t>(batches);
 }
 
-void RecordChannel::exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+void RecordChannel::exchange_batch(std::size_t batch, const std::vector<uint32_t>& values,
                                    const std::vector<std::size_t>& sizes, BlockLayout& in,
-                                   std::vector<int64_t>& received) const {
+                                   std::vector<uint32_t>& received) const {
   // First the sizes (one per partner with records in the batch), then the values.
   BlockLayout to_one, from_one, to;
   for (std::size_t k = 0, with = 0; k < records_out_.peers.size(); ++k) {
@@ -51,7 +51,7 @@ void RecordChannel::exchange_batch(std::size_t batch, const std::vector<int64_t>
   }
   // Reused from batch to batch: its pages are touched once, not per batch.
   if (received.size() < in.total) received.resize(in.total);
-  exchange_blocks(values.data(), to, received.data(), in, MPI_INT64_T, world_);
+  exchange_blocks(values.data(), to, received.data(), in, MPI_UINT32_T, world_);
 }
 
 std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_outgoing) const {

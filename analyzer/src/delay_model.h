@@ -286,14 +286,15 @@ class RecordChannel {
                                                                 std::size_t batch) {
     return {std::min(count, batch * kBatch), std::min(count, (batch + 1) * kBatch)};
   }
-  /// Collective: sends `values` — per outgoing block with records in this
-  /// batch (ascending peers) its slice's records, `sizes` values each — and
+  /// Collective: sends `values` (the records' 32-bit words,
+  /// delay_record_format.h) — per outgoing block with records in this
+  /// batch (ascending peers) its slice's records, `sizes` words each — and
   /// receives the incoming values into `received` (grown if needed, never
   /// shrunk: one buffer for all batches), laid out by `in` (the sources with
   /// records in this batch, ascending).
-  void exchange_batch(std::size_t batch, const std::vector<int64_t>& values,
+  void exchange_batch(std::size_t batch, const std::vector<uint32_t>& values,
                       const std::vector<std::size_t>& sizes, BlockLayout& in,
-                      std::vector<int64_t>& received) const;
+                      std::vector<uint32_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[r] for incoming record r → one value per outgoing record.

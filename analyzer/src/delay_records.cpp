@@ -4,26 +4,17 @@
 
 #include "delay_records.h"
 
+#include "delay_record_format.h"
 #include "interval_walk.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 namespace orrery::analyzer::delay {
 namespace {
-
-/// How the waiter's interval started, so that the delayer starts its own at
-/// the same synchronization: a message (by the delayer's operation index),
-/// a collective instance (communicator, ordinal), or none.
-enum class SyncKind : int64_t { kNone = 0, kMessage = 1, kCollective = 2 };
-
-/// A record: header, then n x (call path key, ticks).
-///   [0] kind | sync kind << 8 | n << 16   [1] the delayer's operation (its route number)
-///   [2] sync a (a message's route number, or communicator)  [3] sync b (ordinal)
-///   [4] the waiting   [5] the waiter's own waiting in the interval
-constexpr std::size_t kHeader = 6;
-
-std::size_t entries_of(int64_t head) { return static_cast<std::size_t>(head >> 16); }
 
 void add_postings(const MessageTable& table, WorldRanks& world_rank, SyncPoints& points) {
   for (uint32_t j = 0; j < table.size(); ++j) {
@@ -108,67 +99,90 @@ struct LastRoute {
   int64_t number = kNoValue;
 };
 
-/// The waiter's side: appends the record of wait state `k` to `values`.
-void write_record(const std::vector<WaitState>& waits, uint32_t k, RecordContext& context,
-                  LastRoute& last, std::vector<int64_t>& values) {
-  const WaitState& wait = waits[k];
-  // The message's number between the two (the delayer finds its own
-  // operation by it); kNoValue if it has no partner.
-  const bool late_sender = wait.kind == WaitKind::kLateSender;
-  const auto partner_op_of = [&](uint32_t op) {
-    if (op == last.op && late_sender == last.late_sender) return last.number;
-    const MessageMatching::Route route =
-        late_sender ? context.routes.recv_route(op) : context.routes.send_route(op);
-    const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
-    last = LastRoute{late_sender, op, number};
-    return last.number;
-  };
-  // The previous synchronization with the delayer: a message of the same
-  // direction, or a collective with it, whichever this rank saw last.
-  const auto [message_event, own_op] = context.message_syncs[k];
-  const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
-  const int64_t wait_op = partner_op_of(wait.op);
-  // A collective with the delayer can only be later than the message if
-  // some collective call ended between the two (usually none did).
-  const CollectiveSync collective =
-      their_op != kNoValue && !context.collectives.any_sync_between(message_event, wait.call)
-          ? CollectiveSync{}
-          : context.collectives.last_sync_with(wait.delayer, wait.call);
-  SyncKind kind = SyncKind::kNone;
-  uint32_t from = kNone;
-  int64_t sync_a = 0, sync_b = 0;
-  if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
-    if (their_op != kNoValue) {
-      kind = SyncKind::kMessage;
-      from = message_event;
-      sync_a = their_op;
-    }
-  }
-  if (kind == SyncKind::kNone && collective.leave != kNone) {
-    kind = SyncKind::kCollective;
-    from = collective.leave;
-    sync_a = collective.comm;
-    sync_b = collective.ordinal;
-  }
-  // The header, then the profile straight into the buffer (the delayer
-  // needs no list of waits); its length and waiting go into the header.
-  const std::size_t head = values.size();
-  values.insert(values.end(), {static_cast<int64_t>(wait.kind) | (static_cast<int64_t>(kind) << 8),
-                               wait_op, sync_a, sync_b, wait.waiting, 0});
-  struct {
-    const CallpathKeys& keys;
-    std::vector<int64_t>& values;
-    int64_t entries = 0;
-    void wait(uint32_t, int64_t) {}
-    void time(uint32_t callpath, int64_t ticks) {
-      values.push_back(static_cast<int64_t>(keys.key(callpath)));
-      values.push_back(ticks);
-      ++entries;
-    }
-  } out{context.keys, values};
-  values[head + 5] = context.profiler.profile_into(from, wait.call, false, out);
-  values[head] |= out.entries << 16;
+/// Reads the call path table at `at` (append_callpath_table) into `index`:
+/// per call path of the source, this rank's with the same key (kNone if
+/// none). Returns where the records start.
+const uint32_t* read_callpath_table(const uint32_t* at, const uint32_t* end,
+                                    const CallpathKeys& keys, std::vector<uint32_t>& index) {
+  index.clear();
+  if (at == end) return at;
+  const std::size_t count = *at++;
+  if (static_cast<std::size_t>(end - at) < 2 * count) return end;  // cut short: no records
+  index.resize(count);
+  for (std::size_t c = 0; c < count; ++c, at += 2) index[c] = keys.find(record_words::get_wide(at));
+  return at;
 }
+
+/// The waiter's side: writes the records of its wait states.
+class WaiterSide {
+ public:
+  explicit WaiterSide(RecordContext& context) : context_(context) {}
+
+  /// Appends the record of wait state `k` to `words`; with `indexed`, its
+  /// call paths go by this rank's index (the delayer has its table).
+  void write(const std::vector<WaitState>& waits, uint32_t k, bool indexed,
+             RecordWriter& words) {
+    const WaitState& wait = waits[k];
+    // The message's number between the two (the delayer finds its own
+    // operation by it); kNoValue if it has no partner.
+    const bool late_sender = wait.kind == WaitKind::kLateSender;
+    const auto partner_op_of = [&](uint32_t op) {
+      if (op == last_.op && late_sender == last_.late_sender) return last_.number;
+      const MessageMatching::Route route =
+          late_sender ? context_.routes.recv_route(op) : context_.routes.send_route(op);
+      const int64_t number = route.peer == kNone ? kNoValue : static_cast<int64_t>(route.number);
+      last_ = LastRoute{late_sender, op, number};
+      return last_.number;
+    };
+    // The previous synchronization with the delayer: a message of the same
+    // direction, or a collective with it, whichever this rank saw last.
+    const auto [message_event, own_op] = context_.message_syncs[k];
+    const int64_t their_op = message_event == kNone ? kNoValue : partner_op_of(own_op);
+    // (A route number travels as its low 32 bits: kNoValue as 0, as the
+    // delayer's lookup always took it; a record's own operation has one.)
+    RecordHead head;
+    head.kind = wait.kind;
+    head.op = static_cast<uint32_t>(partner_op_of(wait.op));
+    head.waiting = wait.waiting;
+    head.keys = !indexed;
+    // A collective with the delayer can only be later than the message if
+    // some collective call ended between the two (usually none did).
+    const CollectiveSync collective =
+        their_op != kNoValue && !context_.collectives.any_sync_between(message_event, wait.call)
+            ? CollectiveSync{}
+            : context_.collectives.last_sync_with(wait.delayer, wait.call);
+    uint32_t from = kNone;
+    if (message_event != kNone && (collective.leave == kNone || message_event > collective.leave)) {
+      if (their_op != kNoValue) {
+        head.sync = SyncKind::kMessage;
+        from = message_event;
+        head.sync_a = static_cast<uint32_t>(their_op);
+      }
+    }
+    if (head.sync == SyncKind::kNone && collective.leave != kNone) {
+      head.sync = SyncKind::kCollective;
+      from = collective.leave;
+      head.sync_a = collective.comm;
+      head.sync_b = collective.ordinal;
+    }
+    // The record as the profile comes (the delayer needs no list of waits).
+    words.begin(head);
+    struct {
+      RecordWriter& words;
+      const CallpathKeys& keys;
+      bool by_key;
+      void wait(uint32_t, int64_t) {}
+      void time(uint32_t callpath, int64_t ticks) {
+        words.entry(callpath, by_key ? keys.key(callpath) : 0, ticks);
+      }
+    } out{words, context_.keys, head.keys};
+    words.end(context_.profiler.profile_into(from, wait.call, false, out));
+  }
+
+ private:
+  RecordContext& context_;
+  LastRoute last_;
+};
 
 /// The delayer's side: the delays in a block of records from `source`, the
 /// first of them incoming record `first_record`.
@@ -178,42 +192,46 @@ class DelayFinder {
               std::vector<uint32_t>& delay_of_record)
       : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
 
-  void read_block(uint32_t source, const int64_t* values, std::size_t size,
-                  std::size_t first_record) {
+  /// Reads a block of records from `source`, the first of them incoming
+  /// record `first_record`; `own_callpath` is this source's call path table (read
+  /// from the block's start if it is the source's first: `first_block`).
+  void read_block(uint32_t source, const uint32_t* words, std::size_t size,
+                  std::size_t first_record, bool first_block, std::vector<uint32_t>& own_callpath) {
     const LocalTrace& trace = context_.trace;
-    for (std::size_t at = 0, record = first_record; at + kHeader <= size; ++record) {
-      const int64_t head = values[at];
-      const auto kind = static_cast<WaitKind>(head & 0xff);
-      const auto sync_kind = static_cast<SyncKind>((head >> 8) & 0xff);
-      const std::size_t n = entries_of(head);
-      const bool late_sender = kind == WaitKind::kLateSender;
-      // This side's operation of a message the waiter names by its route number.
-      const auto own_op = [&](int64_t number) {
-        const auto n32 = static_cast<uint32_t>(number);
-        return late_sender ? context_.routes.send_at(source, n32)
-                           : context_.routes.recv_at(source, n32);
-      };
-      const uint32_t op = own_op(values[at + 1]);
-      const int64_t sync_a = values[at + 2];
-      const int64_t sync_b = values[at + 3];
-      const int64_t waited = values[at + 4];
-      const int64_t their_waiting = values[at + 5];
-      at += kHeader;
-      for (std::size_t e = 0; e < n && at + 1 < size; ++e, at += 2) {
-        const uint32_t callpath = context_.keys.find(static_cast<uint64_t>(values[at]));
-        if (callpath != kNone) theirs_.set(callpath, values[at + 1]);
+    const CallpathKeys& keys = context_.keys;
+    RecordHead head;
+    const uint32_t* const end = words + size;
+    if (first_block) words = read_callpath_table(words, end, keys, own_callpath);
+    const std::size_t known = own_callpath.size();
+    for (std::size_t record = first_record; words < end; ++record) {
+      // The waiter's profile by this rank's call paths (an unknown one is
+      // not compared).
+      words = read_record(words, end, head, [&](uint64_t callpath, int64_t ticks) {
+        const uint32_t own = head.keys ? keys.find(callpath)
+                             : callpath < known ? own_callpath[callpath] : kNone;
+        if (own != kNone) theirs_.set(own, ticks);
+      });
+      if (words == nullptr) {  // cut short (never, between ranks of one build)
+        theirs_.clear();
+        break;
       }
+      const bool late_sender = head.kind == WaitKind::kLateSender;
+      // This side's operation of a message the waiter names by its route number.
+      const auto own_op = [&](uint32_t number) {
+        return late_sender ? context_.routes.send_at(source, number)
+                           : context_.routes.recv_at(source, number);
+      };
+      const uint32_t op = own_op(head.op);
       const MessageTable& table = late_sender ? trace.sends : trace.recvs;
       if (op < table.size()) {
         const uint32_t to = posting_call(table[op]);
         // Start where the waiter started: the same message or collective.
         uint32_t from = kNone;
-        if (sync_kind == SyncKind::kMessage) {
-          const uint32_t index = own_op(sync_a);
+        if (head.sync == SyncKind::kMessage) {
+          const uint32_t index = own_op(head.sync_a);
           if (index < table.size()) from = posting_call(table[index]);
-        } else if (sync_kind == SyncKind::kCollective) {
-          from = context_.collectives.leave_of(static_cast<uint32_t>(sync_a),
-                                               static_cast<std::size_t>(sync_b));
+        } else if (head.sync == SyncKind::kCollective) {
+          from = context_.collectives.leave_of(head.sync_a, head.sync_b);
         }
         if (from != kNone && from >= to) {
           // Not before this side's end (messages overtaking on other tags):
@@ -229,9 +247,9 @@ class DelayFinder {
           void wait(uint32_t wait, int64_t ticks) { own_waits.emplace_back(wait, ticks); }
           void time(uint32_t callpath, int64_t ticks) { pool.add_time(callpath, ticks, theirs); }
         } out{pool_, theirs_, own_waits_};
-        pool_.start_delay(kind, waited);
+        pool_.start_delay(head.kind, head.waiting);
         const int64_t waiting = context_.profiler.profile_into(from, to, true, out);
-        delay_of_record_[record] = pool_.finish_delay(waiting, their_waiting, own_waits_);
+        delay_of_record_[record] = pool_.finish_delay(waiting, head.own_waiting, own_waits_);
       }
       theirs_.clear();
     }
@@ -247,37 +265,76 @@ class DelayFinder {
 
 }  // namespace
 
+namespace {
+
+/// Asks for transparent huge pages under [data, data + bytes) (a hint, as
+/// the event buffers do: where the kernel's THP mode is "madvise" or
+/// "always"; elsewhere nothing changes): a table of millions of entries is
+/// touched for the first time front to back, and fresh pages cost a fault
+/// each (about 2 us per 4 KiB page, zeroing included, in the benchmark's VM).
+void advise_huge_pages(const void* data, std::size_t bytes) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+/// Whether the records to a destination name call paths by this rank's
+/// index: when they are at least as many as the call paths, the first
+/// block to it starts with the table of all keys (index_table), which
+/// costs at most a key per record, and every entry's call path is then one word.
+bool by_index(std::size_t records, std::size_t callpaths) { return callpaths <= records; }
+
+/// The table a first block starts with: the number of keys (0: the records
+/// name call paths by key), then each key in two words.
+void append_callpath_table(const CallpathKeys& keys, bool indexed, std::vector<uint32_t>& words) {
+  const std::size_t count = indexed ? keys.size() : 0;
+  words.push_back(static_cast<uint32_t>(count));
+  for (uint32_t c = 0; c < count; ++c) record_words::put_wide(words, keys.key(c));
+}
+
+}  // namespace
+
 void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
                       const RecordChannel& channel, RecordContext& context, DelayPool& pool,
                       std::vector<uint32_t>& delay_of_record) {
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
-  delay_of_record.assign(incoming.total, kNone);
+  delay_of_record.reserve(incoming.total);
   pool.delays.reserve(incoming.total);  // one per record at most
+  advise_huge_pages(delay_of_record.data(), incoming.total * sizeof(uint32_t));
+  advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
+  delay_of_record.assign(incoming.total, kNone);
+  WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
-  LastRoute last_route;
-  std::vector<int64_t> values;
+  std::vector<uint32_t> words;
+  RecordWriter writer(words, context.keys.size());
   std::vector<std::size_t> sizes;
-  std::vector<int64_t> received;
+  std::vector<uint32_t> received;
   BlockLayout in;
+  std::vector<std::vector<uint32_t>> own_callpaths(incoming.peers.size());  // per source: its table
   for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
-    values.clear();
+    words.clear();
     sizes.clear();
     for (std::size_t k = 0; k < out.peers.size(); ++k) {
       const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
       if (first == last) continue;
-      const std::size_t start = values.size();
+      const std::size_t start = words.size();
+      const bool indexed = by_index(out.counts[k], context.keys.size());
+      if (first == 0) append_callpath_table(context.keys, indexed, words);
       for (std::size_t r = first; r < last; ++r) {
-        write_record(waits, plan.record_wait[out.displs[k] + r], context, last_route, values);
+        waiter.write(waits, plan.record_wait[out.displs[k] + r], indexed, writer);
       }
-      sizes.push_back(values.size() - start);
+      sizes.push_back(words.size() - start);
     }
-    channel.exchange_batch(batch, values, sizes, in, received);
+    channel.exchange_batch(batch, words, sizes, in, received);
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
+      const std::size_t first = RecordChannel::slice(incoming.counts[k], batch).first;
       finder.read_block(in.peers[b], received.data() + in.displs[b], in.counts[b],
-                        incoming.displs[k] + RecordChannel::slice(incoming.counts[k], batch).first);
+                        incoming.displs[k] + first, first == 0, own_callpaths[k]);
     }
   }
 }

@@ -96,6 +96,16 @@ class IntervalProfiler {
   template <class Out>
   int64_t profile_into(uint32_t from_leave, uint32_t to_enter, bool list_waits, Out& out);
 
+  /// The event walk of profile_into alone (interval_walk.h): the time from
+  /// `from_leave` to `to_enter` (< the trace's events) per call path slot
+  /// into `tally` (its add(slot, ticks) may refuse: then false; its
+  /// start_at(ref) hears the starting event's call path reference), folded
+  /// spans included, this rank's wait states not subtracted. Slots are call
+  /// paths; none_slot() and beyond stand for no call path.
+  template <class Tally>
+  bool walk_events(uint32_t from_leave, uint32_t to_enter, Tally& tally);
+  [[nodiscard]] uint32_t none_slot() const { return none_; }
+
  private:
   struct SingleOut;
 
