@@ -367,6 +367,11 @@ class CollectiveDelays {
   /// Per communicator (as by_comm_), the instances that pass waiting on
   /// (ascending; agreed by the members in compare_intervals).
   std::vector<std::vector<uint32_t>> passing_;
+  /// Pools of the instances' variable parts (Instance): the delayers'
+  /// profiles (call path, ticks), their own waits (wait state, ticks), the
+  /// waiters' excess (profile entry, ticks).
+  std::vector<std::pair<uint32_t, int64_t>> profiles_, own_waits_;
+  std::vector<std::pair<uint32_t, double>> excess_;
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
   /// Every collective call (Leave index, comm, ordinal), in order.

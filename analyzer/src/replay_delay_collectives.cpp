@@ -18,6 +18,7 @@
 // is bounded by its own events in the interval: never O(P).
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "delay_model.h"
@@ -52,6 +53,8 @@ WaitKind wait_kind(CollectiveKind kind) {
 }  // namespace
 
 /// One collective instance on this rank, with what the analysis learned.
+/// Its variable parts (the delayer's profile and own waits, the waiter's
+/// excess) are ranges of pools of CollectiveDelays: no allocation per instance.
 struct CollectiveDelays::Instance {
   uint32_t start = kNone;  ///< Enter index of the starting call
   uint32_t call = kNone;   ///< Enter index of the completing call
@@ -62,12 +65,14 @@ struct CollectiveDelays::Instance {
   uint32_t entries = 0;    ///< length of the delayer's profile
   bool delayer = false;
   bool anyone_waited = false;
-  // The delayer's side: its profile and its own waits in the interval.
-  std::vector<std::pair<uint32_t, int64_t>> profile;
-  std::vector<std::pair<uint32_t, int64_t>> own_waits;
+  // The delayer's side: its profile (entries of profiles_ from
+  // profile_begin) and its own waits in the interval (in own_waits_).
+  uint32_t profile_begin = 0;
+  std::span<const std::pair<uint32_t, int64_t>> own_waits;
   int64_t own_waits_total = 0;
-  // The waiter's side: its delay against the delayer's profile entries.
-  std::vector<std::pair<uint32_t, double>> excess;
+  // The waiter's side: its delay against the delayer's profile entries
+  // (excess_count entries of excess_ from excess_begin).
+  uint32_t excess_begin = 0, excess_count = 0;
   double excess_waiting = 0;
   double total = 0;
 };
@@ -237,6 +242,12 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
 
 void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys) {
   std::vector<int64_t> lengths, data, own_waiting;
+  // The waiters' own profiles of the chunk: (call path, ticks) from
+  // mine_begin[j], and their waiting.
+  std::vector<std::pair<uint32_t, int64_t>> mine_entries;
+  std::vector<std::size_t> mine_begin;
+  std::vector<int64_t> mine_waiting;
+  std::vector<std::size_t> own_begin;  // per instance with own waits, where they begin in own_waits_
   IntervalProfile profile;
   TicksByCallpath mine(keys.size());
   passing_.assign(by_comm_.size(), {});
@@ -247,17 +258,35 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       const std::size_t m = std::min(kChunk, instances.size() - first);
       lengths.assign(m, 0);
       own_waiting.assign(m, 0);
+      mine_entries.clear();
+      mine_begin.assign(m + 1, 0);
+      mine_waiting.assign(m, 0);
+      // Each member profiles its intervals (the delayer's with its own
+      // waits, the waiters' without) before any reduction: the members walk
+      // their traces at the same time, not one after the other.
       bool any = false;
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         any = any || in.anyone_waited;
-        if (!in.delayer || !in.anyone_waited) continue;
-        profiler.profile(in.from, in.start, profile);
-        in.profile = profile.time;
-        in.own_waits = profile.waits;
-        for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
-        lengths[j] = static_cast<int64_t>(in.profile.size());
-        own_waiting[j] = profile.waiting;
+        const bool delayer = in.delayer && in.anyone_waited;
+        if (delayer || in.wait != kNone) {
+          // Without the own waits the time and waiting are the same.
+          profiler.profile(in.from, in.start, profile, delayer);
+        }
+        if (delayer) {
+          in.profile_begin = static_cast<uint32_t>(profiles_.size());
+          profiles_.insert(profiles_.end(), profile.time.begin(), profile.time.end());
+          own_begin.push_back(own_waits_.size());
+          own_waits_.insert(own_waits_.end(), profile.waits.begin(), profile.waits.end());
+          for (const auto& wait : profile.waits) in.own_waits_total += wait.second;
+          lengths[j] = static_cast<int64_t>(profile.time.size());
+          own_waiting[j] = profile.waiting;
+        }
+        if (in.wait != kNone) {
+          mine_entries.insert(mine_entries.end(), profile.time.begin(), profile.time.end());
+          mine_waiting[j] = profile.waiting;
+        }
+        mine_begin[j + 1] = mine_entries.size();
       }
       if (!any) continue;  // every member knows: nobody waited in this chunk
       vmpi::Allreduce(MPI_IN_PLACE, lengths.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
@@ -272,7 +301,8 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
         if (!in.delayer || !in.anyone_waited) continue;
         std::size_t at = offsets[j];
         data[at++] = own_waiting[j];
-        for (const auto& [callpath, ticks] : in.profile) {
+        for (uint32_t e = 0; e < in.entries; ++e) {
+          const auto& [callpath, ticks] = profiles_[in.profile_begin + e];
           data[at++] = static_cast<int64_t>(keys.key(callpath));
           data[at++] = ticks;
         }
@@ -282,25 +312,38 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
-        for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
+        for (std::size_t k = mine_begin[j]; k < mine_begin[j + 1]; ++k) {
+          mine.set(mine_entries[k].first, mine_entries[k].second);
+        }
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];
+        in.excess_begin = static_cast<uint32_t>(excess_.size());
         for (uint32_t e = 0; e < in.entries; ++e, at += 2) {
           const uint32_t callpath = keys.find(static_cast<uint64_t>(data[at]));
           const int64_t other = callpath == kNone ? 0 : mine.get(callpath);
           if (data[at + 1] > other) {
-            in.excess.emplace_back(e, static_cast<double>(data[at + 1] - other));
+            excess_.emplace_back(e, static_cast<double>(data[at + 1] - other));
             in.total += static_cast<double>(data[at + 1] - other);
           }
         }
+        in.excess_count = static_cast<uint32_t>(excess_.size()) - in.excess_begin;
         mine.clear();
-        if (their_waiting > profile.waiting) {
-          in.excess_waiting = static_cast<double>(their_waiting - profile.waiting);
+        if (their_waiting > mine_waiting[j]) {
+          in.excess_waiting = static_cast<double>(their_waiting - mine_waiting[j]);
           in.total += in.excess_waiting;
         }
       }
       select_passing(instances, first, m, comm, passing_[c]);
+    }
+  }
+  // The pools are complete: the delayers' own waits as ranges of theirs.
+  std::size_t next = 0;
+  for (auto& [id, instances] : by_comm_) {
+    for (Instance& in : instances) {
+      if (!in.delayer || !in.anyone_waited || next >= own_begin.size()) continue;
+      const std::size_t begin = own_begin[next++];
+      const std::size_t end = next < own_begin.size() ? own_begin[next] : own_waits_.size();
+      in.own_waits = std::span<const std::pair<uint32_t, int64_t>>(own_waits_.data() + begin, end - begin);
     }
   }
 }
@@ -380,7 +423,8 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
           statistics.unexplained += static_cast<double>(wait.waiting);
           continue;
         }
-        for (const auto& [entry, excess] : in.excess) {
+        for (uint32_t x = in.excess_begin; x < in.excess_begin + in.excess_count; ++x) {
+          const auto& [entry, excess] = excess_[x];
           const double share = excess / in.total;
           costs[offsets[j] + 2 * entry] += static_cast<double>(wait.waiting) * share;
           costs[offsets[j] + 2 * entry + 1] += propagated[in.wait] * share;
@@ -390,11 +434,11 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer) continue;
-        for (std::size_t e = 0; e < in.profile.size() && e < in.entries; ++e) {
+        for (uint32_t e = 0; e < in.entries; ++e) {
           const double short_term = costs[offsets[j] + 2 * e];
           const double long_term = costs[offsets[j] + 2 * e + 1];
           if (short_term > 0 || long_term > 0) {
-            bus.publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
+            bus.publish(DelayCostFound{wait_kind(in.kind), profiles_[in.profile_begin + e].first, short_term,
                                        long_term});
           }
         }
