@@ -244,12 +244,16 @@ class CollectiveArrivals {
 /// How find_wait_points finds the point-to-point wait points. kAuto: in one
 /// pass over the receives, the collective ones merged in, unless some send
 /// of this rank waited for its receiver; then, and always with kMerge, the
-/// merge of the Late Sender, Late Receiver and collective candidates.
+/// merge of the Late Sender, Late Receiver and collective candidates. The
+/// senders look at their sends for that only if some receive anywhere was
+/// posted after its send began (the one pass notes it): else none waited.
 enum class WaitPointSearch { kAuto, kMerge };
-/// The tests' switch between the two (the analysis uses kAuto), and how
-/// many searches merged so far on this rank.
+/// The tests' switch between the two (the analysis uses kAuto), how many
+/// searches merged so far on this rank, and how many looked at the sends
+/// for a Late Receiver.
 void set_wait_point_search(WaitPointSearch search);
 [[nodiscard]] uint64_t wait_point_merges();
+[[nodiscard]] uint64_t late_receiver_searches();
 
 /// This rank's wait points, sorted by call; one per call (the wait that
 /// ended last), each with its look-ahead. Collective over `world`

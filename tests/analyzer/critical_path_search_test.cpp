@@ -102,8 +102,11 @@ void out_of_order_receives(TestArchive& a, const Regions& r) {
 TEST(CriticalPathSearch, OnePassFindsThePathTheMergeFinds) {
   if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
   const uint64_t merges_before = cp::wait_point_merges();
+  const uint64_t searches_before = cp::late_receiver_searches();
   const auto one_pass = analyze_scenario("search_one_pass", out_of_order_receives);
   EXPECT_EQ(cp::wait_point_merges(), merges_before) << "no send waited: the one pass must be taken";
+  EXPECT_EQ(cp::late_receiver_searches(), searches_before)
+      << "every receive was posted before its send began: no send can have waited";
   cp::set_wait_point_search(cp::WaitPointSearch::kMerge);
   const auto merged = analyze_scenario("search_merged", out_of_order_receives);
   cp::set_wait_point_search(cp::WaitPointSearch::kAuto);
@@ -124,6 +127,61 @@ TEST(CriticalPathSearch, OnePassFindsThePathTheMergeFinds) {
   }
   for (const char* path : {"main", "main/work", "main/MPI_Wait", "main/MPI_Waitall", "main/MPI_Send"}) {
     for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(value(one_pass.cube, "critical_path", path, k), value(merged.cube, "critical_path", path, k))
+          << path << " at rank " << k;
+    }
+  }
+}
+
+/// Rank 1 sends to rank 0 at 10 (eager: the send returns at once); rank 0
+/// posts the receive only at 30 (no Late Sender, and the send did not wait
+/// for it: the senders must look, and find no Late Receiver). Rank 1 then
+/// waits from 40 for rank 0's send at 60 and ends last: the path moves to
+/// rank 0 there.
+void eager_send_received_late(TestArchive& a, const Regions& r) {
+  auto& r0 = a.rank(0);
+  r0.enter(at(0), r.main);
+  region(r0, r.work, at(0), at(30));
+  r0.enter(at(30), r.recv);
+  r0.recv(at(31), 1, TestArchive::kWorld, 0, 8);
+  r0.leave(at(31), r.recv);
+  region(r0, r.work, at(31), at(60));
+  send(r0, r, 60, 1);
+  r0.leave(at(100), r.main);
+  auto& r1 = a.rank(1);
+  r1.enter(at(0), r.main);
+  send(r1, r, 10, 0);
+  region(r1, r.work, at(10), at(40));
+  r1.enter(at(40), r.recv);
+  r1.recv(at(61), 0, TestArchive::kWorld, 0, 8);
+  r1.leave(at(61), r.recv);
+  region(r1, r.work, at(61), at(120));
+  r1.leave(at(120), r.main);
+  for (int k = 2; k < world_size(); ++k) {
+    auto& rank = a.rank(static_cast<uint32_t>(k));
+    rank.enter(at(0), r.main);
+    region(rank, r.work, at(0), at(50));
+    rank.leave(at(50), r.main);
+  }
+}
+
+TEST(CriticalPathSearch, ReceivePostedAfterItsSendMakesTheSendersLook) {
+  const uint64_t merges_before = cp::wait_point_merges();
+  const uint64_t searches_before = cp::late_receiver_searches();
+  const auto one_pass = analyze_scenario("search_posted_late", eager_send_received_late);
+  EXPECT_GT(cp::late_receiver_searches(), searches_before) << "a receive came after its send began";
+  EXPECT_EQ(cp::wait_point_merges(), merges_before) << "the eager send did not wait: no merge";
+  cp::set_wait_point_search(cp::WaitPointSearch::kMerge);
+  const auto merged = analyze_scenario("search_posted_late_merged", eager_send_received_late);
+  cp::set_wait_point_search(cp::WaitPointSearch::kAuto);
+
+  EXPECT_EQ(one_pass.critical_path.last_rank, 1u);
+  EXPECT_EQ(one_pass.critical_path.hops, 1u);  // from rank 1's receive to rank 0's send
+  EXPECT_EQ(one_pass.critical_path.length, merged.critical_path.length);
+  EXPECT_EQ(one_pass.critical_path.hops, merged.critical_path.hops);
+  if (world_rank() != 0) return;
+  for (const char* path : {"main", "main/work", "main/MPI_Recv", "main/MPI_Send"}) {
+    for (int k = 0; k < 2; ++k) {
       EXPECT_EQ(value(one_pass.cube, "critical_path", path, k), value(merged.cube, "critical_path", path, k))
           << path << " at rank " << k;
     }
