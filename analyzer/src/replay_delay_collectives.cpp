@@ -66,7 +66,7 @@ struct CollectiveDelays::Instance {
   bool delayer = false;
   bool anyone_waited = false;
   // The delayer's side: its profile (entries of profiles_ from
-  // profile_begin) and its own waits in the interval (in own_waits_).
+  // profile_begin) and its own waits in the interval (in own_wait_blocks_).
   uint32_t profile_begin = 0;
   std::span<const std::pair<uint32_t, int64_t>> own_waits;
   int64_t own_waits_total = 0;
@@ -247,7 +247,6 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
   std::vector<std::pair<uint32_t, int64_t>> mine_entries;
   std::vector<std::size_t> mine_begin;
   std::vector<int64_t> mine_waiting;
-  std::vector<std::size_t> own_begin;  // per instance with own waits, where they begin in own_waits_
   IntervalProfile profile;
   TicksByCallpath mine(keys.size());
   passing_.assign(by_comm_.size(), {});
@@ -276,8 +275,7 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
         if (delayer) {
           in.profile_begin = static_cast<uint32_t>(profiles_.size());
           profiles_.insert(profiles_.end(), profile.time.begin(), profile.time.end());
-          own_begin.push_back(own_waits_.size());
-          own_waits_.insert(own_waits_.end(), profile.waits.begin(), profile.waits.end());
+          in.own_waits = keep_own_waits(profile.waits);
           for (const auto& wait : profile.waits) in.own_waits_total += wait.second;
           lengths[j] = static_cast<int64_t>(profile.time.size());
           own_waiting[j] = profile.waiting;
@@ -336,16 +334,22 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       select_passing(instances, first, m, comm, passing_[c]);
     }
   }
-  // The pools are complete: the delayers' own waits as ranges of theirs.
-  std::size_t next = 0;
-  for (auto& [id, instances] : by_comm_) {
-    for (Instance& in : instances) {
-      if (!in.delayer || !in.anyone_waited || next >= own_begin.size()) continue;
-      const std::size_t begin = own_begin[next++];
-      const std::size_t end = next < own_begin.size() ? own_begin[next] : own_waits_.size();
-      in.own_waits = std::span<const std::pair<uint32_t, int64_t>>(own_waits_.data() + begin, end - begin);
-    }
+}
+
+std::span<const std::pair<uint32_t, int64_t>> CollectiveDelays::keep_own_waits(
+    const std::vector<std::pair<uint32_t, int64_t>>& waits) {
+  // Blocks of 1 MiB: from the heap's freed memory, not fresh pages, and
+  // never copied to grow (a growing vector of millions of waits was both).
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  if (waits.empty()) return {};
+  if (own_wait_blocks_.empty() ||
+      own_wait_blocks_.back().capacity() - own_wait_blocks_.back().size() < waits.size()) {
+    own_wait_blocks_.emplace_back().reserve(std::max(kBlock, waits.size()));
   }
+  auto& block = own_wait_blocks_.back();
+  const std::size_t begin = block.size();
+  block.insert(block.end(), waits.begin(), waits.end());
+  return {block.data() + begin, waits.size()};
 }
 
 void CollectiveDelays::select_passing(const std::vector<Instance>& instances, std::size_t first,
