@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "critical_path_model.h"
+#include "critical_path_notes.h"
 #include "support/scenario.h"
 
 namespace orrery::testing {
@@ -184,6 +185,106 @@ TEST(CriticalPathSearch, ReceivePostedAfterItsSendMakesTheSendersLook) {
     for (int k = 0; k < 2; ++k) {
       EXPECT_EQ(value(one_pass.cube, "critical_path", path, k), value(merged.cube, "critical_path", path, k))
           << path << " at rank " << k;
+    }
+  }
+}
+
+/// Microsecond n and an odd part of one: stretches of uneven lengths, whose
+/// sums over call paths depend on the order of the additions.
+uint64_t odd(uint64_t n) { return at(n) + (n * 7919) % 997; }
+
+void call(TestArchive::Rank& rank, uint32_t region, uint64_t enter, uint64_t exit) {
+  rank.enter(odd(enter), region);
+  rank.leave(odd(exit), region);
+}
+void send_at(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
+  rank.enter(odd(t), r.send);
+  rank.send(odd(t), peer, TestArchive::kWorld, 0, 8);
+  rank.leave(odd(t), r.send);
+}
+void recv_at(TestArchive::Rank& rank, const Regions& r, uint64_t enter, uint64_t exit, uint32_t peer) {
+  rank.enter(odd(enter), r.recv);
+  rank.recv(odd(exit), peer, TestArchive::kWorld, 0, 8);
+  rank.leave(odd(exit), r.recv);
+}
+
+/// Two ping-pongs one after the other: ranks 2 and 1 (each computes a
+/// different while in `other`, sends, and waits for the other), then rank 2
+/// sends to rank 0, which waited since the start, and ranks 0 and 1 do the
+/// same; rank 0 ends last. The walk goes back through the second on rank 0,
+/// noting rank 1's stretches (its look-ahead comes straight back), moves to
+/// rank 2 (whose last wait was for rank 1), and goes through the first on
+/// rank 2, noting rank 1's stretches again: rank 1 gets notes from two senders.
+void two_ping_pongs(TestArchive& a, const Regions& r) {
+  constexpr int kRounds = 40;
+  const uint32_t other = a.region("other");
+  auto& r0 = a.rank(0);
+  auto& r1 = a.rank(1);
+  auto& r2 = a.rank(2);
+  for (auto* rank : {&r0, &r1, &r2}) rank->enter(odd(0), r.main);
+  // A ping-pong of `first` (computes, sends, waits) and rank 1 (waits, computes, sends).
+  uint64_t t1 = 0;  // when rank 1 is free
+  const auto ping_pong = [&](TestArchive::Rank& first, uint32_t first_rank, uint64_t t, int salt) {
+    for (int i = 0; i < kRounds; ++i) {
+      const uint64_t own = 3 + static_cast<uint64_t>((i * 5 + salt) % 7);
+      const uint64_t ones = 2 + static_cast<uint64_t>((i * 3 + salt) % 5);
+      call(first, other, t, t + own);
+      t += own;
+      send_at(first, r, t, 1);
+      recv_at(r1, r, t1, t + 1, first_rank);
+      t1 = t + 1;
+      call(r1, other, t1, t1 + ones);
+      t1 += ones;
+      send_at(r1, r, t1, first_rank);
+      recv_at(first, r, t + 1, t1 + 1, 1);
+      t = t1 + 1;
+      t1 += 1;
+    }
+    return t;
+  };
+  uint64_t t2 = ping_pong(r2, 2, 0, 0);
+  call(r2, other, t2, t2 + 4);
+  t2 += 4;
+  send_at(r2, r, t2, 0);
+  r2.leave(odd(t2 + 1), r.main);
+  recv_at(r0, r, 0, t2 + 1, 2);
+  const uint64_t t0 = ping_pong(r0, 0, t2 + 1, 3);
+  r1.leave(odd(t1 + 1), r.main);
+  r0.leave(odd(t0 + 100), r.main);
+  for (int k = 3; k < world_size(); ++k) region(a.rank(static_cast<uint32_t>(k)), r.main, at(0), at(50));
+}
+
+TEST(CriticalPathSearch, NotesInBatchesDuringTheWalkGiveThePathOfOneExchange) {
+  if (world_size() < 3) GTEST_SKIP() << "needs 3 ranks";
+  const auto at_once = analyze_scenario("notes_at_once", two_ping_pongs);
+  const uint64_t batches_before = cp::note_batches_sent();
+  cp::set_note_batch(3);
+  const auto in_batches = analyze_scenario("notes_in_batches", two_ping_pongs);
+  cp::set_note_batch(0);
+  // Ranks 0 and 2 walk and note rank 1's stretches, in batches of three.
+  if (world_rank() == 0 || world_rank() == 2) {
+    EXPECT_GE(cp::note_batches_sent(), batches_before + 10);
+  } else {
+    EXPECT_EQ(cp::note_batches_sent(), batches_before);
+  }
+  EXPECT_EQ(in_batches.critical_path.last_rank, 0u);
+  EXPECT_GE(in_batches.critical_path.looked_ahead, 150u);  // most of both ping-pongs skipped
+  EXPECT_EQ(in_batches.critical_path.length, at_once.critical_path.length);
+  EXPECT_EQ(in_batches.critical_path.hops, at_once.critical_path.hops);
+  EXPECT_EQ(in_batches.critical_path.looked_ahead, at_once.critical_path.looked_ahead);
+  EXPECT_TRUE(in_batches.critical_path.complete);
+  if (world_rank() != 0) return;
+  for (const char* path : {"main", "main/other", "main/MPI_Recv", "main/MPI_Send"}) {
+    for (int k = 0; k < 3; ++k) {
+      // Bit for bit: the same additions in the same order.
+      EXPECT_EQ(value(in_batches.cube, "critical_path", path, k), value(at_once.cube, "critical_path", path, k))
+          << path << " at rank " << k;
+    }
+  }
+  EXPECT_GT(value(in_batches.cube, "critical_path", "main/other", 1), 0.0);
+  for (const char* metric : {"critical_path_imbalance", "performance_impact"}) {
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(rank_total(in_batches.cube, metric, k), rank_total(at_once.cube, metric, k)) << metric << " " << k;
     }
   }
 }
