@@ -128,8 +128,14 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
                                           static_cast<uint32_t>(list->size())});
     list->push_back(std::move(instance));
   }
-  std::sort(sync_points_.begin(), sync_points_.end(),
-            [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; });
+  // Strictly in order already unless communicators interleave or a call
+  // completes several instances: a check, not a sort (which, of equal
+  // leaves, may reorder them: those are sorted as they always were).
+  const auto by_leave = [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; };
+  const auto not_before = [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave >= b.leave; };
+  if (std::adjacent_find(sync_points_.begin(), sync_points_.end(), not_before) != sync_points_.end()) {
+    std::sort(sync_points_.begin(), sync_points_.end(), by_leave);
+  }
 }
 
 CollectiveDelays::~CollectiveDelays() = default;
