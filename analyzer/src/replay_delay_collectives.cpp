@@ -59,6 +59,8 @@ struct CollectiveDelays::Instance {
   uint32_t start = kNone;  ///< Enter index of the starting call
   uint32_t call = kNone;   ///< Enter index of the completing call
   uint32_t from = kNone;   ///< Leave index of the previous instance's completing call
+  int64_t enter = 0;       ///< time of the starting call's Enter
+  int64_t exit = 0;        ///< time of the completing call's Leave
   CollectiveKind kind = CollectiveKind::kOther;
   uint32_t root = kNone;
   uint32_t wait = kNone;   ///< this rank's wait state, if it waited
@@ -124,8 +126,12 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
     instance.kind = op.kind;
     instance.root = op.root;
     instance.from = list->empty() ? kNone : trace.events[list->back().call].link;
-    sync_points_.push_back(CollectiveSync{trace.events[op.complete_call].link, op.comm,
-                                          static_cast<uint32_t>(list->size())});
+    // The times, read here where the call's events are at hand (find_waits
+    // would miss the cache for them again).
+    const uint32_t leave = trace.events[op.complete_call].link;
+    instance.enter = trace.events[op.start_call].time;
+    instance.exit = trace.events[leave].time;
+    sync_points_.push_back(CollectiveSync{leave, op.comm, static_cast<uint32_t>(list->size())});
     list->push_back(std::move(instance));
   }
   // Strictly in order already unless communicators interleave or a call
@@ -196,7 +202,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
       slots.assign(3 * m, INT64_MIN);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
-        const int64_t enter = trace_.enter_time(in.start);
+        const int64_t enter = in.enter;
         const bool has_root = in.root != kNone && in.root < static_cast<uint32_t>(size);
         slots[3 * j] = enter;
         if (has_root && in.root == static_cast<uint32_t>(me)) slots[3 * j + 1] = enter;
@@ -208,8 +214,8 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!analyzed(in.kind)) continue;
-        const int64_t enter = trace_.enter_time(in.start);
-        const int64_t exit = trace_.exit_time(in.call);
+        const int64_t enter = in.enter;
+        const int64_t exit = in.exit;
         const bool is_root = in.root == static_cast<uint32_t>(me);
         int64_t until = INT64_MIN;
         bool candidate = false;

@@ -23,9 +23,7 @@ constexpr uint64_t B = 1000000000;  // base time
 uint64_t at(uint64_t n) { return B + n * U; }
 
 void send(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
-  rank.enter(at(t), r.send);
-  rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
-  rank.leave(at(t), r.send);
+  world_send(rank, r, at(t), peer);
 }
 void irecv(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint64_t request) {
   rank.enter(at(t), r.irecv);
@@ -193,21 +191,6 @@ TEST(CriticalPathSearch, ReceivePostedAfterItsSendMakesTheSendersLook) {
 /// sums over call paths depend on the order of the additions.
 uint64_t odd(uint64_t n) { return at(n) + (n * 7919) % 997; }
 
-void call(TestArchive::Rank& rank, uint32_t region, uint64_t enter, uint64_t exit) {
-  rank.enter(odd(enter), region);
-  rank.leave(odd(exit), region);
-}
-void send_at(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
-  rank.enter(odd(t), r.send);
-  rank.send(odd(t), peer, TestArchive::kWorld, 0, 8);
-  rank.leave(odd(t), r.send);
-}
-void recv_at(TestArchive::Rank& rank, const Regions& r, uint64_t enter, uint64_t exit, uint32_t peer) {
-  rank.enter(odd(enter), r.recv);
-  rank.recv(odd(exit), peer, TestArchive::kWorld, 0, 8);
-  rank.leave(odd(exit), r.recv);
-}
-
 /// Two ping-pongs one after the other: ranks 2 and 1 (each computes a
 /// different while in `other`, sends, and waits for the other), then rank 2
 /// sends to rank 0, which waited since the start, and ranks 0 and 1 do the
@@ -228,26 +211,26 @@ void two_ping_pongs(TestArchive& a, const Regions& r) {
     for (int i = 0; i < kRounds; ++i) {
       const uint64_t own = 3 + static_cast<uint64_t>((i * 5 + salt) % 7);
       const uint64_t ones = 2 + static_cast<uint64_t>((i * 3 + salt) % 5);
-      call(first, other, t, t + own);
+      region(first, other, odd(t), odd(t + own));
       t += own;
-      send_at(first, r, t, 1);
-      recv_at(r1, r, t1, t + 1, first_rank);
+      world_send(first, r, odd(t), 1);
+      world_recv(r1, r, odd(t1), odd(t + 1), first_rank);
       t1 = t + 1;
-      call(r1, other, t1, t1 + ones);
+      region(r1, other, odd(t1), odd(t1 + ones));
       t1 += ones;
-      send_at(r1, r, t1, first_rank);
-      recv_at(first, r, t + 1, t1 + 1, 1);
+      world_send(r1, r, odd(t1), first_rank);
+      world_recv(first, r, odd(t + 1), odd(t1 + 1), 1);
       t = t1 + 1;
       t1 += 1;
     }
     return t;
   };
   uint64_t t2 = ping_pong(r2, 2, 0, 0);
-  call(r2, other, t2, t2 + 4);
+  region(r2, other, odd(t2), odd(t2 + 4));
   t2 += 4;
-  send_at(r2, r, t2, 0);
+  world_send(r2, r, odd(t2), 0);
   r2.leave(odd(t2 + 1), r.main);
-  recv_at(r0, r, 0, t2 + 1, 2);
+  world_recv(r0, r, odd(0), odd(t2 + 1), 2);
   const uint64_t t0 = ping_pong(r0, 0, t2 + 1, 3);
   r1.leave(odd(t1 + 1), r.main);
   r0.leave(odd(t0 + 100), r.main);
