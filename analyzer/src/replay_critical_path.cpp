@@ -272,14 +272,17 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   // Batches of notes for this process, as they come (the walk goes on
   // elsewhere meanwhile): received and split at once.
   std::vector<std::pair<uint32_t, uint64_t>> batches_in;  // per sender, received so far
+  const auto received_from = [&batches_in](uint32_t sender) -> uint64_t& {
+    for (auto& entry : batches_in) {
+      if (entry.first == sender) return entry.second;
+    }
+    return batches_in.emplace_back(sender, 0).second;
+  };
   std::vector<int64_t> batch(Notes::batch_size());
   const auto receive_batch = [&](uint32_t sender) {
     vmpi::Recv(batch.data(), static_cast<int>(batch.size()), MPI_INT64_T, static_cast<int>(sender),
                Notes::kTag, comm, MPI_STATUS_IGNORE);
-    auto it = std::find_if(batches_in.begin(), batches_in.end(),
-                           [sender](const auto& entry) { return entry.first == sender; });
-    if (it == batches_in.end()) it = batches_in.insert(batches_in.end(), {sender, 0});
-    ++it->second;
+    ++received_from(sender);
     walker.noted_early(sender, batch);
   };
   bool have_local = rank == last_rank;
@@ -334,11 +337,7 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   // stretches and the noted ones, sender by sender.
   const critical_path::NotesIn noted = notes.exchange(world);
   for (const auto& [sender, sent] : noted.batches) {
-    const auto it = std::find_if(batches_in.begin(), batches_in.end(),
-                                 [sender](const auto& entry) { return entry.first == sender; });
-    for (uint64_t received = it == batches_in.end() ? 0 : it->second; received < sent; ++received) {
-      receive_batch(sender);
-    }
+    while (received_from(sender) < sent) receive_batch(sender);
   }
   walker.publish_stretches();
   std::size_t b = 0;
