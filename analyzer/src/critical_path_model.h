@@ -1,8 +1,8 @@
 #pragma once
-// Internal to the critical-path analysis (replay_critical_path.cpp,
-// replay_critical_path_waits.cpp, replay_critical_path_collectives.cpp): the
-// wait states where the path moves to another process, where on that
-// process it goes on, and one hop of look-ahead: where it would go from there.
+// Internal to the critical-path analysis (replay_critical_path.cpp and its
+// _waits, _merge and _collectives parts): the wait states where the path
+// moves to another process, where on that process it goes on, and one hop
+// of look-ahead: where it would go from there.
 
 #include <mpi.h>
 
@@ -241,15 +241,57 @@ class CollectiveArrivals {
   std::vector<Instances> by_comm_;
 };
 
+/// World rank of a message's peer, remembering the last (communicator,
+/// peer): runs of messages between the same processes cost one lookup.
+class PeerRanks {
+ public:
+  PeerRanks(const Definitions& definitions, uint32_t self) : definitions_(definitions), self_(self) {}
+  uint32_t operator()(uint32_t comm, uint32_t peer) {
+    if (!known_ || comm != comm_ || peer != peer_) {
+      known_ = true;
+      comm_ = comm;
+      peer_ = peer;
+      world_ = definitions_.world_rank(comm, peer, self_);
+    }
+    return world_;
+  }
+
+ private:
+  const Definitions& definitions_;
+  uint32_t self_;
+  bool known_ = false;
+  uint32_t comm_ = kNone, peer_ = kNone, world_ = kNone;
+};
+
+/// Whether any send of this rank waited for its receiver (Late Receiver, as
+/// the merge finds them; `recv_enters`: per send, its receive's posting time):
+/// most sends are eager and none does.
+[[nodiscard]] bool any_late_receiver(const LocalTrace& trace, const std::vector<int64_t>& recv_enters,
+                                     const Definitions& definitions, const MessageMatching& matching);
+/// The Late Sender, Late Receiver and collective (`collective`, sorted by
+/// call) wait points, one per call (the wait that ended last), sorted by call.
+[[nodiscard]] WaitPoints merge_wait_points(const LocalTrace& trace, const Definitions& definitions,
+                                           const MessageMatching& matching,
+                                           const MessageMatching::RouteIndex& routes,
+                                           const std::vector<int64_t>& recv_enters,
+                                           const std::vector<Candidate>& collective);
+/// One wait point per call even where calls came out of order (MPI_Waitany,
+/// waits in reverse): then sorted, the longest wait per call kept.
+void sort_if_out_of_order(WaitPoints& found);
+
 /// How find_wait_points finds the point-to-point wait points. kAuto: in one
 /// pass over the receives, the collective ones merged in, unless some send
 /// of this rank waited for its receiver; then, and always with kMerge, the
-/// merge of the Late Sender, Late Receiver and collective candidates.
+/// merge of the Late Sender, Late Receiver and collective candidates. The
+/// senders look at their sends for that only if some receive anywhere was
+/// posted after its send began (the one pass notes it): else none waited.
 enum class WaitPointSearch { kAuto, kMerge };
-/// The tests' switch between the two (the analysis uses kAuto), and how
-/// many searches merged so far on this rank.
+/// The tests' switch between the two (the analysis uses kAuto), how many
+/// searches merged so far on this rank, and how many looked at the sends
+/// for a Late Receiver.
 void set_wait_point_search(WaitPointSearch search);
 [[nodiscard]] uint64_t wait_point_merges();
+[[nodiscard]] uint64_t late_receiver_searches();
 
 /// This rank's wait points, sorted by call; one per call (the wait that
 /// ended last), each with its look-ahead. Collective over `world`

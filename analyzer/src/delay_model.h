@@ -383,6 +383,16 @@ class CollectiveDelays {
   /// Per communicator (as by_comm_), the instances that pass waiting on
   /// (ascending; agreed by the members in compare_intervals).
   std::vector<std::vector<uint32_t>> passing_;
+  /// Pools of the instances' variable parts (Instance): the delayers'
+  /// profiles (call path, ticks), the waiters' excess (profile entry, ticks),
+  /// and the delayers' own waits (wait state, ticks) in blocks that never
+  /// move (Instance::own_waits points into them; a block of its own for a
+  /// range longer than a block).
+  std::vector<std::pair<uint32_t, int64_t>> profiles_;
+  std::vector<std::pair<uint32_t, double>> excess_;
+  std::vector<std::vector<std::pair<uint32_t, int64_t>>> own_wait_blocks_;
+  [[nodiscard]] std::span<const std::pair<uint32_t, int64_t>> keep_own_waits(
+      const std::vector<std::pair<uint32_t, int64_t>>& waits);
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
   /// Every collective call (Leave index, comm, ordinal), in order.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "critical_path_model.h"
+#include "critical_path_notes.h"
 #include "critical_path_split.h"
 #include "orrery/replay/critical_path_events.h"
 #include "orrery/analyzer/partner_exchange.h"
@@ -18,6 +19,7 @@ namespace orrery::analyzer {
 namespace {
 
 using critical_path::CollectiveArrivals;
+using critical_path::Notes;
 using critical_path::ResumeKind;
 using critical_path::Token;
 using critical_path::WaitPoint;
@@ -34,31 +36,6 @@ void forward_done(int rank, int size, MPI_Comm comm) {
     if (rank + step < size) vmpi::Send(done, 4, MPI_INT64_T, rank + step, kTokenTag, comm);
   }
 }
-
-/// Tokens of stretches of the path that lie on other processes, found by
-/// the look-ahead (the path went there and straight back): per process, in
-/// the order found (TokenPacking: one value each).
-class Notes {
- public:
-  void add(uint32_t peer, int64_t packed) {
-    if (last_ >= peers_.size() || peers_[last_].first != peer) {
-      last_ = 0;
-      while (last_ < peers_.size() && peers_[last_].first != peer) ++last_;
-      if (last_ == peers_.size()) peers_.emplace_back(peer, std::vector<int64_t>{});
-    }
-    peers_[last_].second.push_back(packed);
-  }
-  /// Per process in rank order.
-  [[nodiscard]] std::vector<std::pair<uint32_t, std::vector<int64_t>>> by_peer() && {
-    std::sort(peers_.begin(), peers_.end(),
-              [](const auto& x, const auto& y) { return x.first < y.first; });
-    return std::move(peers_);
-  }
-
- private:
-  std::vector<std::pair<uint32_t, std::vector<int64_t>>> peers_;
-  std::size_t last_ = 0;  ///< the peer of the last note: notes come in runs
-};
 
 /// One process's part of the walk.
 class Walker {
@@ -113,6 +90,13 @@ class Walker {
   /// Splits and publishes the stretch a partner's look-ahead found on this
   /// process (`token`'s entry point), after the walk's own: in the order
   /// noted, kChunk at a time (finish() publishes the rest).
+  /// noted() for block `b` of the notes that came after the walk.
+  void noted_block(const critical_path::NotesIn& in, std::size_t b) {
+    const std::size_t first = in.from.displs[b];
+    for (std::size_t k = first; k < first + in.from.counts[b]; ++k) {
+      noted(packing_.unpack(in.values[k], in.from.peers[b]));
+    }
+  }
   void noted(const Token& token) {
     const uint32_t to = resume_event(token);
     if (to == kNone) return;
@@ -122,6 +106,33 @@ class Walker {
   void finish() {
     split_chunk();
     flush();
+  }
+  /// noted() for a batch of `sender`'s notes that came during the walk:
+  /// their stretches are found at once and split by publish_early(sender)
+  /// (the order of publishing stays the one without batches: own
+  /// stretches first, then the senders' in rank order, each in the order
+  /// noted).
+  void noted_early(uint32_t sender, const std::vector<int64_t>& packed) {
+    std::vector<critical_path::Stretch>& found = early_of(sender).emplace_back();
+    found.reserve(packed.size());
+    for (const int64_t value : packed) {
+      const uint32_t to = resume_event(packing_.unpack(value, sender));
+      if (to != kNone) found.push_back(as_stretch(latest_(to), to));
+    }
+  }
+  /// Splits and publishes `sender`'s batches, after what came before.
+  void publish_early(uint32_t sender) {
+    split_chunk();
+    for (auto& [from, batches] : early_) {
+      if (from != sender) continue;
+      for (std::vector<critical_path::Stretch>& found : batches) {
+        for (std::size_t at = 0; at < found.size(); at += kChunk) {
+          split(found.data() + at, std::min(kChunk, found.size() - at));
+        }
+        std::vector<critical_path::Stretch>().swap(found);
+      }
+      batches.clear();
+    }
   }
   /// Splits the stretches the walk found (in the order found) over the call
   /// paths and publishes them. The walk only finds them, so that the token
@@ -166,6 +177,12 @@ class Walker {
     split(chunk_.data(), chunk_.size());
     chunk_.clear();
   }
+  std::vector<std::vector<critical_path::Stretch>>& early_of(uint32_t sender) {
+    for (auto& [from, batches] : early_) {
+      if (from == sender) return batches;
+    }
+    return early_.emplace_back(sender, std::vector<std::vector<critical_path::Stretch>>{}).second;
+  }
   /// Publishes the call paths' times found so far, in the order found.
   void flush() {
     if (!batch_.empty()) publish_(CriticalPathBatch{batch_.data(), batch_.size()});
@@ -207,6 +224,8 @@ class Walker {
   static constexpr std::size_t kChunk = 512;
   std::vector<CriticalPathFound> batch_;
   std::vector<critical_path::Stretch> chunk_;  ///< stretches being split
+  /// Per sender of notes during the walk: its batches' stretches, not yet split.
+  std::vector<std::pair<uint32_t, std::vector<std::vector<critical_path::Stretch>>>> early_;
   critical_path::StretchSplitter splitter_;
   std::vector<critical_path::Stretch> stretches_;  ///< found by the walk, in the order found
   uint32_t self_;
@@ -216,38 +235,6 @@ class Walker {
   int64_t looked_ahead_ = 0;
   bool complete_ = true;
 };
-
-/// Noted stretches that came from other processes: packed tokens, in blocks by sender.
-struct NotesIn {
-  std::vector<int64_t> values;
-  BlockLayout from;
-};
-
-/// Sends each process its noted stretches and returns those that came.
-NotesIn exchange_notes(Notes notes, MPI_Comm world) {
-  std::vector<uint32_t> destinations;
-  std::vector<uint64_t> counts;
-  BlockLayout to;
-  auto blocks = std::move(notes).by_peer();
-  for (const auto& [peer, values] : blocks) {
-    destinations.push_back(peer);
-    counts.push_back(values.size());
-    to.add(peer, values.size());
-  }
-  std::vector<int64_t> out;
-  if (blocks.size() == 1) {
-    out = std::move(blocks.front().second);
-  } else {
-    for (const auto& [peer, values] : blocks) out.insert(out.end(), values.begin(), values.end());
-  }
-  NotesIn in;
-  for (const auto& [source, count] : discover_senders(destinations, counts, world)) {
-    in.from.add(source, static_cast<std::size_t>(count));
-  }
-  in.values.resize(in.from.total);
-  exchange_blocks(out.data(), to, in.values.data(), in.from, MPI_INT64_T, world);
-  return in;
-}
 
 }  // namespace
 
@@ -271,7 +258,6 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
   vmpi::Comm_size(world, &size);
   Walker walker(trace, tree, collectives, packing, routes, std::move(found), bus,
                 static_cast<uint32_t>(rank), max_hops);
-  Notes notes;
   // The process whose trace ended last (ties: the highest rank).
   int64_t last[2] = {trace.events.size() == 0 ? INT64_MIN : trace.events[trace.events.size() - 1].time,
                      rank};
@@ -282,6 +268,23 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
 
   MPI_Comm comm = MPI_COMM_NULL;
   vmpi::Comm_dup(world, &comm);
+  Notes notes(comm);
+  // Batches of notes for this process, as they come (the walk goes on
+  // elsewhere meanwhile): received and split at once.
+  std::vector<std::pair<uint32_t, uint64_t>> batches_in;  // per sender, received so far
+  const auto received_from = [&batches_in](uint32_t sender) -> uint64_t& {
+    for (auto& entry : batches_in) {
+      if (entry.first == sender) return entry.second;
+    }
+    return batches_in.emplace_back(sender, 0).second;
+  };
+  std::vector<int64_t> batch(Notes::batch_size());
+  const auto receive_batch = [&](uint32_t sender) {
+    vmpi::Recv(batch.data(), static_cast<int>(batch.size()), MPI_INT64_T, static_cast<int>(sender),
+               Notes::kTag, comm, MPI_STATUS_IGNORE);
+    ++received_from(sender);
+    walker.noted_early(sender, batch);
+  };
   bool have_local = rank == last_rank;
   Token local{ResumeKind::kEnd, 0, 0, 0};
   for (;;) {
@@ -289,8 +292,22 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
     if (have_local) {
       have_local = false;
     } else {
+      // The token first (its sender's batches sent before it may wait: the
+      // walk must not), then a batch of notes, else wait for either.
+      MPI_Status status;
+      int flag = 0;
+      vmpi::Iprobe(MPI_ANY_SOURCE, kTokenTag, comm, &flag, &status);
+      if (flag == 0) {
+        vmpi::Iprobe(MPI_ANY_SOURCE, Notes::kTag, comm, &flag, &status);
+        if (flag != 0) {
+          receive_batch(static_cast<uint32_t>(status.MPI_SOURCE));
+        } else {
+          vmpi::Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &status);
+        }
+        continue;
+      }
       int64_t message[4];
-      vmpi::Recv(message, 4, MPI_INT64_T, MPI_ANY_SOURCE, kTokenTag, comm, MPI_STATUS_IGNORE);
+      vmpi::Recv(message, 4, MPI_INT64_T, status.MPI_SOURCE, kTokenTag, comm, MPI_STATUS_IGNORE);
       token = Token{static_cast<ResumeKind>(message[0]), message[1], message[2], message[3]};
     }
     if (token.kind == ResumeKind::kDone) {
@@ -315,18 +332,23 @@ CriticalPathStatistics replay_critical_path(const LocalTrace& trace, const CallT
       vmpi::Send(message, 4, MPI_INT64_T, static_cast<int>(delayer), kTokenTag, comm);
     }
   }
-  vmpi::Comm_free(&comm);
-  // The stretches the look-ahead skipped, each to its process; then every
-  // process splits its own stretches and the noted ones.
-  const NotesIn noted = exchange_notes(std::move(notes), world);
-  walker.publish_stretches();
-  for (std::size_t b = 0; b < noted.from.peers.size(); ++b) {
-    const std::size_t first = noted.from.displs[b];
-    for (std::size_t k = first; k < first + noted.from.counts[b]; ++k) {
-      walker.noted(packing.unpack(noted.values[k], noted.from.peers[b]));
-    }
+  // The rest of the stretches the look-ahead skipped, each to its process,
+  // and the batches still on their way; then every process splits its own
+  // stretches and the noted ones, sender by sender.
+  const critical_path::NotesIn noted = notes.exchange(world);
+  for (const auto& [sender, sent] : noted.batches) {
+    while (received_from(sender) < sent) receive_batch(sender);
   }
+  walker.publish_stretches();
+  std::size_t b = 0;
+  for (const auto& [sender, sent] : noted.batches) {
+    for (; b < noted.from.peers.size() && noted.from.peers[b] < sender; ++b) walker.noted_block(noted, b);
+    walker.publish_early(sender);
+  }
+  for (; b < noted.from.peers.size(); ++b) walker.noted_block(noted, b);
   walker.finish();
+  notes.wait_sent();  // received: the receivers took them right after the exchange
+  vmpi::Comm_free(&comm);
 
   int64_t sums[2] = {walker.length(), walker.looked_ahead()};
   vmpi::Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, world);

@@ -15,192 +15,76 @@
 namespace orrery::analyzer::critical_path {
 namespace {
 
-/// World rank of a message's peer, remembering the last (communicator,
-/// peer): runs of messages between the same processes cost one lookup.
-class PeerRanks {
- public:
-  PeerRanks(const Definitions& definitions, uint32_t self) : definitions_(definitions), self_(self) {}
-  uint32_t operator()(uint32_t comm, uint32_t peer) {
-    if (!known_ || comm != comm_ || peer != peer_) {
-      known_ = true;
-      comm_ = comm;
-      peer_ = peer;
-      world_ = definitions_.world_rank(comm, peer, self_);
-    }
-    return world_;
-  }
-
- private:
-  const Definitions& definitions_;
-  uint32_t self_;
-  bool known_ = false;
-  uint32_t comm_ = kNone, peer_ = kNone, world_ = kNone;
-};
-
-/// The point-to-point wait points of one side in posting order. Late
-/// Sender (`kind` kSend, at the receives, `partner_enters` the sends' enter
-/// times): the receiver waited until the send began. Late Receiver (kRecv,
-/// at the sends, the receives' post times): a send that completed only after
-/// the receive was posted waited for it (an eager send that returned before
-/// does not).
-class MessageWaits {
- public:
-  MessageWaits(ResumeKind kind, const LocalTrace& trace, const std::vector<int64_t>& partner_enters,
-               const Definitions& definitions, const MessageMatching& matching,
-               const MessageMatching::RouteIndex& routes)
-      : late_sender_(kind == ResumeKind::kSend), trace_(trace),
-        table_(late_sender_ ? trace.recvs : trace.sends), partner_enters_(partner_enters),
-        matching_(matching), routes_(routes), peers_(definitions, trace.rank),
-        end_(std::min<std::size_t>(table_.size(), partner_enters.size())) {}
-  /// The next one into `out`; false after the last.
-  bool next(Candidate& out) {
-    for (; k_ < end_; ++k_) {
-      const MessageOp& op = table_[k_];
-      const int64_t partner = partner_enters_[k_];
-      if (op.cancelled || op.complete_call == kNone || partner == kNoValue ||
-          !(late_sender_ ? matching_.recv_matched(k_) : matching_.send_matched(k_))) {
-        continue;
-      }
-      const int64_t enter = trace_.events[op.complete_call].time;
-      const int64_t exit = trace_.exit_time(op.complete_call);
-      // Until when the call waited for its partner (not after its enter: it did not wait).
-      const int64_t wait_end = late_sender_ ? std::min(partner, exit) : exit <= partner ? enter : partner;
-      if (wait_end <= enter) continue;
-      const uint32_t late = peers_(op.comm, op.peer);
-      if (late == kNone) continue;
-      const auto k = static_cast<uint32_t>(k_++);
-      const Token there = late_sender_
-                              ? Token{ResumeKind::kSend, routes_.recv_route(k).number, trace_.rank, 0}
-                              : Token{ResumeKind::kRecv, routes_.send_route(k).number, trace_.rank, 0};
-      out = Candidate{WaitPoint(op.complete_call, late, there, k), wait_end - enter};
-      return true;
-    }
-    return false;
-  }
-
- private:
-  bool late_sender_;
-  const LocalTrace& trace_;
-  const MessageTable& table_;
-  const std::vector<int64_t>& partner_enters_;
-  const MessageMatching& matching_;
-  const MessageMatching::RouteIndex& routes_;
-  PeerRanks peers_;
-  std::size_t end_;
-  std::size_t k_ = 0;
-};
-
-/// Appends a wait point to `found`, one per call: of two waits of the same
-/// call the one that ended last (waited longest) stays (ties: the first).
-void keep_latest(WaitPoints& found, const WaitPoint& point, int64_t waiting) {
-  std::vector<WaitPoint>& points = found.points;
-  if (!points.empty() && points.back().call == point.call) {
-    if (waiting > found.waiting.back()) {
-      points.back() = point;
-      found.waiting.back() = waiting;
-    }
-    return;
-  }
-  points.push_back(point);
-  found.waiting.push_back(waiting);
-}
-void keep_latest(WaitPoints& found, const Candidate& candidate) {
-  keep_latest(found, candidate.point, candidate.waiting);
-}
-
-/// Candidates of any order, one per call (the wait that ended last), sorted by call.
-void one_per_call(WaitPoints& found) {
-  std::vector<Candidate> all(found.points.size());
-  for (std::size_t k = 0; k < all.size(); ++k) all[k] = Candidate{found.points[k], found.waiting[k]};
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) {
-    return x.point.call != y.point.call ? x.point.call < y.point.call : x.waiting > y.waiting;
-  });
-  found.points.clear();
-  found.waiting.clear();
-  for (const Candidate& candidate : all) keep_latest(found, candidate);
-}
-
-/// Whether any send waited for its receiver (Late Receiver, as
-/// MessageWaits finds them): most sends are eager and none does.
-bool any_late_receiver(const LocalTrace& trace, const std::vector<int64_t>& recv_enters,
-                       const Definitions& definitions, const MessageMatching& matching) {
-  const EventStore& events = trace.events;
-  const std::size_t end = std::min<std::size_t>(trace.sends.size(), recv_enters.size());
-  PeerRanks peers(definitions, trace.rank);
-  bool any = false;
-  trace.sends.for_each([&](uint32_t k, const MessageOp& op) {
-    if (any || k >= end) return;
-    const int64_t partner = recv_enters[k];
-    if (op.cancelled || op.complete_call == kNone || partner == kNoValue || !matching.send_matched(k)) return;
-    const Event& enter = events[op.complete_call];
-    // It waited from its enter until the receive was posted, if it completed
-    // after that; a receive posted before the send began (the receiver
-    // waited) needs no look at the call's exit.
-    if (partner <= enter.time || events[enter.link].time <= partner) return;
-    any = peers(op.comm, op.peer) != kNone;
-  });
-  return any;
-}
-
-/// Wait points written in place into arrays sized for all of them, one per
-/// call as keep_latest keeps them, noting whether calls came in order.
+/// Wait points appended to arrays with room for all of them (reserved: no
+/// pass that initializes them first), one per call as keep_latest keeps
+/// them, noting whether calls came in order.
 class PointWriter {
  public:
-  PointWriter(WaitPoints& found, std::size_t capacity) : found_(found) {
-    found.points.resize(capacity);
-    found.waiting.resize(capacity);
-    points_ = found.points.data();
-    waiting_ = found.waiting.data();
+  PointWriter(WaitPoints& found, std::size_t capacity) : points_(found.points), waiting_(found.waiting) {
+    points_.clear();
+    waiting_.clear();
+    points_.reserve(capacity);
+    waiting_.reserve(capacity);
   }
   void add(const WaitPoint& point, int64_t waiting) {
-    if (count_ > 0) {
-      const uint32_t last = points_[count_ - 1].call;
+    if (!points_.empty()) {
+      const uint32_t last = points_.back().call;
       if (point.call == last) {
-        if (waiting > waiting_[count_ - 1]) {
-          points_[count_ - 1] = point;
-          waiting_[count_ - 1] = waiting;
+        if (waiting > waiting_.back()) {
+          points_.back() = point;
+          waiting_.back() = waiting;
         }
         return;
       }
       if (point.call < last) in_order_ = false;
     }
-    points_[count_] = point;
-    waiting_[count_++] = waiting;
+    points_.push_back(point);
+    waiting_.push_back(waiting);
   }
-  /// Drops the room not used; whether the calls came in increasing order.
-  bool finish() {
-    found_.points.resize(count_);
-    found_.waiting.resize(count_);
-    return in_order_;
-  }
+  /// Whether the calls came in increasing order.
+  [[nodiscard]] bool in_order() const { return in_order_; }
 
  private:
-  WaitPoints& found_;
-  WaitPoint* points_ = nullptr;
-  int64_t* waiting_ = nullptr;
-  std::size_t count_ = 0;
+  std::vector<WaitPoint>& points_;
+  std::vector<int64_t>& waiting_;
   bool in_order_ = true;
+};
+
+/// What late_senders_by_call found besides the wait points.
+struct OnePass {
+  bool in_order = true;  ///< the calls came in increasing order (else sort_if_out_of_order has work)
+  /// Some matched receive was posted after its send began, or its times are
+  /// not all known: its sender may have waited for it (a Late Receiver, which
+  /// only the sender can tell). Else no send to this rank waited.
+  bool late_receiver_possible = false;
 };
 
 /// merge_by_call for traces without Late Receivers: the receives' Late
 /// Sender wait points (as MessageWaits finds them) merged with the
 /// collective ones (`collective` sorted by call) in one pass, with no
-/// candidate records in between. Returns whether the calls came in
-/// increasing order (else sort_if_out_of_order has work).
-bool late_senders_by_call(const LocalTrace& trace, const Definitions& definitions,
-                          const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
-                          const std::vector<Candidate>& collective, WaitPoints& found) {
+/// candidate records in between.
+OnePass late_senders_by_call(const LocalTrace& trace, const Definitions& definitions,
+                             const MessageMatching& matching, const MessageMatching::RouteIndex& routes,
+                             const std::vector<Candidate>& collective, WaitPoints& found) {
   const EventStore& events = trace.events;
   const std::vector<int64_t>& send_enters = trace.send_enters;
   const std::size_t end = std::min<std::size_t>(trace.recvs.size(), send_enters.size());
   PeerRanks peers(definitions, trace.rank);
   PointWriter out(found, end + collective.size());
+  OnePass pass;
   std::size_t c = 0;
   trace.recvs.for_each([&](uint32_t k, const MessageOp& op) {
-    if (k >= end) return;
-    const int64_t partner = send_enters[k];
-    if (op.cancelled || op.complete_call == kNone || partner == kNoValue || !matching.recv_matched(k)) return;
+    if (!matching.recv_matched(k)) return;
+    // A send waited for this receive only if the receive was posted after
+    // the send's completing call began, hence after the send's posting call
+    // began (send_enters): after it, the receive's completing call began too.
+    const int64_t partner = k < end ? send_enters[k] : kNoValue;
+    if (op.cancelled || op.complete_call == kNone || partner == kNoValue) {
+      pass.late_receiver_possible = true;
+      return;
+    }
     const Event& enter = events[op.complete_call];
+    if (partner < enter.time) pass.late_receiver_possible = true;
     // Until when the call waited for its sender (not after its enter: it did not wait).
     const int64_t wait_end = std::min(partner, events[enter.link].time);
     if (wait_end <= enter.time) return;
@@ -214,55 +98,15 @@ bool late_senders_by_call(const LocalTrace& trace, const Definitions& definition
             wait_end - enter.time);
   });
   for (; c < collective.size(); ++c) out.add(collective[c].point, collective[c].waiting);
-  return out.finish();
-}
-
-/// The Late Sender, Late Receiver and collective wait points, one per call
-/// (the wait that ended last), sorted by call. Each kind comes in the order
-/// of its operations, which is the order of their completing calls unless
-/// operations complete out of order (MPI_Waitany, waits in reverse): one
-/// merge in the common case, a sort otherwise.
-WaitPoints merge_by_call(MessageWaits late_senders, MessageWaits late_receivers,
-                         const std::vector<Candidate>& collective, std::size_t capacity) {
-  WaitPoints found;
-  found.points.reserve(capacity + collective.size());
-  found.waiting.reserve(capacity + collective.size());
-  Candidate sender, receiver;
-  bool have_sender = late_senders.next(sender);
-  bool have_receiver = late_receivers.next(receiver);
-  std::size_t c = 0;
-  while (have_sender || have_receiver || c < collective.size()) {
-    // The earliest call of the three heads (ties: Late Sender, Late Receiver, collective).
-    const uint32_t s = have_sender ? sender.point.call : kNone;
-    const uint32_t r = have_receiver ? receiver.point.call : kNone;
-    const uint32_t k = c < collective.size() ? collective[c].point.call : kNone;
-    if (have_sender && s <= r && s <= k) {
-      keep_latest(found, sender);
-      have_sender = late_senders.next(sender);
-    } else if (have_receiver && r <= k) {
-      keep_latest(found, receiver);
-      have_receiver = late_receivers.next(receiver);
-    } else {
-      keep_latest(found, collective[c++]);
-    }
-  }
-  return found;
-}
-
-/// One wait point per call even where calls came out of order (MPI_Waitany,
-/// waits in reverse): then sorted, the longest wait per call kept.
-void sort_if_out_of_order(WaitPoints& found) {
-  const std::vector<WaitPoint>& points = found.points;
-  const bool in_order = std::adjacent_find(points.begin(), points.end(), [](const WaitPoint& x, const WaitPoint& y) {
-                          return x.call >= y.call;
-                        }) == points.end();
-  if (!in_order) one_per_call(found);
+  pass.in_order = out.in_order();
+  return pass;
 }
 
 // Atomic: with fewer analysis processes than traced ranks, each thread
 // of a process runs a rank's search (block_host.h).
 std::atomic<WaitPointSearch> search_mode{WaitPointSearch::kAuto};
 std::atomic<uint64_t> merges{0};
+std::atomic<uint64_t> late_receiver_checks{0};
 
 LookAhead ahead_from(const WaitPoint* wait) {
   if (wait == nullptr) return LookAhead::of(0, Token{ResumeKind::kEnd, 0, 0, 0});
@@ -313,6 +157,7 @@ void apply(std::vector<WaitPoint>& points, ResumeKind kind, const std::vector<in
 
 void set_wait_point_search(WaitPointSearch search) { search_mode = search; }
 uint64_t wait_point_merges() { return merges; }
+uint64_t late_receiver_searches() { return late_receiver_checks; }
 
 const WaitPoint* latest_before(const std::vector<WaitPoint>& points, uint32_t entry) {
   auto it = std::lower_bound(points.begin(), points.end(), entry,
@@ -334,46 +179,66 @@ WaitPoints find_wait_points(const LocalTrace& trace, const Definitions& definiti
     std::stable_sort(collective.begin(), collective.end(), by_call);
   }
   WaitPoints found;
-  bool late_receivers = true;  // whether this rank's wait points may hold Late Receivers
-  {
-    std::vector<int64_t> exchanged;  // when the forward replay did not keep them
-    if (!trace.recv_post_enters_known) exchanged = receive_post_enters_at_senders(trace, matching, world);
-    const std::vector<int64_t>& recv_enters = trace.recv_post_enters_known ? trace.recv_post_enters : exchanged;
-    // Where the path resumes at the partner: the message's route number
-    // (MessageMatching::Route) and this rank, by which the partner finds its
-    // own operation (RouteIndex) without an exchange of operation indices.
-    bool in_order = true;
-    if (search_mode == WaitPointSearch::kAuto && !any_late_receiver(trace, recv_enters, definitions, matching)) {
-      in_order = late_senders_by_call(trace, definitions, matching, routes, collective, found);
-      late_receivers = false;
-    } else {
-      // Room for a Late Sender per receive; Late Receivers are few (only a
-      // send that is not eager can wait), and room for one per send would
-      // double a block that the heap could otherwise give from freed memory.
-      const std::size_t capacity = std::min(trace.recvs.size(), trace.send_enters.size());
-      found = merge_by_call(
-          MessageWaits(ResumeKind::kSend, trace, trace.send_enters, definitions, matching, routes),
-          MessageWaits(ResumeKind::kRecv, trace, recv_enters, definitions, matching, routes),
-          collective, capacity);
-      in_order = false;  // not known: sort_if_out_of_order checks
-      ++merges;
-    }
-    if (!in_order) sort_if_out_of_order(found);
+  // The receives' posting times at the senders: exchanged (collective) the
+  // first time they are needed if the forward replay did not keep them.
+  std::vector<int64_t> exchanged;
+  bool have_exchanged = false;
+  const auto receive_enters = [&]() -> const std::vector<int64_t>& {
+    if (trace.recv_post_enters_known) return trace.recv_post_enters;
+    if (!have_exchanged) exchanged = receive_post_enters_at_senders(trace, matching, world);
+    have_exchanged = true;
+    return exchanged;
+  };
+  // The merge of every kind of candidate (replay_critical_path_merge.cpp).
+  const auto merge = [&] {
+    found = merge_wait_points(trace, definitions, matching, routes, receive_enters(), collective);
+    ++merges;
+  };
+  // Where the path resumes at the partner: the message's route number
+  // (MessageMatching::Route) and this rank, by which the partner finds its
+  // own operation (RouteIndex) without an exchange of operation indices.
+  // The one pass over the receives, unless a send of this rank waited for
+  // its receiver: only the receivers can tell that none could have (every
+  // receive posted before its send began), which all ranks agree on below.
+  bool late_receivers = search_mode == WaitPointSearch::kMerge;
+  bool late_receiver_possible = false;
+  if (late_receivers) {
+    if (!trace.recv_post_enters_known) receive_enters();  // collective: on every rank
+    merge();
+  } else {
+    const OnePass pass = late_senders_by_call(trace, definitions, matching, routes, collective, found);
+    if (!pass.in_order) sort_if_out_of_order(found);
+    late_receiver_possible = pass.late_receiver_possible;
   }
-  std::vector<WaitPoint>& points = found.points;
+  const auto holds = [&found](ResumeKind kind) {
+    return std::any_of(found.points.begin(), found.points.end(),
+                       [kind](const WaitPoint& point) { return point.resume_kind == static_cast<uint8_t>(kind); });
+  };
   // Look-ahead: every process tells the partners that may move the path to
   // it where the path goes from there (at its sends for Late Sender, at its
   // receives' posts for Late Receiver, at its collective starts), if it
   // comes straight back to them: one value per message and direction. A
   // direction whose wait points no process has (Late Receivers are often
-  // none: eager sends) is left out, as all processes agree first.
-  const auto holds = [&points](ResumeKind kind) {
-    return std::any_of(points.begin(), points.end(),
-                       [kind](const WaitPoint& point) { return point.resume_kind == static_cast<uint8_t>(kind); });
-  };
-  int64_t waiting_for[2] = {holds(ResumeKind::kSend) ? 1 : 0,  // Late Sender, Late Receiver wait points
-                            late_receivers && holds(ResumeKind::kRecv) ? 1 : 0};
-  vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 2, MPI_INT64_T, MPI_MAX, world);
+  // none: eager sends) is left out, as all processes agree first (with
+  // whether any send may have waited for its receiver).
+  int64_t waiting_for[3] = {holds(ResumeKind::kSend) ? 1 : 0,  // Late Sender, Late Receiver wait points
+                            late_receivers && holds(ResumeKind::kRecv) ? 1 : 0,
+                            late_receiver_possible ? 1 : 0};
+  vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 3, MPI_INT64_T, MPI_MAX, world);
+  if (!late_receivers && waiting_for[2] != 0) {
+    // Some send may have waited: each rank looks at its own sends, and one
+    // whose did merges every kind of candidate instead; then all agree again.
+    ++late_receiver_checks;
+    const std::vector<int64_t>& recv_enters = receive_enters();
+    if (any_late_receiver(trace, recv_enters, definitions, matching)) {
+      merge();
+      late_receivers = true;
+    }
+    waiting_for[0] = holds(ResumeKind::kSend) ? 1 : 0;
+    waiting_for[1] = late_receivers && holds(ResumeKind::kRecv) ? 1 : 0;
+    vmpi::Allreduce(MPI_IN_PLACE, waiting_for, 2, MPI_INT64_T, MPI_MAX, world);
+  }
+  std::vector<WaitPoint>& points = found.points;
   if (waiting_for[0] != 0) {
     apply(points, ResumeKind::kSend,
           matching.to_receivers(back_of(trace.sends, points, PeerRanks(definitions, trace.rank), packing), world),

@@ -18,6 +18,7 @@
 // is bounded by its own events in the interval: never O(P).
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "delay_model.h"
@@ -52,22 +53,28 @@ WaitKind wait_kind(CollectiveKind kind) {
 }  // namespace
 
 /// One collective instance on this rank, with what the analysis learned.
+/// Its variable parts (the delayer's profile and own waits, the waiter's
+/// excess) are ranges of pools of CollectiveDelays: no allocation per instance.
 struct CollectiveDelays::Instance {
   uint32_t start = kNone;  ///< Enter index of the starting call
   uint32_t call = kNone;   ///< Enter index of the completing call
   uint32_t from = kNone;   ///< Leave index of the previous instance's completing call
+  int64_t enter = 0;       ///< time of the starting call's Enter
+  int64_t exit = 0;        ///< time of the completing call's Leave
   CollectiveKind kind = CollectiveKind::kOther;
   uint32_t root = kNone;
   uint32_t wait = kNone;   ///< this rank's wait state, if it waited
   uint32_t entries = 0;    ///< length of the delayer's profile
   bool delayer = false;
   bool anyone_waited = false;
-  // The delayer's side: its profile and its own waits in the interval.
-  std::vector<std::pair<uint32_t, int64_t>> profile;
-  std::vector<std::pair<uint32_t, int64_t>> own_waits;
+  // The delayer's side: its profile (entries of profiles_ from
+  // profile_begin) and its own waits in the interval (in own_wait_blocks_).
+  uint32_t profile_begin = 0;
+  std::span<const std::pair<uint32_t, int64_t>> own_waits;
   int64_t own_waits_total = 0;
-  // The waiter's side: its delay against the delayer's profile entries.
-  std::vector<std::pair<uint32_t, double>> excess;
+  // The waiter's side: its delay against the delayer's profile entries
+  // (excess_count entries of excess_ from excess_begin).
+  uint32_t excess_begin = 0, excess_count = 0;
   double excess_waiting = 0;
   double total = 0;
 };
@@ -119,12 +126,22 @@ CollectiveDelays::CollectiveDelays(const LocalTrace& trace, const Definitions& d
     instance.kind = op.kind;
     instance.root = op.root;
     instance.from = list->empty() ? kNone : trace.events[list->back().call].link;
-    sync_points_.push_back(CollectiveSync{trace.events[op.complete_call].link, op.comm,
-                                          static_cast<uint32_t>(list->size())});
+    // The times, read here where the call's events are at hand (find_waits
+    // would miss the cache for them again).
+    const uint32_t leave = trace.events[op.complete_call].link;
+    instance.enter = trace.events[op.start_call].time;
+    instance.exit = trace.events[leave].time;
+    sync_points_.push_back(CollectiveSync{leave, op.comm, static_cast<uint32_t>(list->size())});
     list->push_back(std::move(instance));
   }
-  std::sort(sync_points_.begin(), sync_points_.end(),
-            [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; });
+  // Strictly in order already unless communicators interleave or a call
+  // completes several instances: a check, not a sort (which, of equal
+  // leaves, may reorder them: those are sorted as they always were).
+  const auto by_leave = [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave < b.leave; };
+  const auto not_before = [](const CollectiveSync& a, const CollectiveSync& b) { return a.leave >= b.leave; };
+  if (std::adjacent_find(sync_points_.begin(), sync_points_.end(), not_before) != sync_points_.end()) {
+    std::sort(sync_points_.begin(), sync_points_.end(), by_leave);
+  }
 }
 
 CollectiveDelays::~CollectiveDelays() = default;
@@ -185,7 +202,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
       slots.assign(3 * m, INT64_MIN);
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
-        const int64_t enter = trace_.enter_time(in.start);
+        const int64_t enter = in.enter;
         const bool has_root = in.root != kNone && in.root < static_cast<uint32_t>(size);
         slots[3 * j] = enter;
         if (has_root && in.root == static_cast<uint32_t>(me)) slots[3 * j + 1] = enter;
@@ -197,8 +214,8 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!analyzed(in.kind)) continue;
-        const int64_t enter = trace_.enter_time(in.start);
-        const int64_t exit = trace_.exit_time(in.call);
+        const int64_t enter = in.enter;
+        const int64_t exit = in.exit;
         const bool is_root = in.root == static_cast<uint32_t>(me);
         int64_t until = INT64_MIN;
         bool candidate = false;
@@ -237,6 +254,11 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
 
 void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const CallpathKeys& keys) {
   std::vector<int64_t> lengths, data, own_waiting;
+  // The waiters' own profiles of the chunk: (call path, ticks) from
+  // mine_begin[j], and their waiting.
+  std::vector<std::pair<uint32_t, int64_t>> mine_entries;
+  std::vector<std::size_t> mine_begin;
+  std::vector<int64_t> mine_waiting;
   IntervalProfile profile;
   TicksByCallpath mine(keys.size());
   passing_.assign(by_comm_.size(), {});
@@ -247,17 +269,34 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       const std::size_t m = std::min(kChunk, instances.size() - first);
       lengths.assign(m, 0);
       own_waiting.assign(m, 0);
+      mine_entries.clear();
+      mine_begin.assign(m + 1, 0);
+      mine_waiting.assign(m, 0);
+      // Each member profiles its intervals (the delayer's with its own
+      // waits, the waiters' without) before any reduction: the members walk
+      // their traces at the same time, not one after the other.
       bool any = false;
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         any = any || in.anyone_waited;
-        if (!in.delayer || !in.anyone_waited) continue;
-        profiler.profile(in.from, in.start, profile);
-        in.profile = profile.time;
-        in.own_waits = profile.waits;
-        for (const auto& wait : in.own_waits) in.own_waits_total += wait.second;
-        lengths[j] = static_cast<int64_t>(in.profile.size());
-        own_waiting[j] = profile.waiting;
+        const bool delayer = in.delayer && in.anyone_waited;
+        if (delayer || in.wait != kNone) {
+          // Without the own waits the time and waiting are the same.
+          profiler.profile(in.from, in.start, profile, delayer);
+        }
+        if (delayer) {
+          in.profile_begin = static_cast<uint32_t>(profiles_.size());
+          profiles_.insert(profiles_.end(), profile.time.begin(), profile.time.end());
+          in.own_waits = keep_own_waits(profile.waits);
+          for (const auto& wait : profile.waits) in.own_waits_total += wait.second;
+          lengths[j] = static_cast<int64_t>(profile.time.size());
+          own_waiting[j] = profile.waiting;
+        }
+        if (in.wait != kNone) {
+          mine_entries.insert(mine_entries.end(), profile.time.begin(), profile.time.end());
+          mine_waiting[j] = profile.waiting;
+        }
+        mine_begin[j + 1] = mine_entries.size();
       }
       if (!any) continue;  // every member knows: nobody waited in this chunk
       vmpi::Allreduce(MPI_IN_PLACE, lengths.data(), static_cast<int>(m), MPI_INT64_T, MPI_MAX, comm);
@@ -272,7 +311,8 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
         if (!in.delayer || !in.anyone_waited) continue;
         std::size_t at = offsets[j];
         data[at++] = own_waiting[j];
-        for (const auto& [callpath, ticks] : in.profile) {
+        for (uint32_t e = 0; e < in.entries; ++e) {
+          const auto& [callpath, ticks] = profiles_[in.profile_begin + e];
           data[at++] = static_cast<int64_t>(keys.key(callpath));
           data[at++] = ticks;
         }
@@ -282,27 +322,46 @@ void CollectiveDelays::compare_intervals(IntervalProfiler& profiler, const Callp
       for (std::size_t j = 0; j < m; ++j) {
         Instance& in = instances[first + j];
         if (in.wait == kNone) continue;
-        profiler.profile(in.from, in.start, profile, false);  // its own waits are not needed
-        for (const auto& [callpath, ticks] : profile.time) mine.set(callpath, ticks);
+        for (std::size_t k = mine_begin[j]; k < mine_begin[j + 1]; ++k) {
+          mine.set(mine_entries[k].first, mine_entries[k].second);
+        }
         std::size_t at = offsets[j];
         const int64_t their_waiting = data[at++];
+        in.excess_begin = static_cast<uint32_t>(excess_.size());
         for (uint32_t e = 0; e < in.entries; ++e, at += 2) {
           const uint32_t callpath = keys.find(static_cast<uint64_t>(data[at]));
           const int64_t other = callpath == kNone ? 0 : mine.get(callpath);
           if (data[at + 1] > other) {
-            in.excess.emplace_back(e, static_cast<double>(data[at + 1] - other));
+            excess_.emplace_back(e, static_cast<double>(data[at + 1] - other));
             in.total += static_cast<double>(data[at + 1] - other);
           }
         }
+        in.excess_count = static_cast<uint32_t>(excess_.size()) - in.excess_begin;
         mine.clear();
-        if (their_waiting > profile.waiting) {
-          in.excess_waiting = static_cast<double>(their_waiting - profile.waiting);
+        if (their_waiting > mine_waiting[j]) {
+          in.excess_waiting = static_cast<double>(their_waiting - mine_waiting[j]);
           in.total += in.excess_waiting;
         }
       }
       select_passing(instances, first, m, comm, passing_[c]);
     }
   }
+}
+
+std::span<const std::pair<uint32_t, int64_t>> CollectiveDelays::keep_own_waits(
+    const std::vector<std::pair<uint32_t, int64_t>>& waits) {
+  // Blocks of 1 MiB: from the heap's freed memory, not fresh pages, and
+  // never copied to grow (a growing vector of millions of waits was both).
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  if (waits.empty()) return {};
+  if (own_wait_blocks_.empty() ||
+      own_wait_blocks_.back().capacity() - own_wait_blocks_.back().size() < waits.size()) {
+    own_wait_blocks_.emplace_back().reserve(std::max(kBlock, waits.size()));
+  }
+  auto& block = own_wait_blocks_.back();
+  const std::size_t begin = block.size();
+  block.insert(block.end(), waits.begin(), waits.end());
+  return {block.data() + begin, waits.size()};
 }
 
 void CollectiveDelays::select_passing(const std::vector<Instance>& instances, std::size_t first,
@@ -380,7 +439,8 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
           statistics.unexplained += static_cast<double>(wait.waiting);
           continue;
         }
-        for (const auto& [entry, excess] : in.excess) {
+        for (uint32_t x = in.excess_begin; x < in.excess_begin + in.excess_count; ++x) {
+          const auto& [entry, excess] = excess_[x];
           const double share = excess / in.total;
           costs[offsets[j] + 2 * entry] += static_cast<double>(wait.waiting) * share;
           costs[offsets[j] + 2 * entry + 1] += propagated[in.wait] * share;
@@ -390,11 +450,11 @@ void CollectiveDelays::publish_costs(const std::vector<WaitState>& waits,
       for (std::size_t j = 0; j < m; ++j) {
         const Instance& in = instances[first + j];
         if (!in.delayer) continue;
-        for (std::size_t e = 0; e < in.profile.size() && e < in.entries; ++e) {
+        for (uint32_t e = 0; e < in.entries; ++e) {
           const double short_term = costs[offsets[j] + 2 * e];
           const double long_term = costs[offsets[j] + 2 * e + 1];
           if (short_term > 0 || long_term > 0) {
-            bus.publish(DelayCostFound{wait_kind(in.kind), in.profile[e].first, short_term,
+            bus.publish(DelayCostFound{wait_kind(in.kind), profiles_[in.profile_begin + e].first, short_term,
                                        long_term});
           }
         }

@@ -29,14 +29,10 @@ double path_time(const report::Cube& cube, int rank) {
 
 /// A blocking send at t (taking no time) and a receive [t0, t1] on the world.
 void send(TestArchive::Rank& rank, const Regions& r, uint64_t t, uint32_t peer) {
-  rank.enter(at(t), r.send);
-  rank.send(at(t), peer, TestArchive::kWorld, 0, 8);
-  rank.leave(at(t), r.send);
+  world_send(rank, r, at(t), peer);
 }
 void recv(TestArchive::Rank& rank, const Regions& r, uint64_t t0, uint64_t t1, uint32_t peer) {
-  rank.enter(at(t0), r.recv);
-  rank.recv(at(t1), peer, TestArchive::kWorld, 0, 8);
-  rank.leave(at(t1), r.recv);
+  world_recv(rank, r, at(t0), at(t1), peer);
 }
 
 /// Rank k works 10 (k + 1) us, then enters a barrier everyone leaves at

@@ -146,4 +146,17 @@ void region(TestArchive::Rank& rank, uint32_t region_id, uint64_t t0, uint64_t t
   rank.leave(t1, region_id);
 }
 
+void world_send(TestArchive::Rank& rank, const Regions& r, uint64_t time, uint32_t peer) {
+  rank.enter(time, r.send);
+  rank.send(time, peer, TestArchive::kWorld, 0, 8);
+  rank.leave(time, r.send);
+}
+
+void world_recv(TestArchive::Rank& rank, const Regions& r, uint64_t enter, uint64_t exit,
+                   uint32_t peer) {
+  rank.enter(enter, r.recv);
+  rank.recv(exit, peer, TestArchive::kWorld, 0, 8);
+  rank.leave(exit, r.recv);
+}
+
 }  // namespace orrery::testing

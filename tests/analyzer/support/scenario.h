@@ -50,5 +50,10 @@ double rank_total(const report::Cube& cube, const std::string& metric, int rank)
 
 /// Writes a region instance [t0, t1] with nothing inside.
 void region(TestArchive::Rank& rank, uint32_t region, uint64_t t0, uint64_t t1);
+/// A blocking send on the world at `time` (taking no time, 8 bytes, tag 0),
+/// and a blocking receive entered at `enter` that gets its message at `exit`.
+void world_send(TestArchive::Rank& rank, const Regions& r, uint64_t time, uint32_t peer);
+void world_recv(TestArchive::Rank& rank, const Regions& r, uint64_t enter, uint64_t exit,
+                   uint32_t peer);
 
 }  // namespace orrery::testing
