@@ -5,6 +5,7 @@
 // the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
+#include <cmath>
 
 #include "delay_model.h"
 #include "vmpi.h"
@@ -103,7 +104,11 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
   out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
-  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
+  ordered_ = true;
+  for (std::size_t k = 0; k < kept_wait_.size(); ++k) {
+    kept_wait_[k] = record_wait[kept_wait_[k]];
+    if (k > 0 && kept_wait_[k] <= kept_wait_[k - 1]) ordered_ = false;
+  }
   in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
   send_.resize(kept_wait_.size());
   received_.resize(in_.total);
@@ -111,8 +116,47 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
+  return exchange();
+}
+
+const std::vector<double>& RecordSubset::exchange() {
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
+}
+
+PassingShares::PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
+    : pool_(pool), delay_(std::move(passing)) {
+  make_compact();
+}
+
+void PassingShares::make_compact() {
+  const auto whole = [](double value, uint32_t& to) {  // a whole tick count below 2^32
+    if (!(value >= 0 && value <= 4294967295.0) || value != std::floor(value)) return false;
+    to = static_cast<uint32_t>(value);
+    return true;
+  };
+  compact_.reserve(delay_.size());
+  for (std::size_t k = 0; k < delay_.size(); ++k) {
+    const uint32_t d = delay_[k];
+    const Delay& delay = pool_.delays[d];
+    const uint32_t begin = delay.waits_begin;
+    Compact entry;
+    bool fits = pool_.waits_end(d) == begin + 1;
+    if (fits) {
+      const OwnWait& own = pool_.waits[begin];
+      entry.wait = own.wait;
+      fits = (k == 0 || own.wait > compact_.back().wait) && own.ticks == delay.waits_total &&
+             whole(static_cast<double>(own.ticks), entry.ticks) &&
+             whole(delay.waiting(), entry.waiting) &&
+             whole(delay.excess_waiting, entry.excess_waiting) && whole(delay.total, entry.total);
+    }
+    if (!fits) {
+      std::vector<Compact>().swap(compact_);
+      return;
+    }
+    compact_.push_back(entry);
+  }
+  ordered_ = true;
 }
 
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {

@@ -224,19 +224,42 @@ struct DelayPool {
 class PassingShares {
  public:
   /// `passing`: the delays of `pool` that pass waiting on, in record order.
-  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
-      : pool_(pool), delay_(std::move(passing)) {}
-  [[nodiscard]] std::size_t size() const { return delay_.size(); }
-  /// The pool's index of passing delay k.
-  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
+  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing);
+  /// A passing delay as the fused rounds read it: its one own wait state
+  /// and the operands of its share, whole tick counts (exact as doubles):
+  /// 20 bytes instead of the 56 of its index, Delay and OwnWait.
+  struct Compact {
+    uint32_t wait = 0;
+    uint32_t waiting = 0, excess_waiting = 0, total = 0, ticks = 0;
+  };
+  /// Whether every passing delay has exactly one own wait state, these
+  /// ascend with k, and its operands are whole tick counts below 2^32 (the
+  /// usual case: each delay's interval holds one wait of its own): every
+  /// wait state then gets one share at most, in wait-state order, and a
+  /// round can go over the wait states once, reading compact().
+  [[nodiscard]] bool ordered() const { return ordered_; }
+  /// Per passing delay (ordered() only; empty otherwise).
+  [[nodiscard]] const std::vector<Compact>& compact() const { return compact_; }
+  /// Passing delay k's share of a round for ordered(): 0.0 plus
+  /// (waiting + arrived) · excess_waiting / total · ticks / ticks (0.0 for
+  /// none): pass_on's operations on a zeroed `next`, in its order.
+  [[nodiscard]] static double ordered_share(const Compact& delay, double arrived) {
+    double value = 0.0;
+    const double amount = (static_cast<double>(delay.waiting) + arrived) *
+                          static_cast<double>(delay.excess_waiting) /
+                          static_cast<double>(delay.total);
+    if (amount > 0) {
+      value += amount * static_cast<double>(delay.ticks) / static_cast<double>(delay.ticks);
+    }
+    return value;
+  }
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
   /// shared over its own wait states by their waiting, added to `next`.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
-  /// Shares `amount` out over passing delay k's own wait states by their
-  /// waiting: apply(wait state, share).
+  /// Shares `amount` out over the own wait states of the pool's delay `d`
+  /// (one that passes waiting on) by their waiting: apply(wait state, share).
   template <class Apply>
-  void share(std::size_t k, double amount, Apply apply) const {
-    const uint32_t d = delay_[k];
+  void share(uint32_t d, double amount, Apply apply) const {
     const Delay& delay = pool_.delays[d];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
@@ -244,10 +267,15 @@ class PassingShares {
       apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
     }
   }
+  /// For the fused rounds (ordered()): frees what only pass_on reads.
+  void keep_compact_only() { std::vector<uint32_t>().swap(delay_); }
 
  private:
   const DelayPool& pool_;
   std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
+  std::vector<Compact> compact_;
+  bool ordered_ = false;
+  void make_compact();
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -307,12 +335,42 @@ class RecordSubset {
   /// per_wait[record_wait[r]] for every selected outgoing record r → the
   /// values of the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
+  /// Whether the selected outgoing records' wait states ascend (one
+  /// partner, or records in wait-state order): then a pass over the wait
+  /// states in order can fill outgoing() itself, record after record.
+  [[nodiscard]] bool ordered() const { return ordered_; }
+  /// The wait state of each selected outgoing record.
+  [[nodiscard]] const std::vector<uint32_t>& kept_waits() const { return kept_wait_; }
+  /// The values exchange() sends, one per selected outgoing record.
+  [[nodiscard]] std::vector<double>& outgoing() { return send_; }
+  /// Sends outgoing() as it stands → the values of the selected incoming records.
+  const std::vector<double>& exchange();
+  /// What the last exchange brought (zeros before the first).
+  [[nodiscard]] const std::vector<double>& received() const { return received_; }
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
   std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
   std::vector<double> send_, received_;
+  bool ordered_ = false;
+};
+
+/// The own wait states of one collective instance that passes waiting on
+/// (CollectiveDelays::share_targets): each takes share · its ticks / `total`.
+struct ShareRun {
+  const std::pair<uint32_t, int64_t>* waits = nullptr;  ///< (wait state, ticks)
+  uint32_t count = 0;
+  uint32_t share = 0;  ///< the index of its share (round_shares)
+  double total = 0;    ///< all its own waits' ticks
+};
+
+/// The wait states that take the shares of the collective instances passing
+/// waiting on, in CollectiveDelays::add_shares' order.
+struct CollectiveShareTargets {
+  std::vector<ShareRun> runs;
+  /// Every wait state once at most, ascending (the rounds' fused pass).
+  bool ascending = true;
 };
 
 /// A collective instance as a synchronization point of a point-to-point pair.
@@ -342,8 +400,15 @@ class CollectiveDelays {
   /// One propagation round: the delayers' shares of (waiting + propagated,
   /// per wait state; without `propagated`: of the waiting alone) that their
   /// own waiting explains, added to `to` per wait state of the delayer.
-  void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
-                 std::vector<double>& to);
+  /// In two halves (a round may add the shares in its own pass): first
+  /// the shares, summed over each communicator's members (one per instance
+  /// that passes waiting on, in communicator and instance order)...
+  void round_shares(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
+                    std::vector<double>& shares);
+  /// ... then added to `to` per own wait state of the delayer.
+  void add_shares(const std::vector<double>& shares, std::vector<double>& to);
+  /// The own wait states that take the shares (built on first use).
+  const CollectiveShareTargets& share_targets();
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -369,6 +434,9 @@ class CollectiveDelays {
   std::vector<std::vector<uint32_t>> passing_;
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
+  /// The own wait states of the passing instances, flat (share_targets()).
+  CollectiveShareTargets targets_;
+  bool targets_built_ = false;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

@@ -12,15 +12,14 @@
 #include "orrery/analyzer/replay_delay.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 #include <vector>
 
 #include "delay_records.h"
+#include "delay_rounds.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
 #include "orrery/analyzer/synchronization_interval.h"
-#include "reproducible_sum.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -98,44 +97,23 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
   // Which of their records pass waiting on, to the waiters (a byte each).
   std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  const PassingShares shares(pool, std::move(passing));
+  PassingShares shares(pool, std::move(passing));
   // The rounds work on dense arrays (the long-term waiting per wait state,
   // this round's and the next), not on the wait states and delays: on a
   // communication-heavy trace they are streams of millions of values, and
   // every byte of the structs around them would be read again each round.
   std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
+  std::vector<double> first_shares;      // the collectives' shares of the waiting alone
   {  // the rounds' buffers are freed at the end
     const std::vector<double>* carried = &next;  // the values the last carry sent
     {  // the subset's buffers are freed before the final carry's are built (its peak)
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      double all_waiting = 0.0;  // the same every round
-      for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
-      // The passing delays' records arrive in the delays' order (passing).
-      for (int round = 0;; ++round) {
-        const std::vector<double>& arrived = passing_records.to_delayers(propagated);
-        std::fill(next.begin(), next.end(), 0.0);
-        shares.pass_on(arrived, next);
-        collectives.propagate(waits, &propagated, next);
-        // Converged when the long-term values moved by less than
-        // kDelayTolerance of all waiting (summed over ranks) in this round: a
-        // chain of waits (a ring, iteration after iteration) passes on a share
-        // below one at each hop, so what the next hops add fades.
-        double moved[2] = {0.0, all_waiting};
-        for (std::size_t k = 0; k < waits.size(); ++k) {
-          moved[0] += std::abs(next[k] - propagated[k]);
-        }
-        propagated.swap(next);  // next: the values carried in this round
-        sum_over_members(moved, 2, world);
-        statistics.rounds = static_cast<uint64_t>(round) + 1;
-        if (moved[0] <= kDelayTolerance * moved[1]) break;
-        if (round + 1 >= kMaxDelayRounds) {
-          statistics.converged = false;
-          carried = &propagated;  // the final carry takes the newest values
-          break;
-        }
+      if (!run_rounds(waits, shares, passing_records, collectives, world, propagated, next,
+                      first_shares, statistics)) {
+        carried = &propagated;
       }
     }
     // The waiters' long-term waiting at their delayers: one full carry.
@@ -151,7 +129,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   const auto publish_class = bus.publisher<WaitStateClassified>();
   std::vector<double>& passed_on = next;
   std::fill(passed_on.begin(), passed_on.end(), 0.0);
-  for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
     const Delay& delay = delays[d];
@@ -164,18 +142,15 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       publish_cost(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                   delay_propagated[r] * share});
     }
-    // Only the passing delays (in record order) keep own wait states.
-    if (k < shares.size() && shares.delay(k) == d) {
-      shares.share(k++, delay.waiting() * delay.excess_waiting / delay.total,
+    // Only the passing delays keep own wait states.
+    if (passes_on(delay)) {
+      shares.share(d, delay.waiting() * delay.excess_waiting / delay.total,
                    [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
   std::vector<double>().swap(delay_propagated);
-  {
-    std::vector<double> through_collectives(waits.size(), 0.0);
-    collectives.propagate(waits, nullptr, through_collectives);
-    for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
-  }
+  add_first_shares(collectives, first_shares, passed_on);
+  std::vector<double>().swap(first_shares);
   collectives.publish_costs(waits, propagated, bus, statistics);
   // Which part of each wait the partner passed on: back to the waiters
   // (negative: no delay found there). Every point-to-point wait state has
