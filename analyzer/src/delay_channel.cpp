@@ -5,7 +5,6 @@
 // the passing delays pass what arrived on (PassingShares).
 
 #include <algorithm>
-#include <cmath>
 
 #include "delay_model.h"
 #include "vmpi.h"
@@ -109,61 +108,92 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
     kept_wait_[k] = record_wait[kept_wait_[k]];
     if (k > 0 && kept_wait_[k] <= kept_wait_[k - 1]) ordered_ = false;
   }
+  other_record_.reserve(keep_out.size() - kept_wait_.size());
+  other_wait_.reserve(keep_out.size() - kept_wait_.size());
+  for (std::size_t r = 0; r < keep_out.size(); ++r) {
+    if (keep_out[r] != 0) continue;
+    if (!other_wait_.empty() && record_wait[r] <= other_wait_.back()) ordered_ = false;
+    other_record_.push_back(static_cast<uint32_t>(r));
+    other_wait_.push_back(record_wait[r]);
+  }
+  held_.resize(other_wait_.size());
   in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
+  // Room for all outgoing records (take_record_values), touched only there.
+  send_.reserve(keep_out.size());
   send_.resize(kept_wait_.size());
   received_.resize(in_.total);
 }
 
-const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
-  for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
-  return exchange();
+std::vector<double> RecordSubset::take_record_values() {
+  std::vector<double> values = std::move(send_);
+  std::size_t sent = values.size(), other = held_.size();
+  values.resize(sent + other);
+  // From the back, so that no value sent is overwritten before it moved.
+  for (std::size_t r = values.size(); r-- > 0;) {
+    values[r] = other > 0 && other_record_[other - 1] == r ? held_[--other] : values[--sent];
+  }
+  return values;
 }
 
-const std::vector<double>& RecordSubset::exchange() {
+const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
+  for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }
 
-PassingShares::PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
-    : pool_(pool), delay_(std::move(passing)) {
-  make_compact();
+PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+                             const std::vector<uint8_t>& passes, bool compact)
+    : pool_(pool) {
+  const auto count = static_cast<std::size_t>(
+      std::count_if(passes.begin(), passes.end(), [](uint8_t p) { return p != 0; }));
+  if (compact) {
+    compact_.reserve(count);  // exact: millions of delays, no doubling
+    Compact entry;
+    for (std::size_t r = 0; r < passes.size(); ++r) {
+      if (passes[r] == 0) continue;
+      if (!compact_form(delay_of_record[r], entry) ||
+          (!compact_.empty() && entry.wait <= compact_.back().wait)) {
+        std::vector<Compact>().swap(compact_);
+        break;
+      }
+      compact_.push_back(entry);
+    }
+    ordered_ = compact_.size() == count;
+    if (ordered_) return;
+  }
+  delay_.reserve(count);
+  for (std::size_t r = 0; r < passes.size(); ++r) {
+    if (passes[r] != 0) delay_.push_back(delay_of_record[r]);
+  }
 }
 
-void PassingShares::make_compact() {
+bool PassingShares::compact_form(uint32_t d, Compact& entry) const {
   const auto whole = [](double value, uint32_t& to) {  // a whole tick count below 2^32
-    if (!(value >= 0 && value <= 4294967295.0) || value != std::floor(value)) return false;
+    if (!(value >= 0 && value < 4294967296.0)) return false;
     to = static_cast<uint32_t>(value);
-    return true;
+    return static_cast<double>(to) == value;
   };
-  compact_.reserve(delay_.size());
-  for (std::size_t k = 0; k < delay_.size(); ++k) {
-    const uint32_t d = delay_[k];
-    const Delay& delay = pool_.delays[d];
-    const uint32_t begin = delay.waits_begin;
-    Compact entry;
-    bool fits = pool_.waits_end(d) == begin + 1;
-    if (fits) {
-      const OwnWait& own = pool_.waits[begin];
-      entry.wait = own.wait;
-      fits = (k == 0 || own.wait > compact_.back().wait) && own.ticks == delay.waits_total &&
-             whole(static_cast<double>(own.ticks), entry.ticks) &&
-             whole(delay.waiting(), entry.waiting) &&
-             whole(delay.excess_waiting, entry.excess_waiting) && whole(delay.total, entry.total);
-    }
-    if (!fits) {
-      std::vector<Compact>().swap(compact_);
-      return;
-    }
-    compact_.push_back(entry);
-  }
-  ordered_ = true;
+  const Delay& delay = pool_.delays[d];
+  const uint32_t begin = delay.waits_begin;
+  if (pool_.waits_end(d) != begin + 1) return false;
+  const OwnWait& own = pool_.waits[begin];
+  entry.wait = own.wait;
+  return own.ticks == delay.waits_total && whole(static_cast<double>(own.ticks), entry.ticks) &&
+         whole(delay.waiting(), entry.waiting) &&
+         whole(delay.excess_waiting, entry.excess_waiting) && whole(delay.total, entry.total);
 }
 
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
+  double* const to = next.data();
+  if (ordered_) {  // one own wait state each: 0.0 plus its share, added
+    for (std::size_t k = 0; k < compact_.size(); ++k) {
+      to[compact_[k].wait] += ordered_share(compact_[k], arrived[k]);
+    }
+    return;
+  }
   const Delay* const delays = pool_.delays.data();
   const std::size_t count = pool_.delays.size();
   const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
-  double* const to = next.data();
   for (std::size_t k = 0; k < delay_.size(); ++k) {
     const uint32_t d = delay_[k];
     const Delay& delay = delays[d];

@@ -223,8 +223,11 @@ struct DelayPool {
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// `passing`: the delays of `pool` that pass waiting on, in record order.
-  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing);
+  /// The delays of `pool` behind the incoming records that `passes` marks
+  /// (`delay_of_record`: per incoming record), in record order; in the
+  /// compact form if `compact` and they fit it (ordered()), else by index.
+  PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+                const std::vector<uint8_t>& passes, bool compact);
   /// A passing delay as the fused rounds read it: its one own wait state
   /// and the operands of its share, whole tick counts (exact as doubles):
   /// 20 bytes instead of the 56 of its index, Delay and OwnWait.
@@ -240,6 +243,8 @@ class PassingShares {
   [[nodiscard]] bool ordered() const { return ordered_; }
   /// Per passing delay (ordered() only; empty otherwise).
   [[nodiscard]] const std::vector<Compact>& compact() const { return compact_; }
+  /// The compact form of delay `d` (false if it has none).
+  [[nodiscard]] bool compact_form(uint32_t d, Compact& entry) const;
   /// Passing delay k's share of a round for ordered(): 0.0 plus
   /// (waiting + arrived) · excess_waiting / total · ticks / ticks (0.0 for
   /// none): pass_on's operations on a zeroed `next`, in its order.
@@ -256,26 +261,23 @@ class PassingShares {
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
   /// shared over its own wait states by their waiting, added to `next`.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
-  /// Shares `amount` out over the own wait states of the pool's delay `d`
+  /// Shares `amount` out over the own wait states of `pool`'s delay `d`
   /// (one that passes waiting on) by their waiting: apply(wait state, share).
   template <class Apply>
-  void share(uint32_t d, double amount, Apply apply) const {
-    const Delay& delay = pool_.delays[d];
+  static void share(const DelayPool& pool, uint32_t d, double amount, Apply apply) {
+    const Delay& delay = pool.delays[d];
     if (delay.waits_total <= 0 || amount <= 0) return;
     const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
-      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
+    for (uint32_t w = delay.waits_begin, end = pool.waits_end(d); w < end; ++w) {
+      apply(pool.waits[w].wait, amount * static_cast<double>(pool.waits[w].ticks) / waits_total);
     }
   }
-  /// For the fused rounds (ordered()): frees what only pass_on reads.
-  void keep_compact_only() { std::vector<uint32_t>().swap(delay_); }
 
  private:
   const DelayPool& pool_;
-  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
-  std::vector<Compact> compact_;
+  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool (not ordered())
+  std::vector<Compact> compact_;  ///< per passing delay (ordered())
   bool ordered_ = false;
-  void make_compact();
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -335,24 +337,28 @@ class RecordSubset {
   /// per_wait[record_wait[r]] for every selected outgoing record r → the
   /// values of the selected incoming records (in record order).
   const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
-  /// Whether the selected outgoing records' wait states ascend (one
-  /// partner, or records in wait-state order): then a pass over the wait
-  /// states in order can fill outgoing() itself, record after record.
+  /// Whether the selected outgoing records' wait states ascend, and so do
+  /// the others' (one partner, or records in wait-state order): a pass over
+  /// the wait states in order can then keep the others' values as it goes
+  /// (held()).
   [[nodiscard]] bool ordered() const { return ordered_; }
-  /// The wait state of each selected outgoing record.
-  [[nodiscard]] const std::vector<uint32_t>& kept_waits() const { return kept_wait_; }
-  /// The values exchange() sends, one per selected outgoing record.
-  [[nodiscard]] std::vector<double>& outgoing() { return send_; }
-  /// Sends outgoing() as it stands → the values of the selected incoming records.
-  const std::vector<double>& exchange();
   /// What the last exchange brought (zeros before the first).
   [[nodiscard]] const std::vector<double>& received() const { return received_; }
+  /// The wait states of the outgoing records outside the selection.
+  [[nodiscard]] const std::vector<uint32_t>& other_waits() const { return other_wait_; }
+  /// Per outgoing record outside the selection: a value kept for it.
+  [[nodiscard]] std::vector<double>& held() { return held_; }
+  /// One value per outgoing record, all of them in record order: the
+  /// selected ones' as the last exchange sent them, the others' from
+  /// held(). Takes the buffer of the values sent (no other).
+  [[nodiscard]] std::vector<double> take_record_values();
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
   BlockLayout out_, in_;
   std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
-  std::vector<double> send_, received_;
+  std::vector<uint32_t> other_wait_, other_record_;  ///< the others': wait state, record
+  std::vector<double> send_, received_, held_;
   bool ordered_ = false;
 };
 

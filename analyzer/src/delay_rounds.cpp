@@ -27,14 +27,13 @@ namespace {
 std::atomic<bool> fused_allowed{true};
 std::atomic<RoundsPath> last_path{RoundsPath::kGeneral};
 
-/// One round in one pass over the wait states (the fused path): the new
-/// values into `next`, and into the subset's outgoing values if its records
-/// go in wait-state order; returns how far the values moved (the sum of
-/// |next - propagated| in wait-state order).
+/// One round in one pass over the wait states (the fused path), in place:
+/// the new values replace the old in `values`, the old ones of the wait
+/// states whose records the subset does not send are held; returns how far
+/// the values moved (the sum of |new - old| in wait-state order).
 double fused_round(const PassingShares& shares, const std::vector<double>& arrived,
                    const CollectiveShareTargets& targets, const std::vector<double>& round_shares,
-                   RecordSubset& subset, const std::vector<double>& propagated,
-                   std::vector<double>& next) {
+                   RecordSubset& subset, std::vector<double>& values) {
   const PassingShares::Compact* const delays = shares.compact().data();
   const std::size_t delay_count = shares.compact().size();
   std::size_t k = 0;
@@ -54,15 +53,13 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
     }
   };
   next_run();
-  const bool fill_out = subset.ordered();
-  const uint32_t* const kept = subset.kept_waits().data();
-  const std::size_t kept_count = subset.kept_waits().size();
-  double* const out = subset.outgoing().data();
-  std::size_t s = 0;
-  const double* const before = propagated.data();
-  double* const to = next.data();
+  const uint32_t* const other = subset.other_waits().data();
+  const std::size_t other_count = subset.other_waits().size();
+  double* const held = subset.held().data();
+  std::size_t o = 0;
+  double* const value_of = values.data();
   double moved = 0.0;
-  for (std::size_t w = 0; w < next.size(); ++w) {
+  for (std::size_t w = 0; w < values.size(); ++w) {
     double value = 0.0;
     if (k < delay_count && delays[k].wait == w) {
       value = PassingShares::ordered_share(delays[k], arrived[k]);
@@ -73,34 +70,38 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
       value += run_share * weight;
       if (++own == own_end) next_run();
     }
-    moved += std::abs(value - before[w]);
-    to[w] = value;
-    if (fill_out && s < kept_count && kept[s] == w) out[s++] = value;
+    const double old = value_of[w];
+    moved += std::abs(value - old);
+    if (o < other_count && other[o] == w) held[o++] = old;
+    value_of[w] = value;
   }
   return moved;
 }
 
 }  // namespace
 
-bool run_rounds(const std::vector<WaitState>& waits, PassingShares& shares, RecordSubset& subset,
-                CollectiveDelays& collectives, MPI_Comm world, std::vector<double>& propagated,
-                std::vector<double>& next, std::vector<double>& first_shares,
-                DelayStatistics& statistics) {
+std::vector<double> run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
+                               RecordSubset& subset, CollectiveDelays& collectives,
+                               MPI_Comm world, const std::vector<uint32_t>& record_wait,
+                               std::vector<double>& propagated, std::vector<double>& first_shares,
+                               DelayStatistics& statistics) {
   const CollectiveShareTargets& targets = collectives.share_targets();
-  const bool fused = fused_allowed.load() && shares.ordered() && targets.ascending;
-  if (fused) shares.keep_compact_only();
+  const bool fused =
+      fused_allowed.load() && shares.ordered() && targets.ascending && subset.ordered();
   last_path.store(fused ? RoundsPath::kFused : RoundsPath::kGeneral);
   double all_waiting = 0.0;  // the same every round
   for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
+  // The general path's second buffer: each round's values go there, and
+  // the two swap (the fused one works in place).
+  std::vector<double> next(fused ? 0 : propagated.size());
   std::vector<double> round_shares;
+  bool converged = false;
   for (int round = 0;; ++round) {
     // The passing delays' records arrive in the delays' order (passing).
     // The first round carries zeros, which the subset holds before its
     // first exchange: no message.
-    const std::vector<double>* arrived = &subset.received();
-    if (round > 0) {
-      arrived = fused && subset.ordered() ? &subset.exchange() : &subset.to_delayers(propagated);
-    }
+    const std::vector<double>& arrived =
+        round > 0 ? subset.to_delayers(propagated) : subset.received();
     // Converged when the long-term values moved by less than
     // kDelayTolerance of all waiting (summed over ranks) in this round: a
     // chain of waits (a ring, iteration after iteration) passes on a share
@@ -109,22 +110,33 @@ bool run_rounds(const std::vector<WaitState>& waits, PassingShares& shares, Reco
     collectives.round_shares(waits, &propagated, round_shares);
     if (round == 0) first_shares = round_shares;  // the shares of the waiting alone
     if (fused) {
-      moved[0] = fused_round(shares, *arrived, targets, round_shares, subset, propagated, next);
+      moved[0] = fused_round(shares, arrived, targets, round_shares, subset, propagated);
     } else {
       std::fill(next.begin(), next.end(), 0.0);
-      shares.pass_on(*arrived, next);
+      shares.pass_on(arrived, next);
       collectives.add_shares(round_shares, next);
       for (std::size_t k = 0; k < waits.size(); ++k) moved[0] += std::abs(next[k] - propagated[k]);
+      propagated.swap(next);  // next: the values carried in this round
     }
-    propagated.swap(next);  // next: the values carried in this round
     sum_over_members(moved, 2, world);
     statistics.rounds = static_cast<uint64_t>(round) + 1;
-    if (moved[0] <= kDelayTolerance * moved[1]) return true;
+    if (moved[0] <= kDelayTolerance * moved[1]) {
+      converged = true;
+      break;
+    }
     if (round + 1 >= kMaxDelayRounds) {
       statistics.converged = false;
-      return false;  // the final carry takes the newest values
+      break;
     }
   }
+  // The final carry's values per outgoing record: those the last round
+  // carried if converged (what its exchange sent, and what the fused pass
+  // held for the others), else the newest.
+  if (fused && converged) return subset.take_record_values();
+  const std::vector<double>& carried = converged ? next : propagated;
+  std::vector<double> per_record(record_wait.size());
+  for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = carried[record_wait[r]];
+  return per_record;
 }
 
 void add_first_shares(CollectiveDelays& collectives, const std::vector<double>& first_shares,
@@ -147,6 +159,8 @@ void add_first_shares(CollectiveDelays& collectives, const std::vector<double>& 
 }
 
 void allow_fused_rounds(bool allowed) { fused_allowed.store(allowed); }
+
+bool fused_rounds_allowed() { return fused_allowed.load(); }
 
 RoundsPath last_rounds_path() { return last_path.load(); }
 

@@ -20,18 +20,19 @@ enum class RoundsPath {
 };
 
 /// Runs the rounds until the long-term values moved by less than
-/// kDelayTolerance of all waiting (summed over `world`), or kMaxDelayRounds.
-/// `propagated` and `next` (one value per wait state, `propagated` zero)
-/// end with the newest values and the previous round's; returns whether the
-/// final carry takes `next` (the values the last round sent: converged) or
-/// `propagated` (cut short). `first_shares`: the collectives' shares of the
-/// first round, those of the waiting alone (add_first_shares). Sets
-/// statistics.rounds and .converged. Collective over `world` and the
-/// collectives' communicators.
-bool run_rounds(const std::vector<WaitState>& waits, PassingShares& shares, RecordSubset& subset,
-                CollectiveDelays& collectives, MPI_Comm world, std::vector<double>& propagated,
-                std::vector<double>& next, std::vector<double>& first_shares,
-                DelayStatistics& statistics);
+/// kDelayTolerance of all waiting (summed over `world`), or kMaxDelayRounds;
+/// `propagated` (one value per wait state, zero) ends with the newest
+/// values. Returns the final carry's values per outgoing record
+/// (`record_wait`: its wait state): those the last round carried if the
+/// rounds converged, else the newest. `first_shares`: the collectives'
+/// shares of the first round, those of the waiting alone
+/// (add_first_shares). Sets statistics.rounds and .converged. Collective
+/// over `world` and the collectives' communicators.
+std::vector<double> run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
+                               RecordSubset& subset, CollectiveDelays& collectives,
+                               MPI_Comm world, const std::vector<uint32_t>& record_wait,
+                               std::vector<double>& propagated, std::vector<double>& first_shares,
+                               DelayStatistics& statistics);
 
 /// What the delayers' waiting alone passed on through the collectives
 /// (`first_shares` from run_rounds), added to `passed_on` per wait state as
@@ -40,8 +41,10 @@ void add_first_shares(CollectiveDelays& collectives, const std::vector<double>& 
                       std::vector<double>& passed_on);
 
 /// Tests: forbids (false) or allows (true, the default) the fused pass on
-/// this process; and which path the last run_rounds took.
+/// this process (then PassingShares need not take its compact form); and
+/// which path the last run_rounds took.
 void allow_fused_rounds(bool allowed);
+[[nodiscard]] bool fused_rounds_allowed();
 [[nodiscard]] RoundsPath last_rounds_path();
 
 }  // namespace orrery::analyzer::delay

@@ -12,6 +12,7 @@
 #include "orrery/analyzer/replay_delay.h"
 
 #include <algorithm>
+#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -86,39 +87,33 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   const auto passes_on = [](const Delay& d) {
     return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
   };
-  std::vector<uint8_t> passes(delay_of_record.size(), 0);
-  std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  passing.reserve(delays.size());  // most do, on a communication-heavy trace
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d == kNone || !passes_on(delays[d])) continue;
-    passes[r] = 1;
-    passing.push_back(d);
-  }
-  // Which of their records pass waiting on, to the waiters (a byte each).
-  std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  PassingShares shares(pool, std::move(passing));
-  // The rounds work on dense arrays (the long-term waiting per wait state,
-  // this round's and the next), not on the wait states and delays: on a
-  // communication-heavy trace they are streams of millions of values, and
-  // every byte of the structs around them would be read again each round.
-  std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
+  // The rounds work on a dense array (the long-term waiting per wait
+  // state), not on the wait states and delays: on a communication-heavy
+  // trace they are streams of millions of values, and every byte of the
+  // structs around them would be read again each round.
+  std::vector<double> propagated(waits.size(), 0.0);
+  std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
-  std::vector<double> first_shares;      // the collectives' shares of the waiting alone
-  {  // the rounds' buffers are freed at the end
-    const std::vector<double>* carried = &next;  // the values the last carry sent
-    {  // the subset's buffers are freed before the final carry's are built (its peak)
+  {
+    std::vector<double> per_record;  // the final carry's values
+    {  // the rounds' buffers are freed before the final carry's are built (its peak)
+      std::vector<uint8_t> passes(delay_of_record.size(), 0);
+      for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+        const uint32_t d = delay_of_record[r];
+        passes[r] = d != kNone && passes_on(delays[d]) ? 1 : 0;
+      }
+      // In the fused rounds' compact form if they can run (delay_rounds.h).
+      const PassingShares shares(pool, delay_of_record, passes,
+                                 fused_rounds_allowed() && collectives.share_targets().ascending);
+      // Which of their records pass waiting on, to the waiters (a byte each).
+      std::vector<uint8_t> passes_out = channel.to_waiters(passes);
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      if (!run_rounds(waits, shares, passing_records, collectives, world, propagated, next,
-                      first_shares, statistics)) {
-        carried = &propagated;
-      }
+      per_record = run_rounds(waits, shares, passing_records, collectives, world, record_wait,
+                              propagated, first_shares, statistics);
     }
     // The waiters' long-term waiting at their delayers: one full carry.
-    std::vector<double> per_record(record_wait.size());
-    for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
     delay_propagated = channel.to_delayers(per_record);
   }
 
@@ -127,8 +122,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // The subscribers, looked up once for the loops below.
   const auto publish_cost = bus.publisher<DelayCostFound>();
   const auto publish_class = bus.publisher<WaitStateClassified>();
-  std::vector<double>& passed_on = next;
-  std::fill(passed_on.begin(), passed_on.end(), 0.0);
+  std::vector<double> passed_on(waits.size(), 0.0);
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
@@ -144,8 +138,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
     }
     // Only the passing delays keep own wait states.
     if (passes_on(delay)) {
-      shares.share(d, delay.waiting() * delay.excess_waiting / delay.total,
-                   [&](uint32_t wait, double value) { passed_on[wait] += value; });
+      PassingShares::share(pool, d, delay.waiting() * delay.excess_waiting / delay.total,
+                           [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
   std::vector<double>().swap(delay_propagated);
