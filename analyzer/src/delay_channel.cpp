@@ -142,56 +142,49 @@ const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& 
 }
 
 PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
-                             const std::vector<uint8_t>& passes, bool compact)
+                             std::size_t waits, bool ordered)
     : pool_(pool) {
-  const auto count = static_cast<std::size_t>(
-      std::count_if(passes.begin(), passes.end(), [](uint8_t p) { return p != 0; }));
-  if (compact) {
-    compact_.reserve(count);  // exact: millions of delays, no doubling
-    Compact entry;
-    for (std::size_t r = 0; r < passes.size(); ++r) {
-      if (passes[r] == 0) continue;
-      if (!compact_form(delay_of_record[r], entry) ||
-          (!compact_.empty() && entry.wait <= compact_.back().wait)) {
-        std::vector<Compact>().swap(compact_);
-        break;
-      }
-      compact_.push_back(entry);
-    }
-    ordered_ = compact_.size() == count;
-    if (ordered_) return;
-  }
-  delay_.reserve(count);
-  for (std::size_t r = 0; r < passes.size(); ++r) {
-    if (passes[r] != 0) delay_.push_back(delay_of_record[r]);
+  ordered_ = ordered && try_ordered(delay_of_record, waits);
+  if (ordered_) return;
+  std::vector<uint64_t>().swap(share_bits_);
+  std::vector<uint64_t>().swap(delay_bits_);
+  std::size_t count = 0;
+  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  delay_.reserve(count);  // exact: millions of delays, no doubling
+  for (const uint32_t d : delay_of_record) {
+    if (d != kNone && passes_on(pool_.delays[d])) delay_.push_back(d);
   }
 }
 
-bool PassingShares::compact_form(uint32_t d, Compact& entry) const {
-  const auto whole = [](double value, uint32_t& to) {  // a whole tick count below 2^32
-    if (!(value >= 0 && value < 4294967296.0)) return false;
-    to = static_cast<uint32_t>(value);
-    return static_cast<double>(to) == value;
-  };
-  const Delay& delay = pool_.delays[d];
-  const uint32_t begin = delay.waits_begin;
-  if (pool_.waits_end(d) != begin + 1) return false;
-  const OwnWait& own = pool_.waits[begin];
-  entry.wait = own.wait;
-  return own.ticks == delay.waits_total && whole(static_cast<double>(own.ticks), entry.ticks) &&
-         whole(delay.waiting(), entry.waiting) &&
-         whole(delay.excess_waiting, entry.excess_waiting) && whole(delay.total, entry.total);
+bool PassingShares::try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits) {
+  share_bits_.assign((waits + 63) / 64, 0);
+  delay_bits_.assign((pool_.delays.size() + 63) / 64, 0);
+  uint64_t after_delay = 0, after_wait = 0;  // one past the last ones
+  for (const uint32_t d : delay_of_record) {
+    if (d == kNone || !passes_on(pool_.delays[d])) continue;
+    const Delay& delay = pool_.delays[d];
+    const uint32_t begin = delay.waits_begin;
+    if (d < after_delay || pool_.waits_end(d) != begin + 1) return false;
+    const OwnWait& own = pool_.waits[begin];
+    if (own.wait < after_wait || own.wait >= waits || own.ticks != delay.waits_total) return false;
+    share_bits_[own.wait >> 6] |= uint64_t{1} << (own.wait & 63);
+    delay_bits_[d >> 6] |= uint64_t{1} << (d & 63);
+    after_delay = uint64_t{d} + 1;
+    after_wait = uint64_t{own.wait} + 1;
+  }
+  return true;
 }
 
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
   double* const to = next.data();
-  if (ordered_) {  // one own wait state each: 0.0 plus its share, added
-    for (std::size_t k = 0; k < compact_.size(); ++k) {
-      to[compact_[k].wait] += ordered_share(compact_[k], arrived[k]);
+  const Delay* const delays = pool_.delays.data();
+  if (ordered_) {  // the passing delays in pool order, one own wait state each
+    for (std::size_t d = 0, k = 0; d < pool_.delays.size(); ++d) {
+      if (!passing(d)) continue;
+      to[pool_.waits[delays[d].waits_begin].wait] += ordered_share(delays[d], arrived[k++]);
     }
     return;
   }
-  const Delay* const delays = pool_.delays.data();
   const std::size_t count = pool_.delays.size();
   const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
   for (std::size_t k = 0; k < delay_.size(); ++k) {

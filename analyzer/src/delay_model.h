@@ -223,41 +223,40 @@ struct DelayPool {
 /// once per round in order, and for the costs at the end.
 class PassingShares {
  public:
-  /// The delays of `pool` behind the incoming records that `passes` marks
-  /// (`delay_of_record`: per incoming record), in record order; in the
-  /// compact form if `compact` and they fit it (ordered()), else by index.
+  /// Whether a delay passes waiting on (the others' shares are zero in
+  /// every round).
+  [[nodiscard]] static bool passes_on(const Delay& d) {
+    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
+  }
+  /// The passing delays of `pool`, by their incoming records in record
+  /// order (`delay_of_record`: per incoming record, kNone for none); `waits`:
+  /// this rank's wait states. Tries the ordered form first if `ordered`.
   PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
-                const std::vector<uint8_t>& passes, bool compact);
-  /// A passing delay as the fused rounds read it: its one own wait state
-  /// and the operands of its share, whole tick counts (exact as doubles):
-  /// 20 bytes instead of the 56 of its index, Delay and OwnWait.
-  struct Compact {
-    uint32_t wait = 0;
-    uint32_t waiting = 0, excess_waiting = 0, total = 0, ticks = 0;
-  };
-  /// Whether every passing delay has exactly one own wait state, these
-  /// ascend with k, and its operands are whole tick counts below 2^32 (the
-  /// usual case: each delay's interval holds one wait of its own): every
-  /// wait state then gets one share at most, in wait-state order, and a
-  /// round can go over the wait states once, reading compact().
+                std::size_t waits, bool ordered);
+  /// Whether every passing delay has exactly one own wait state and both
+  /// ascend in record order (the usual case: each delay's interval holds one
+  /// wait of its own): every wait state then gets one share at most, in
+  /// wait-state order, from the passing delays in pool order, and a round
+  /// can go over the wait states once (has_share, ordered_share).
   [[nodiscard]] bool ordered() const { return ordered_; }
-  /// Per passing delay (ordered() only; empty otherwise).
-  [[nodiscard]] const std::vector<Compact>& compact() const { return compact_; }
-  /// The compact form of delay `d` (false if it has none).
-  [[nodiscard]] bool compact_form(uint32_t d, Compact& entry) const;
-  /// Passing delay k's share of a round for ordered(): 0.0 plus
-  /// (waiting + arrived) · excess_waiting / total · ticks / ticks (0.0 for
-  /// none): pass_on's operations on a zeroed `next`, in its order.
-  [[nodiscard]] static double ordered_share(const Compact& delay, double arrived) {
+  /// For ordered(): whether wait state w gets a point-to-point share, and
+  /// whether the pool's delay d is a passing one.
+  [[nodiscard]] bool has_share(std::size_t w) const { return bit(share_bits_, w); }
+  [[nodiscard]] bool passing(std::size_t d) const { return bit(delay_bits_, d); }
+  /// For ordered(): a passing delay's share of a round, 0.0 plus
+  /// (waiting + arrived) · excess_waiting / total · ticks / waits_total of
+  /// its one own wait (ticks = waits_total; 0.0 for none): pass_on's
+  /// operations on a zeroed `next`, in its order.
+  [[nodiscard]] static double ordered_share(const Delay& delay, double arrived) {
     double value = 0.0;
-    const double amount = (static_cast<double>(delay.waiting) + arrived) *
-                          static_cast<double>(delay.excess_waiting) /
-                          static_cast<double>(delay.total);
+    const double amount = (delay.waiting() + arrived) * delay.excess_waiting / delay.total;
     if (amount > 0) {
-      value += amount * static_cast<double>(delay.ticks) / static_cast<double>(delay.ticks);
+      const auto ticks = static_cast<double>(delay.waits_total);
+      value += amount * ticks / ticks;
     }
     return value;
   }
+  [[nodiscard]] const DelayPool& pool() const { return pool_; }
   /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
   /// shared over its own wait states by their waiting, added to `next`.
   void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
@@ -275,9 +274,16 @@ class PassingShares {
 
  private:
   const DelayPool& pool_;
-  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool (not ordered())
-  std::vector<Compact> compact_;  ///< per passing delay (ordered())
+  /// Not ordered(): per passing delay, its index in the pool.
+  std::vector<uint32_t> delay_;
+  /// ordered(): per wait state, whether it gets a share, and per delay of
+  /// the pool, whether it passes (a bit each).
+  std::vector<uint64_t> share_bits_, delay_bits_;
   bool ordered_ = false;
+  static bool bit(const std::vector<uint64_t>& bits, std::size_t i) {
+    return ((bits[i >> 6] >> (i & 63)) & 1) != 0;
+  }
+  bool try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits);
 };
 
 /// Values along the wait states' records, only between partners: every

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <utility>
 
 #include "reproducible_sum.h"
 
@@ -34,9 +35,9 @@ std::atomic<RoundsPath> last_path{RoundsPath::kGeneral};
 double fused_round(const PassingShares& shares, const std::vector<double>& arrived,
                    const CollectiveShareTargets& targets, const std::vector<double>& round_shares,
                    RecordSubset& subset, std::vector<double>& values) {
-  const PassingShares::Compact* const delays = shares.compact().data();
-  const std::size_t delay_count = shares.compact().size();
-  std::size_t k = 0;
+  // The passing delays in pool order (the others skipped as they come).
+  const Delay* const delays = shares.pool().delays.data();
+  std::size_t d = 0, k = 0;
   // The collectives' runs, one after the other (empty ones skipped).
   const ShareRun* run = targets.runs.data();
   const ShareRun* const runs_end = run + targets.runs.size();
@@ -61,9 +62,9 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
   double moved = 0.0;
   for (std::size_t w = 0; w < values.size(); ++w) {
     double value = 0.0;
-    if (k < delay_count && delays[k].wait == w) {
-      value = PassingShares::ordered_share(delays[k], arrived[k]);
-      ++k;
+    if (shares.has_share(w)) {
+      while (!shares.passing(d)) ++d;
+      value = PassingShares::ordered_share(delays[d++], arrived[k++]);
     }
     if (own != own_end && own->first == w) {  // as CollectiveDelays::add_shares
       const double weight = static_cast<double>(own->second) / run_total;
@@ -80,11 +81,10 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
 
 }  // namespace
 
-std::vector<double> run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
-                               RecordSubset& subset, CollectiveDelays& collectives,
-                               MPI_Comm world, const std::vector<uint32_t>& record_wait,
-                               std::vector<double>& propagated, std::vector<double>& first_shares,
-                               DelayStatistics& statistics) {
+RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
+                     RecordSubset& subset, CollectiveDelays& collectives,
+                     MPI_Comm world, std::vector<double>& propagated, std::vector<double>& next,
+                     std::vector<double>& first_shares, DelayStatistics& statistics) {
   const CollectiveShareTargets& targets = collectives.share_targets();
   const bool fused =
       fused_allowed.load() && shares.ordered() && targets.ascending && subset.ordered();
@@ -93,9 +93,9 @@ std::vector<double> run_rounds(const std::vector<WaitState>& waits, const Passin
   for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
   // The general path's second buffer: each round's values go there, and
   // the two swap (the fused one works in place).
-  std::vector<double> next(fused ? 0 : propagated.size());
+  if (!fused) next.resize(propagated.size());
   std::vector<double> round_shares;
-  bool converged = false;
+  RoundsEnd end;
   for (int round = 0;; ++round) {
     // The passing delays' records arrive in the delays' order (passing).
     // The first round carries zeros, which the subset holds before its
@@ -121,7 +121,7 @@ std::vector<double> run_rounds(const std::vector<WaitState>& waits, const Passin
     sum_over_members(moved, 2, world);
     statistics.rounds = static_cast<uint64_t>(round) + 1;
     if (moved[0] <= kDelayTolerance * moved[1]) {
-      converged = true;
+      end.converged = true;
       break;
     }
     if (round + 1 >= kMaxDelayRounds) {
@@ -129,11 +129,17 @@ std::vector<double> run_rounds(const std::vector<WaitState>& waits, const Passin
       break;
     }
   }
-  // The final carry's values per outgoing record: those the last round
-  // carried if converged (what its exchange sent, and what the fused pass
-  // held for the others), else the newest.
-  if (fused && converged) return subset.take_record_values();
-  const std::vector<double>& carried = converged ? next : propagated;
+  // Converged, the fused pass has the values the last round carried per
+  // outgoing record: what its exchange sent, and what it held for the others.
+  if (fused && end.converged) end.per_record = subset.take_record_values();
+  return end;
+}
+
+std::vector<double> final_carry_values(RoundsEnd& end, const std::vector<double>& propagated,
+                                       const std::vector<double>& next,
+                                       const std::vector<uint32_t>& record_wait) {
+  if (end.per_record.size() == record_wait.size()) return std::move(end.per_record);
+  const std::vector<double>& carried = end.converged ? next : propagated;
   std::vector<double> per_record(record_wait.size());
   for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = carried[record_wait[r]];
   return per_record;

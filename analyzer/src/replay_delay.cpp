@@ -84,36 +84,39 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Only the delays that pass waiting on need it during the rounds (the
   // others' values matter for their long-term costs: one full carry after
   // the last round, of the values the last round carried).
-  const auto passes_on = [](const Delay& d) {
-    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
-  };
   // The rounds work on a dense array (the long-term waiting per wait
   // state), not on the wait states and delays: on a communication-heavy
   // trace they are streams of millions of values, and every byte of the
   // structs around them would be read again each round.
   std::vector<double> propagated(waits.size(), 0.0);
+  std::vector<double> next;  // the general path's second buffer (delay_rounds.h)
   std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {
-    std::vector<double> per_record;  // the final carry's values
+    RoundsEnd rounds_end;
     {  // the rounds' buffers are freed before the final carry's are built (its peak)
       std::vector<uint8_t> passes(delay_of_record.size(), 0);
       for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
         const uint32_t d = delay_of_record[r];
-        passes[r] = d != kNone && passes_on(delays[d]) ? 1 : 0;
+        passes[r] = d != kNone && PassingShares::passes_on(delays[d]) ? 1 : 0;
       }
-      // In the fused rounds' compact form if they can run (delay_rounds.h).
-      const PassingShares shares(pool, delay_of_record, passes,
+      // In the fused rounds' ordered form if they can run (delay_rounds.h).
+      const PassingShares shares(pool, delay_of_record, waits.size(),
                                  fused_rounds_allowed() && collectives.share_targets().ascending);
+      // Allocated with the first when it will be needed (no later peak).
+      if (!shares.ordered()) next.resize(waits.size());
       // Which of their records pass waiting on, to the waiters (a byte each).
       std::vector<uint8_t> passes_out = channel.to_waiters(passes);
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      per_record = run_rounds(waits, shares, passing_records, collectives, world, record_wait,
-                              propagated, first_shares, statistics);
+      rounds_end = run_rounds(waits, shares, passing_records, collectives, world, propagated,
+                              next, first_shares, statistics);
     }
     // The waiters' long-term waiting at their delayers: one full carry.
+    std::vector<double> per_record =
+        final_carry_values(rounds_end, propagated, next, record_wait);
+    std::vector<double>().swap(next);
     delay_propagated = channel.to_delayers(per_record);
   }
 
@@ -137,7 +140,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                                   delay_propagated[r] * share});
     }
     // Only the passing delays keep own wait states.
-    if (passes_on(delay)) {
+    if (PassingShares::passes_on(delay)) {
       PassingShares::share(pool, d, delay.waiting() * delay.excess_waiting / delay.total,
                            [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
