@@ -75,18 +75,21 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 namespace {
 
 /// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` selects; their indices go to `kept` (if given, reserved
-/// at its exact size: millions of records, no doubling).
-BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
+/// records `keep` selects (`want`: the records marked, or the others);
+/// their indices go to `kept` (if given, reserved at its exact size:
+/// millions of records, no doubling).
+BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep, bool want,
                    std::vector<uint32_t>* kept) {
   if (kept != nullptr) {
-    kept->reserve(keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
+    const auto marked =
+        keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0));
+    kept->reserve(want ? marked : keep.size() - marked);
   }
   BlockLayout selected;
   for (std::size_t k = 0; k < all.peers.size(); ++k) {
     std::size_t count = 0;
     for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
-      if (keep[r] == 0) continue;
+      if ((keep[r] != 0) != want) continue;
       if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
       ++count;
     }
@@ -102,35 +105,33 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
+  out_ = select(channel.outgoing_records(), keep_out, true, &kept_wait_);
+  other_out_ = select(channel.outgoing_records(), keep_out, false, &other_wait_);
   ordered_ = true;
-  for (std::size_t k = 0; k < kept_wait_.size(); ++k) {
-    kept_wait_[k] = record_wait[kept_wait_[k]];
-    if (k > 0 && kept_wait_[k] <= kept_wait_[k - 1]) ordered_ = false;
-  }
-  other_record_.reserve(keep_out.size() - kept_wait_.size());
-  other_wait_.reserve(keep_out.size() - kept_wait_.size());
-  for (std::size_t r = 0; r < keep_out.size(); ++r) {
-    if (keep_out[r] != 0) continue;
-    if (!other_wait_.empty() && record_wait[r] <= other_wait_.back()) ordered_ = false;
-    other_record_.push_back(static_cast<uint32_t>(r));
-    other_wait_.push_back(record_wait[r]);
+  for (std::vector<uint32_t>* waits : {&kept_wait_, &other_wait_}) {
+    for (std::size_t k = 0; k < waits->size(); ++k) {
+      (*waits)[k] = record_wait[(*waits)[k]];
+      if (k > 0 && (*waits)[k] <= (*waits)[k - 1]) ordered_ = false;
+    }
   }
   held_.resize(other_wait_.size());
-  in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
-  // Room for all outgoing records (take_record_values), touched only there.
-  send_.reserve(keep_out.size());
+  in_ = select(channel.incoming_records(), keep_in, true, nullptr);  // only their number
+  other_in_ = select(channel.incoming_records(), keep_in, false, &other_in_record_);
   send_.resize(kept_wait_.size());
+  // Room for all incoming records (carry_others), touched only there.
+  received_.reserve(keep_in.size());
   received_.resize(in_.total);
 }
 
-std::vector<double> RecordSubset::take_record_values() {
-  std::vector<double> values = std::move(send_);
-  std::size_t sent = values.size(), other = held_.size();
-  values.resize(sent + other);
-  // From the back, so that no value sent is overwritten before it moved.
+std::vector<double> RecordSubset::carry_others() {
+  std::vector<double> others(other_in_.total);
+  exchange_blocks(held_.data(), other_out_, others.data(), other_in_, MPI_DOUBLE, world_);
+  std::vector<double> values = std::move(received_);
+  std::size_t selected = values.size(), other = others.size();
+  values.resize(selected + other);
+  // From the back, so that no value received is overwritten before it moved.
   for (std::size_t r = values.size(); r-- > 0;) {
-    values[r] = other > 0 && other_record_[other - 1] == r ? held_[--other] : values[--sent];
+    values[r] = other > 0 && other_in_record_[other - 1] == r ? others[--other] : values[--selected];
   }
   return values;
 }

@@ -354,16 +354,18 @@ class RecordSubset {
   [[nodiscard]] const std::vector<uint32_t>& other_waits() const { return other_wait_; }
   /// Per outgoing record outside the selection: a value kept for it.
   [[nodiscard]] std::vector<double>& held() { return held_; }
-  /// One value per outgoing record, all of them in record order: the
-  /// selected ones' as the last exchange sent them, the others' from
-  /// held(). Takes the buffer of the values sent (no other).
-  [[nodiscard]] std::vector<double> take_record_values();
+  /// Collective: sends held() to the delayers → one value per incoming
+  /// record, all of them in record order: the selected ones' as the last
+  /// exchange brought them, the others' as held() came. Takes the buffer of
+  /// the values received (one more only for the others').
+  [[nodiscard]] std::vector<double> carry_others();
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;
-  BlockLayout out_, in_;
-  std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
-  std::vector<uint32_t> other_wait_, other_record_;  ///< the others': wait state, record
+  BlockLayout out_, in_, other_out_, other_in_;
+  std::vector<uint32_t> kept_wait_;   ///< the wait state of each selected outgoing record
+  std::vector<uint32_t> other_wait_;  ///< the wait state of each other outgoing record
+  std::vector<uint32_t> other_in_record_;  ///< the incoming records not selected
   std::vector<double> send_, received_, held_;
   bool ordered_ = false;
 };

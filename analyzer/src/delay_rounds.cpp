@@ -81,7 +81,7 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
 
 }  // namespace
 
-RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
+bool run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
                      RecordSubset& subset, CollectiveDelays& collectives,
                      MPI_Comm world, std::vector<double>& propagated, std::vector<double>& next,
                      std::vector<double>& first_shares, DelayStatistics& statistics) {
@@ -95,7 +95,7 @@ RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& s
   // the two swap (the fused one works in place).
   if (!fused) next.resize(propagated.size());
   std::vector<double> round_shares;
-  RoundsEnd end;
+  bool converged = false;
   for (int round = 0;; ++round) {
     // The passing delays' records arrive in the delays' order (passing).
     // The first round carries zeros, which the subset holds before its
@@ -121,7 +121,7 @@ RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& s
     sum_over_members(moved, 2, world);
     statistics.rounds = static_cast<uint64_t>(round) + 1;
     if (moved[0] <= kDelayTolerance * moved[1]) {
-      end.converged = true;
+      converged = true;
       break;
     }
     if (round + 1 >= kMaxDelayRounds) {
@@ -129,20 +129,15 @@ RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& s
       break;
     }
   }
-  // Converged, the fused pass has the values the last round carried per
-  // outgoing record: what its exchange sent, and what it held for the others.
-  if (fused && end.converged) end.per_record = subset.take_record_values();
-  return end;
-}
-
-std::vector<double> final_carry_values(RoundsEnd& end, const std::vector<double>& propagated,
-                                       const std::vector<double>& next,
-                                       const std::vector<uint32_t>& record_wait) {
-  if (end.per_record.size() == record_wait.size()) return std::move(end.per_record);
-  const std::vector<double>& carried = end.converged ? next : propagated;
-  std::vector<double> per_record(record_wait.size());
-  for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = carried[record_wait[r]];
-  return per_record;
+  // Converged, the final carry takes the values the last round carried:
+  // the selected records' reached their delayers then; the others' the
+  // fused pass held (the general path takes them from its second buffer).
+  if (converged && !fused) {
+    std::vector<double>& held = subset.held();
+    const std::vector<uint32_t>& other = subset.other_waits();
+    for (std::size_t o = 0; o < other.size(); ++o) held[o] = next[other[o]];
+  }
+  return converged;
 }
 
 void add_first_shares(CollectiveDelays& collectives, const std::vector<double>& first_shares,

@@ -19,34 +19,21 @@ enum class RoundsPath {
   kGeneral,  ///< a pass per part (any number of shares per wait state)
 };
 
-/// How the rounds ended.
-struct RoundsEnd {
-  bool converged = false;
-  /// The final carry's values per outgoing record if the fused pass kept
-  /// them (converged), else empty (final_carry_values).
-  std::vector<double> per_record;
-};
-
 /// Runs the rounds until the long-term values moved by less than
 /// kDelayTolerance of all waiting (summed over `world`), or kMaxDelayRounds;
 /// `propagated` (one value per wait state, zero) ends with the newest
 /// values; `next`: the general path's second buffer (sized here if the
-/// caller did not; the fused path works in place), ending with the values
-/// the last round carried. `first_shares`: the collectives' shares of the
-/// first round, those of the waiting alone (add_first_shares). Sets
+/// caller did not; the fused path works in place). Returns whether the
+/// rounds converged: then the values the last round carried wait in
+/// `subset` for the final carry (RecordSubset::carry_others); if not, it
+/// takes the newest. `first_shares`: the collectives' shares of the first
+/// round, those of the waiting alone (add_first_shares). Sets
 /// statistics.rounds and .converged. Collective over `world` and the
 /// collectives' communicators.
-RoundsEnd run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
-                     RecordSubset& subset, CollectiveDelays& collectives,
-                     MPI_Comm world, std::vector<double>& propagated, std::vector<double>& next,
-                     std::vector<double>& first_shares, DelayStatistics& statistics);
-
-/// The final carry's values per outgoing record (`record_wait`: its wait
-/// state): those the last round carried if the rounds converged, else the
-/// newest. After the rounds' subset is gone (the buffers' peak).
-std::vector<double> final_carry_values(RoundsEnd& end, const std::vector<double>& propagated,
-                                       const std::vector<double>& next,
-                                       const std::vector<uint32_t>& record_wait);
+bool run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
+                RecordSubset& subset, CollectiveDelays& collectives, MPI_Comm world,
+                std::vector<double>& propagated, std::vector<double>& next,
+                std::vector<double>& first_shares, DelayStatistics& statistics);
 
 /// What the delayers' waiting alone passed on through the collectives
 /// (`first_shares` from run_rounds), added to `passed_on` per wait state as

@@ -93,8 +93,8 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
   {
-    RoundsEnd rounds_end;
-    {  // the rounds' buffers are freed before the final carry's are built (its peak)
+    bool converged = false;
+    {  // the rounds' buffers are freed before a full carry's are built (its peak)
       std::vector<uint8_t> passes(delay_of_record.size(), 0);
       for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
         const uint32_t d = delay_of_record[r];
@@ -110,14 +110,18 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      rounds_end = run_rounds(waits, shares, passing_records, collectives, world, propagated,
-                              next, first_shares, statistics);
+      converged = run_rounds(waits, shares, passing_records, collectives, world, propagated,
+                             next, first_shares, statistics);
+      // The waiters' long-term waiting at their delayers, as the last round
+      // carried it: only the records outside the subset still travel.
+      if (converged) delay_propagated = passing_records.carry_others();
     }
-    // The waiters' long-term waiting at their delayers: one full carry.
-    std::vector<double> per_record =
-        final_carry_values(rounds_end, propagated, next, record_wait);
     std::vector<double>().swap(next);
-    delay_propagated = channel.to_delayers(per_record);
+    if (!converged) {  // the newest values, one full carry
+      std::vector<double> per_record(record_wait.size());
+      for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = propagated[record_wait[r]];
+      delay_propagated = channel.to_delayers(per_record);
+    }
   }
 
   // Costs at this rank's delaying call paths; what its waiting passed on
