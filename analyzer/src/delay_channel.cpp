@@ -138,6 +138,10 @@ std::vector<double> RecordSubset::carry_others() {
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
+  return exchange();
+}
+
+const std::vector<double>& RecordSubset::exchange() {
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }

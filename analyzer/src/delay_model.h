@@ -350,6 +350,12 @@ class RecordSubset {
   [[nodiscard]] bool ordered() const { return ordered_; }
   /// What the last exchange brought (zeros before the first).
   [[nodiscard]] const std::vector<double>& received() const { return received_; }
+  /// The wait states of the selected outgoing records, and the values the
+  /// next exchange() sends for them (to_delayers gathers them itself).
+  [[nodiscard]] const std::vector<uint32_t>& kept_waits() const { return kept_wait_; }
+  [[nodiscard]] std::vector<double>& outgoing() { return send_; }
+  /// Sends outgoing() as it stands → the values of the selected incoming records.
+  const std::vector<double>& exchange();
   /// The wait states of the outgoing records outside the selection.
   [[nodiscard]] const std::vector<uint32_t>& other_waits() const { return other_wait_; }
   /// Per outgoing record outside the selection: a value kept for it.

@@ -29,9 +29,10 @@ std::atomic<bool> fused_allowed{true};
 std::atomic<RoundsPath> last_path{RoundsPath::kGeneral};
 
 /// One round in one pass over the wait states (the fused path), in place:
-/// the new values replace the old in `values`, the old ones of the wait
-/// states whose records the subset does not send are held; returns how far
-/// the values moved (the sum of |new - old| in wait-state order).
+/// the new values replace the old in `values` and go to the subset's
+/// outgoing values (the next round's), the old ones of the wait states
+/// whose records the subset does not send are held; returns how far the
+/// values moved (the sum of |new - old| in wait-state order).
 double fused_round(const PassingShares& shares, const std::vector<double>& arrived,
                    const CollectiveShareTargets& targets, const std::vector<double>& round_shares,
                    RecordSubset& subset, std::vector<double>& values) {
@@ -54,6 +55,10 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
     }
   };
   next_run();
+  const uint32_t* const kept = subset.kept_waits().data();
+  const std::size_t kept_count = subset.kept_waits().size();
+  double* const out = subset.outgoing().data();
+  std::size_t s = 0;
   const uint32_t* const other = subset.other_waits().data();
   const std::size_t other_count = subset.other_waits().size();
   double* const held = subset.held().data();
@@ -73,6 +78,7 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
     }
     const double old = value_of[w];
     moved += std::abs(value - old);
+    if (s < kept_count && kept[s] == w) out[s++] = value;  // the next round's
     if (o < other_count && other[o] == w) held[o++] = old;
     value_of[w] = value;
   }
@@ -99,9 +105,10 @@ bool run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares
   for (int round = 0;; ++round) {
     // The passing delays' records arrive in the delays' order (passing).
     // The first round carries zeros, which the subset holds before its
-    // first exchange: no message.
+    // first exchange: no message. The fused pass left the values to send.
     const std::vector<double>& arrived =
-        round > 0 ? subset.to_delayers(propagated) : subset.received();
+        round == 0 ? subset.received()
+                   : (fused ? subset.exchange() : subset.to_delayers(propagated));
     // Converged when the long-term values moved by less than
     // kDelayTolerance of all waiting (summed over ranks) in this round: a
     // chain of waits (a ring, iteration after iteration) passes on a share
