@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "delay_model.h"
+#include "delay_rounds.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer::delay {
