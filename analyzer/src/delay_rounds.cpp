@@ -6,11 +6,12 @@
 // (comm-only benchmark trace: 833 k per rank, ~all of them inside the
 // intervals of a few Allreduces). When every wait state gets one share of
 // each kind at most, in wait-state order (PassingShares::ordered,
-// CollectiveShareTargets::ascending), the round is one pass in wait-state
-// order instead: each value is 0.0 plus its point-to-point share plus its
-// collective share, the same operations in the same order as the parts
-// (bit-identical), with every store in order. Otherwise the parts run one
-// after the other (the general path).
+// CollectiveShareTargets::ascending, RecordSubset::ordered), the round is
+// one pass in wait-state order instead, in place: each value is 0.0 plus
+// its point-to-point share plus its collective share, the same operations
+// in the same order as the parts (bit-identical), with every store in
+// order. Otherwise the parts run one after the other over a second buffer
+// (the general path).
 
 #include "delay_rounds.h"
 
@@ -23,7 +24,6 @@
 
 namespace orrery::analyzer::delay {
 namespace {
-
 
 std::atomic<bool> fused_allowed{true};
 std::atomic<RoundsPath> last_path{RoundsPath::kGeneral};
@@ -88,9 +88,9 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
 }  // namespace
 
 bool run_rounds(const std::vector<WaitState>& waits, const PassingShares& shares,
-                     RecordSubset& subset, CollectiveDelays& collectives,
-                     MPI_Comm world, std::vector<double>& propagated, std::vector<double>& next,
-                     std::vector<double>& first_shares, DelayStatistics& statistics) {
+                RecordSubset& subset, CollectiveDelays& collectives, MPI_Comm world,
+                std::vector<double>& propagated, std::vector<double>& next,
+                std::vector<double>& first_shares, DelayStatistics& statistics) {
   const CollectiveShareTargets& targets = collectives.share_targets();
   const bool fused =
       fused_allowed.load() && shares.ordered() && targets.ascending && subset.ordered();
