@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "delay_model.h"
+#include "delay_rounds.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer::delay {
@@ -75,18 +76,21 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 namespace {
 
 /// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` selects; their indices go to `kept` (if given, reserved
-/// at its exact size: millions of records, no doubling).
-BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep,
+/// records `keep` selects (`want`: the records marked, or the others);
+/// their indices go to `kept` (if given, reserved at its exact size:
+/// millions of records, no doubling).
+BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep, bool want,
                    std::vector<uint32_t>* kept) {
   if (kept != nullptr) {
-    kept->reserve(keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0)));
+    const auto marked =
+        keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0));
+    kept->reserve(want ? marked : keep.size() - marked);
   }
   BlockLayout selected;
   for (std::size_t k = 0; k < all.peers.size(); ++k) {
     std::size_t count = 0;
     for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
-      if (keep[r] == 0) continue;
+      if ((keep[r] != 0) != want) continue;
       if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
       ++count;
     }
@@ -102,24 +106,93 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, &kept_wait_);
-  for (uint32_t& kept : kept_wait_) kept = record_wait[kept];
-  in_ = select(channel.incoming_records(), keep_in, nullptr);  // only their number is needed
+  out_ = select(channel.outgoing_records(), keep_out, true, &kept_wait_);
+  other_out_ = select(channel.outgoing_records(), keep_out, false, &other_wait_);
+  ordered_ = true;
+  for (std::vector<uint32_t>* waits : {&kept_wait_, &other_wait_}) {
+    for (std::size_t k = 0; k < waits->size(); ++k) {
+      (*waits)[k] = record_wait[(*waits)[k]];
+      if (k > 0 && (*waits)[k] <= (*waits)[k - 1]) ordered_ = false;
+    }
+  }
+  held_.resize(other_wait_.size());
+  in_ = select(channel.incoming_records(), keep_in, true, nullptr);  // only their number
+  other_in_ = select(channel.incoming_records(), keep_in, false, &other_in_record_);
   send_.resize(kept_wait_.size());
+  // Room for all incoming records (carry_others), touched only there.
+  received_.reserve(keep_in.size());
   received_.resize(in_.total);
+}
+
+std::vector<double> RecordSubset::carry_others() {
+  std::vector<double> others(other_in_.total);
+  exchange_blocks(held_.data(), other_out_, others.data(), other_in_, MPI_DOUBLE, world_);
+  std::vector<double> values = std::move(received_);
+  std::size_t selected = values.size(), other = others.size();
+  values.resize(selected + other);
+  // From the back, so that no value received is overwritten before it moved.
+  for (std::size_t r = values.size(); r-- > 0;) {
+    values[r] = other > 0 && other_in_record_[other - 1] == r ? others[--other] : values[--selected];
+  }
+  return values;
 }
 
 const std::vector<double>& RecordSubset::to_delayers(const std::vector<double>& per_wait) {
   for (std::size_t k = 0; k < kept_wait_.size(); ++k) send_[k] = per_wait[kept_wait_[k]];
+  return exchange();
+}
+
+const std::vector<double>& RecordSubset::exchange() {
   exchange_blocks(send_.data(), out_, received_.data(), in_, MPI_DOUBLE, world_);
   return received_;
 }
 
+PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+                             std::size_t waits, bool ordered)
+    : pool_(pool) {
+  ordered_ = ordered && try_ordered(delay_of_record, waits);
+  if (ordered_) return;
+  std::vector<uint64_t>().swap(share_bits_);
+  std::vector<uint64_t>().swap(delay_bits_);
+  std::size_t count = 0;
+  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  delay_.reserve(count);  // exact: millions of delays, no doubling
+  for (const uint32_t d : delay_of_record) {
+    if (d != kNone && passes_on(pool_.delays[d])) delay_.push_back(d);
+  }
+}
+
+bool PassingShares::try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits) {
+  share_bits_.assign((waits + 63) / 64, 0);
+  delay_bits_.assign((pool_.delays.size() + 63) / 64, 0);
+  uint64_t after_delay = 0, after_wait = 0;  // one past the last ones
+  for (const uint32_t d : delay_of_record) {
+    if (d == kNone || !passes_on(pool_.delays[d])) continue;
+    const Delay& delay = pool_.delays[d];
+    const uint32_t begin = delay.waits_begin;
+    if (d < after_delay || pool_.waits_end(d) != begin + 1) return false;
+    const OwnWait& own = pool_.waits[begin];
+    if (own.wait < after_wait || own.wait >= waits || own.ticks != delay.waits_total) return false;
+    share_bits_[own.wait >> 6] |= uint64_t{1} << (own.wait & 63);
+    delay_bits_[d >> 6] |= uint64_t{1} << (d & 63);
+    after_delay = uint64_t{d} + 1;
+    after_wait = uint64_t{own.wait} + 1;
+  }
+  return true;
+}
+
 void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<double>& next) const {
+  double* const to = next.data();
   const Delay* const delays = pool_.delays.data();
+  if (ordered_) {  // the passing delays in pool order, one own wait state each
+    for (std::size_t d = 0, k = 0; d < pool_.delays.size(); ++d) {
+      if (!passing(d)) continue;
+      to[pool_.waits[delays[d].waits_begin].wait] += ordered_share(delays[d], arrived[k++]);
+    }
+    return;
+  }
   const std::size_t count = pool_.delays.size();
   const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
-  double* const to = next.data();
   for (std::size_t k = 0; k < delay_.size(); ++k) {
     const uint32_t d = delay_[k];
     const Delay& delay = delays[d];

@@ -233,38 +233,6 @@ struct DelayPool {
 
 };
 
-/// The delays that pass waiting on (the only delays that keep own wait
-/// states: DelayPool::compare), for the propagation rounds, which read them
-/// once per round in order, and for the costs at the end.
-class PassingShares {
- public:
-  /// `passing`: the delays of `pool` that pass waiting on, in record order.
-  PassingShares(const DelayPool& pool, std::vector<uint32_t> passing)
-      : pool_(pool), delay_(std::move(passing)) {}
-  [[nodiscard]] std::size_t size() const { return delay_.size(); }
-  /// The pool's index of passing delay k.
-  [[nodiscard]] uint32_t delay(std::size_t k) const { return delay_[k]; }
-  /// For passing delay k: (waiting + arrived[k]) · excess_waiting / total,
-  /// shared over its own wait states by their waiting, added to `next`.
-  void pass_on(const std::vector<double>& arrived, std::vector<double>& next) const;
-  /// Shares `amount` out over passing delay k's own wait states by their
-  /// waiting: apply(wait state, share).
-  template <class Apply>
-  void share(std::size_t k, double amount, Apply apply) const {
-    const uint32_t d = delay_[k];
-    const Delay& delay = pool_.delays[d];
-    if (delay.waits_total <= 0 || amount <= 0) return;
-    const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = pool_.waits_end(d); w < end; ++w) {
-      apply(pool_.waits[w].wait, amount * static_cast<double>(pool_.waits[w].ticks) / waits_total);
-    }
-  }
-
- private:
-  const DelayPool& pool_;
-  std::vector<uint32_t> delay_;  ///< per passing delay, its index in the pool
-};
-
 /// Values along the wait states' records, only between partners: every
 /// waiter sends one record per point-to-point wait state to its delayer
 /// (variable length, in batches: each partner's records in slices of
@@ -310,25 +278,21 @@ class RecordChannel {
   std::size_t batches_ = 0;
 };
 
-/// The part of a RecordChannel that the delayers select (the records whose
-/// values they need in the propagation rounds: their delay passes waiting
-/// on); the waiters learn the selection in one exchange.
-class RecordSubset {
- public:
-  /// The selection `keep_in` per incoming record, as the waiters learnt it
-  /// (`keep_out` per outgoing record); `record_wait` the wait state of each
-  /// outgoing record. Local: the channel's ranks agree on the selection.
-  RecordSubset(const RecordChannel& channel, const std::vector<uint8_t>& keep_in,
-               const std::vector<uint8_t>& keep_out, const std::vector<uint32_t>& record_wait);
-  /// per_wait[record_wait[r]] for every selected outgoing record r → the
-  /// values of the selected incoming records (in record order).
-  const std::vector<double>& to_delayers(const std::vector<double>& per_wait);
+/// The own wait states of one collective instance that passes waiting on
+/// (CollectiveDelays::share_targets): each takes share · its ticks / `total`.
+struct ShareRun {
+  const std::pair<uint32_t, int64_t>* waits = nullptr;  ///< (wait state, ticks)
+  uint32_t count = 0;
+  uint32_t share = 0;  ///< the index of its share (round_shares)
+  double total = 0;    ///< all its own waits' ticks
+};
 
- private:
-  MPI_Comm world_ = MPI_COMM_NULL;
-  BlockLayout out_, in_;
-  std::vector<uint32_t> kept_wait_;  ///< the wait state of each selected outgoing record
-  std::vector<double> send_, received_;
+/// The wait states that take the shares of the collective instances passing
+/// waiting on, in CollectiveDelays::add_shares' order.
+struct CollectiveShareTargets {
+  std::vector<ShareRun> runs;
+  /// Every wait state once at most, ascending (the rounds' fused pass).
+  bool ascending = true;
 };
 
 /// A collective instance as a synchronization point of a point-to-point pair.
@@ -358,8 +322,15 @@ class CollectiveDelays {
   /// One propagation round: the delayers' shares of (waiting + propagated,
   /// per wait state; without `propagated`: of the waiting alone) that their
   /// own waiting explains, added to `to` per wait state of the delayer.
-  void propagate(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
-                 std::vector<double>& to);
+  /// In two halves (a round may add the shares in its own pass): first
+  /// the shares, summed over each communicator's members (one per instance
+  /// that passes waiting on, in communicator and instance order)...
+  void round_shares(const std::vector<WaitState>& waits, const std::vector<double>* propagated,
+                    std::vector<double>& shares);
+  /// ... then added to `to` per own wait state of the delayer.
+  void add_shares(const std::vector<double>& shares, std::vector<double>& to);
+  /// The own wait states that take the shares (built on first use).
+  const CollectiveShareTargets& share_targets();
   /// Publishes the costs at the delayers' call paths.
   void publish_costs(const std::vector<WaitState>& waits, const std::vector<double>& propagated,
                      const EventBus& bus, DelayStatistics& statistics);
@@ -395,6 +366,9 @@ class CollectiveDelays {
       const std::vector<std::pair<uint32_t, int64_t>>& waits);
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
+  /// The own wait states of the passing instances, flat (share_targets()).
+  CollectiveShareTargets targets_;
+  bool targets_built_ = false;
   /// Every collective call (Leave index, comm, ordinal), in order.
   std::vector<CollectiveSync> sync_points_;
   /// Sorted members per communicator (for last_sync_with).

@@ -12,16 +12,16 @@
 #include "orrery/analyzer/replay_delay.h"
 
 #include <algorithm>
-#include <cmath>
+#include <ctime>
 #include <utility>
 #include <vector>
 
 #include "batch_publisher.h"
 #include "delay_records.h"
+#include "delay_rounds.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/delay_events.h"
 #include "orrery/analyzer/synchronization_interval.h"
-#include "reproducible_sum.h"
 #include "vmpi.h"
 
 namespace orrery::analyzer {
@@ -87,73 +87,52 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // Only the delays that pass waiting on need it during the rounds (the
   // others' values matter for their long-term costs: one full carry after
   // the last round, of the values the last round carried).
-  const auto passes_on = [](const Delay& d) {
-    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
-  };
-  std::vector<uint8_t> passes(delay_of_record.size(), 0);
-  std::vector<uint32_t> passing;  // delays that pass waiting on, in order
-  passing.reserve(delays.size());  // most do, on a communication-heavy trace
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d == kNone || !passes_on(delays[d])) continue;
-    passes[r] = 1;
-    passing.push_back(d);
-  }
-  // Which of their records pass waiting on, to the waiters (a byte each).
-  std::vector<uint8_t> passes_out = channel.to_waiters(passes);
-  const PassingShares shares(pool, std::move(passing));
-  // The rounds work on dense arrays (the long-term waiting per wait state,
-  // this round's and the next), not on the wait states and delays: on a
-  // communication-heavy trace they are streams of millions of values, and
-  // every byte of the structs around them would be read again each round.
-  std::vector<double> propagated(waits.size(), 0.0), next(waits.size());
+  // The rounds work on a dense array (the long-term waiting per wait
+  // state), not on the wait states and delays: on a communication-heavy
+  // trace they are streams of millions of values, and every byte of the
+  // structs around them would be read again each round.
+  std::vector<double> propagated(waits.size(), 0.0);
+  std::vector<double> next;  // the general path's second buffer (delay_rounds.h)
+  std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
-  {  // the rounds' buffers are freed at the end
-    const std::vector<double>* carried = &next;  // the values the last carry sent
-    {  // the subset's buffers are freed before the final carry's are built (its peak)
+  {
+    bool converged = false;
+    {  // the rounds' buffers are freed before a full carry's are built (its peak)
+      std::vector<uint8_t> passes(delay_of_record.size(), 0);
+      for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+        const uint32_t d = delay_of_record[r];
+        passes[r] = d != kNone && PassingShares::passes_on(delays[d]) ? 1 : 0;
+      }
+      // In the fused rounds' ordered form if they can run (delay_rounds.h).
+      const PassingShares shares(pool, delay_of_record, waits.size(),
+                                 fused_rounds_allowed() && collectives.share_targets().ascending);
+      // Allocated with the first when it will be needed (no later peak).
+      if (!shares.ordered()) next.resize(waits.size());
+      // Which of their records pass waiting on, to the waiters (a byte each).
+      std::vector<uint8_t> passes_out = channel.to_waiters(passes);
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
       std::vector<uint8_t>().swap(passes);
       std::vector<uint8_t>().swap(passes_out);
-      double all_waiting = 0.0;  // the same every round
-      for (const WaitState& wait : waits) all_waiting += static_cast<double>(wait.waiting);
-      // The passing delays' records arrive in the delays' order (passing).
-      for (int round = 0;; ++round) {
-        const std::vector<double>& arrived = passing_records.to_delayers(propagated);
-        std::fill(next.begin(), next.end(), 0.0);
-        shares.pass_on(arrived, next);
-        collectives.propagate(waits, &propagated, next);
-        // Converged when the long-term values moved by less than
-        // kDelayTolerance of all waiting (summed over ranks) in this round: a
-        // chain of waits (a ring, iteration after iteration) passes on a share
-        // below one at each hop, so what the next hops add fades.
-        double moved[2] = {0.0, all_waiting};
-        for (std::size_t k = 0; k < waits.size(); ++k) {
-          moved[0] += std::abs(next[k] - propagated[k]);
-        }
-        propagated.swap(next);  // next: the values carried in this round
-        sum_over_members(moved, 2, world);
-        statistics.rounds = static_cast<uint64_t>(round) + 1;
-        if (moved[0] <= kDelayTolerance * moved[1]) break;
-        if (round + 1 >= kMaxDelayRounds) {
-          statistics.converged = false;
-          carried = &propagated;  // the final carry takes the newest values
-          break;
-        }
-      }
+      converged = run_rounds(waits, shares, passing_records, collectives, world, propagated,
+                             next, first_shares, statistics);
+      // The waiters' long-term waiting at their delayers, as the last round
+      // carried it: only the records outside the subset still travel.
+      if (converged) delay_propagated = passing_records.carry_others();
     }
-    // The waiters' long-term waiting at their delayers: one full carry.
-    std::vector<double> per_record(record_wait.size());
-    for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = (*carried)[record_wait[r]];
-    delay_propagated = channel.to_delayers(per_record);
+    std::vector<double>().swap(next);
+    if (!converged) {  // the newest values, one full carry
+      std::vector<double> per_record(record_wait.size());
+      for (std::size_t r = 0; r < record_wait.size(); ++r) per_record[r] = propagated[record_wait[r]];
+      delay_propagated = channel.to_delayers(per_record);
+    }
   }
 
   // Costs at this rank's delaying call paths; what its waiting passed on
   // (through its point-to-point delays, then through its collectives).
   // The subscribers, looked up once for the loops below.
   BatchPublisher<DelayCostBatch, DelayCostFound> costs(bus);
-  std::vector<double>& passed_on = next;
-  std::fill(passed_on.begin(), passed_on.end(), 0.0);
-  for (std::size_t r = 0, k = 0; r < delay_of_record.size(); ++r) {
+  std::vector<double> passed_on(waits.size(), 0.0);
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
     const Delay& delay = delays[d];
@@ -166,19 +145,16 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                delay_propagated[r] * share});
     }
-    // Only the passing delays (in record order) keep own wait states.
-    if (k < shares.size() && shares.delay(k) == d) {
-      shares.share(k++, delay.waiting() * delay.excess_waiting / delay.total,
-                   [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    // Only the passing delays keep own wait states.
+    if (PassingShares::passes_on(delay)) {
+      PassingShares::share(pool, d, delay.waiting() * delay.excess_waiting / delay.total,
+                           [&](uint32_t wait, double value) { passed_on[wait] += value; });
     }
   }
   costs.flush();  // before the collectives' costs
   std::vector<double>().swap(delay_propagated);
-  {
-    std::vector<double> through_collectives(waits.size(), 0.0);
-    collectives.propagate(waits, nullptr, through_collectives);
-    for (std::size_t k = 0; k < waits.size(); ++k) passed_on[k] += through_collectives[k];
-  }
+  add_first_shares(collectives, first_shares, passed_on);
+  std::vector<double>().swap(first_shares);
   collectives.publish_costs(waits, propagated, bus, statistics);
   // Which part of each wait the partner passed on: back to the waiters
   // (negative: no delay found there). Every point-to-point wait state has
