@@ -209,7 +209,8 @@ void find_syncs_by_search(const LocalTrace& trace, const Definitions& definition
         const int64_t waiting = std::min(send_enter, events[leave].time) - events[call].time;
         if (waiting > 0) {
           const uint32_t delayer = receives.latest_peer();
-          waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, receives.latest(), delayer});
+          waits.push_back(WaitState{WaitKind::kLateSender, WaitState::callpath_ref_of(events[call]),
+                                    call, waiting, receives.latest(), delayer});
           syncs.push_back(received_from.get(delayer));
         }
       }
@@ -232,7 +233,8 @@ void find_syncs_by_search(const LocalTrace& trace, const Definitions& definition
       if (waiting > 0) {
         const uint32_t delayer = sending.latest_peer();
         late_receivers.push_back(
-            WaitState{WaitKind::kLateReceiver, call, waiting, sending.latest(), delayer});
+            WaitState{WaitKind::kLateReceiver, WaitState::callpath_ref_of(events[call]), call,
+                      waiting, sending.latest(), delayer});
         late_receiver_syncs.push_back(sent_to.get(delayer));
       }
     }

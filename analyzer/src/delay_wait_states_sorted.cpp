@@ -108,7 +108,8 @@ std::vector<WaitState> find_wait_states_by_sorting(
       if (waiting <= 0) return;
       const MessageOp& op = trace.recvs[latest];
       const uint32_t delayer = world_rank(op.comm, op.peer);
-      waits.push_back(WaitState{WaitKind::kLateSender, call, waiting, latest, delayer});
+      waits.push_back(WaitState{WaitKind::kLateSender, WaitState::callpath_ref_of(events[call]), call,
+                              waiting, latest, delayer});
       syncs.push_back(sync_of(delayer));
     });
     nested = receives.nested();
@@ -140,7 +141,8 @@ std::vector<WaitState> find_wait_states_by_sorting(
     if (waiting <= 0) return;
     const MessageOp& op = trace.sends[latest];
     const uint32_t delayer = world_rank(op.comm, op.peer);
-    waits.push_back(WaitState{WaitKind::kLateReceiver, call, waiting, latest, delayer});
+    waits.push_back(WaitState{WaitKind::kLateReceiver, WaitState::callpath_ref_of(events[call]), call,
+                              waiting, latest, delayer});
     syncs.push_back(sync_of(delayer));
   });
   if (nested || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);

@@ -32,7 +32,6 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                              const Definitions& definitions, const Communicators& comms,
                              const MessageMatching& matching, MPI_Comm world, const EventBus& bus) {
   DelayStatistics statistics;
-  const EventStore& events = trace.events;
   // Receivers' posting times at the senders (as the forward replay kept them).
   std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
   std::vector<int64_t> exchanged;  // unless the forward replay kept them (no copy)
@@ -177,7 +176,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   for (std::size_t k = 0; k < point_to_point; ++k) {
     const WaitState& wait = waits[k];
     const auto w = static_cast<double>(wait.waiting);
-    classes.add(WaitStateClassified{wait.kind, events[wait.call].ref(), w, w * indirect_fraction[k],
+    classes.add(WaitStateClassified{wait.kind, wait.callpath(), w, w * indirect_fraction[k],
                                     std::min(w, passed_on[k])});
   }
   classes.flush();

@@ -205,6 +205,7 @@ void CollectiveDelays::find_waits(std::vector<WaitState>& waits) {
         in.wait = static_cast<uint32_t>(waits.size());
         WaitState wait;
         wait.kind = wait_kind(in.kind);
+        wait.callpath_ref = WaitState::callpath_ref_of(trace_.events[in.call]);
         wait.call = in.call;
         wait.waiting = waiting[j];
         wait.delayer = definitions_.world_rank(id, static_cast<uint32_t>(roles[2 * j]), trace_.rank);

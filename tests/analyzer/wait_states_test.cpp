@@ -63,7 +63,14 @@ struct RandomTrace {
     const auto roll = [&](uint32_t n) { return static_cast<uint32_t>(random() % n); };
     const auto push = [&](EventKind kind, uint32_t link) {
       time += roll(4) == 0 ? 0 : roll(40);
-      return trace.events.push_back(Event::make(time, kind, Event::kRefMask, link));
+      // Enters' call paths spread over every reference an event can hold,
+      // some none (kRefMask), from the index (the random stream stays).
+      const auto index = static_cast<uint32_t>(trace.events.size());
+      uint32_t ref = Event::kRefMask;
+      if (kind == EventKind::kEnter && index % 8 != 3) {
+        ref = static_cast<uint32_t>((uint64_t{index} * 2654435761u) % Event::kRefMask);
+      }
+      return trace.events.push_back(Event::make(time, kind, ref, link));
     };
     const auto add_op = [&](MessageTable& table, uint32_t call) {
       MessageOp op;
@@ -134,6 +141,7 @@ void expect_same(const std::vector<WaitState>& a, const Syncs& a_syncs,
   ASSERT_EQ(a_syncs, b_syncs);
   for (std::size_t k = 0; k < a.size(); ++k) {
     EXPECT_EQ(a[k].kind, b[k].kind) << k;
+    EXPECT_EQ(a[k].callpath(), b[k].callpath()) << k;
     EXPECT_EQ(a[k].call, b[k].call) << k;
     EXPECT_EQ(a[k].waiting, b[k].waiting) << k;
     EXPECT_EQ(a[k].op, b[k].op) << k;
@@ -145,6 +153,7 @@ TEST(WaitStates, OnePassAgreesWithSortingOnRandomTraces) {
   const Definitions definitions = make_definitions();
   std::mt19937 random(20261126);
   int one_pass = 0, gave_up = 0, searched = 0, late_receivers = 0, waits_found = 0;
+  int no_callpath = 0, high_callpath = 0;  // the call path's edge cases reached
   for (int round = 0; round < 1500; ++round) {
     const Shape shape{round % 3 == 1, round % 3 == 2};
     const RandomTrace built(random, shape);
@@ -166,7 +175,13 @@ TEST(WaitStates, OnePassAgreesWithSortingOnRandomTraces) {
     } else {
       ++gave_up;
     }
-    for (const WaitState& wait : sorted) late_receivers += wait.kind == WaitKind::kLateReceiver ? 1 : 0;
+    for (const WaitState& wait : sorted) {
+      late_receivers += wait.kind == WaitKind::kLateReceiver ? 1 : 0;
+      // The call path kept with the wait state is its call's (no lookup later).
+      ASSERT_EQ(wait.callpath(), trace.events[wait.call].ref()) << "round " << round;
+      no_callpath += wait.callpath() == kNone ? 1 : 0;
+      high_callpath += wait.callpath() != kNone && wait.callpath() >= (uint32_t{1} << 24) ? 1 : 0;
+    }
     waits_found += static_cast<int>(sorted.size());
     if (HasFailure()) FAIL() << "round " << round;
   }
@@ -176,6 +191,8 @@ TEST(WaitStates, OnePassAgreesWithSortingOnRandomTraces) {
   EXPECT_GT(searched, 100);
   EXPECT_GT(late_receivers, 1000);
   EXPECT_GT(waits_found, 10000);
+  EXPECT_GT(high_callpath, 1000);  // all 28 bits kept beside the kind
+  EXPECT_GT(no_callpath, 100);
 }
 
 /// Rank 1: a Recv from rank 0, then a Sendrecv (receive from 0, send to 0),
