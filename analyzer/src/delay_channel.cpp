@@ -147,7 +147,7 @@ const std::vector<double>& RecordSubset::exchange() {
   return received_;
 }
 
-PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+PassingShares::PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
                              std::size_t waits, bool ordered)
     : pool_(pool) {
   ordered_ = ordered && try_ordered(delay_of_record, waits);
@@ -155,18 +155,24 @@ PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>&
   std::vector<uint64_t>().swap(share_bits_);
   std::vector<uint64_t>().swap(delay_bits_);
   std::size_t count = 0;
-  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  const std::size_t records = delay_of_record.size();
+  for (std::size_t r = 0; r < records; ++r) {
+    const uint32_t d = delay_of_record[r];
+    count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  }
   delay_.reserve(count);  // exact: millions of delays, no doubling
-  for (const uint32_t d : delay_of_record) {
+  for (std::size_t r = 0; r < records; ++r) {
+    const uint32_t d = delay_of_record[r];
     if (d != kNone && passes_on(pool_.delays[d])) delay_.push_back(d);
   }
 }
 
-bool PassingShares::try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits) {
+bool PassingShares::try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits) {
   share_bits_.assign((waits + 63) / 64, 0);
   delay_bits_.assign((pool_.delays.size() + 63) / 64, 0);
   uint64_t after_delay = 0, after_wait = 0;  // one past the last ones
-  for (const uint32_t d : delay_of_record) {
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
     if (d == kNone || !passes_on(pool_.delays[d])) continue;
     const Delay& delay = pool_.delays[d];
     const uint32_t begin = delay.waits_begin;

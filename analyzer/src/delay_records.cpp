@@ -189,7 +189,7 @@ class WaiterSide {
 class DelayFinder {
  public:
   DelayFinder(RecordContext& context, std::size_t callpaths, DelayPool& pool,
-              std::vector<uint32_t>& delay_of_record)
+              DelayOfRecord& delay_of_record)
       : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
 
   /// Reads a block of records from `source`, the first of them incoming
@@ -249,7 +249,7 @@ class DelayFinder {
         } out{pool_, theirs_, own_waits_};
         pool_.start_delay(head.kind, head.waiting);
         const int64_t waiting = context_.profiler.profile_into(from, to, true, out);
-        delay_of_record_[record] = pool_.finish_delay(waiting, head.own_waiting, own_waits_);
+        delay_of_record_.set(record, pool_.finish_delay(waiting, head.own_waiting, own_waits_));
       }
       theirs_.clear();
     }
@@ -260,7 +260,7 @@ class DelayFinder {
   TicksByCallpath theirs_;
   std::vector<std::pair<uint32_t, int64_t>> own_waits_;  ///< this side's, in the interval
   DelayPool& pool_;
-  std::vector<uint32_t>& delay_of_record_;
+  DelayOfRecord& delay_of_record_;
 };
 
 }  // namespace
@@ -298,14 +298,12 @@ void append_callpath_table(const CallpathKeys& keys, bool indexed, std::vector<u
 
 void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
                       const RecordChannel& channel, RecordContext& context, DelayPool& pool,
-                      std::vector<uint32_t>& delay_of_record) {
+                      DelayOfRecord& delay_of_record) {
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
-  delay_of_record.reserve(incoming.total);
   pool.delays.reserve(incoming.total);  // one per record at most
-  advise_huge_pages(delay_of_record.data(), incoming.total * sizeof(uint32_t));
   advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
-  delay_of_record.assign(incoming.total, kNone);
+  delay_of_record.open(incoming.total);
   WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   std::vector<uint32_t> words;

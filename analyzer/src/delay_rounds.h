@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "delay_of_record.h"
 
 namespace orrery::analyzer::delay {
 
@@ -29,7 +30,7 @@ class PassingShares {
   /// The passing delays of `pool`, by their incoming records in record
   /// order (`delay_of_record`: per incoming record, kNone for none); `waits`:
   /// this rank's wait states. Tries the ordered form first if `ordered`.
-  PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+  PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
                 std::size_t waits, bool ordered);
   /// Whether every passing delay has exactly one own wait state and both
   /// ascend in record order (the usual case: each delay's interval holds one
@@ -81,7 +82,7 @@ class PassingShares {
   static bool bit(const std::vector<uint64_t>& bits, std::size_t i) {
     return ((bits[i >> 6] >> (i & 63)) & 1) != 0;
   }
-  bool try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits);
+  bool try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits);
 };
 
 /// The part of a RecordChannel that the delayers select (the records whose

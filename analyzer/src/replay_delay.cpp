@@ -46,7 +46,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
 
   const CallpathKeys keys(tree);
   RecordChannel channel;
-  std::vector<uint32_t> delay_of_record;  // per incoming record
+  DelayOfRecord delay_of_record;  // per incoming record
   DelayPool pool;
   // The records' phase: what it needs (synchronization points, the
   // profiler) is freed when it ends.
