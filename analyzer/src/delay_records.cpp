@@ -302,7 +302,9 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
   pool.delays.reserve(incoming.total);  // one per record at most
+  pool.ranges.reserve(incoming.total);
   advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
+  advise_huge_pages(pool.ranges.data(), incoming.total * sizeof(DelayRanges));
   delay_of_record.open(incoming.total);
   WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
@@ -344,14 +346,18 @@ uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
     delay.excess_waiting = static_cast<double>(mine_waiting - their_waiting);
     delay.total += delay.excess_waiting;
   }
-  delay.waits_begin = static_cast<uint32_t>(waits.size());
-  for (const auto& wait : own_waits) delay.waits_total += wait.second;
+  pending_ranges_.waits_begin = static_cast<uint32_t>(waits.size());
+  int64_t waits_total = 0;
+  for (const auto& wait : own_waits) waits_total += wait.second;
   // The own wait states only receive shares of the delay that was own
-  // waiting (share_over_waits): without such a share they are not kept.
-  if (delay.total > 0 && delay.excess_waiting > 0) {
+  // waiting, by their ticks (PassingShares::share): without such a share
+  // (or without ticks to share by) they are not kept.
+  if (delay.total > 0 && delay.excess_waiting > 0 && waits_total > 0) {
+    delay.passes_bit = 1;
     for (const auto& [wait, ticks] : own_waits) waits.push_back(OwnWait{wait, ticks});
   }
   delays.push_back(delay);
+  ranges.push_back(pending_ranges_);
   return static_cast<uint32_t>(delays.size() - 1);
 }
 

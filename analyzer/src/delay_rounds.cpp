@@ -38,6 +38,7 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
                    RecordSubset& subset, std::vector<double>& values) {
   // The passing delays in pool order (the others skipped as they come).
   const Delay* const delays = shares.pool().delays.data();
+  const ChunkedArray<OwnWait, 14>& own_waits = shares.pool().waits;  // the k-th's is wait k
   std::size_t d = 0, k = 0;
   // The collectives' runs, one after the other (empty ones skipped).
   const ShareRun* run = targets.runs.data();
@@ -69,7 +70,8 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
     double value = 0.0;
     if (shares.has_share(w)) {
       while (!shares.passing(d)) ++d;
-      value = PassingShares::ordered_share(delays[d++], arrived[k++]);
+      value = PassingShares::ordered_share(delays[d++], own_waits[k].ticks, arrived[k]);
+      ++k;
     }
     if (own != own_end && own->first == w) {  // as CollectiveDelays::add_shares
       const double weight = static_cast<double>(own->second) / run_total;

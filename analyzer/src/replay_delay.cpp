@@ -140,7 +140,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       statistics.unexplained += delay.waiting();
       continue;
     }
-    for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
+    for (uint32_t e = pool.excess_begin(d), end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                delay_propagated[r] * share});
