@@ -147,7 +147,7 @@ const std::vector<double>& RecordSubset::exchange() {
   return received_;
 }
 
-PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+PassingShares::PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
                              std::size_t waits, bool ordered)
     : pool_(pool) {
   ordered_ = ordered && try_ordered(delay_of_record, waits);
@@ -155,24 +155,32 @@ PassingShares::PassingShares(const DelayPool& pool, const std::vector<uint32_t>&
   std::vector<uint64_t>().swap(share_bits_);
   std::vector<uint64_t>().swap(delay_bits_);
   std::size_t count = 0;
-  for (const uint32_t d : delay_of_record) count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  const std::size_t records = delay_of_record.size();
+  for (std::size_t r = 0; r < records; ++r) {
+    const uint32_t d = delay_of_record[r];
+    count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
+  }
   delay_.reserve(count);  // exact: millions of delays, no doubling
-  for (const uint32_t d : delay_of_record) {
+  for (std::size_t r = 0; r < records; ++r) {
+    const uint32_t d = delay_of_record[r];
     if (d != kNone && passes_on(pool_.delays[d])) delay_.push_back(d);
   }
 }
 
-bool PassingShares::try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits) {
+bool PassingShares::try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits) {
   share_bits_.assign((waits + 63) / 64, 0);
   delay_bits_.assign((pool_.delays.size() + 63) / 64, 0);
   uint64_t after_delay = 0, after_wait = 0;  // one past the last ones
-  for (const uint32_t d : delay_of_record) {
+  uint64_t passing = 0;                      // passing delays so far
+  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+    const uint32_t d = delay_of_record[r];
     if (d == kNone || !passes_on(pool_.delays[d])) continue;
-    const Delay& delay = pool_.delays[d];
-    const uint32_t begin = delay.waits_begin;
+    const uint32_t begin = pool_.waits_begin(d);
     if (d < after_delay || pool_.waits_end(d) != begin + 1) return false;
     const OwnWait& own = pool_.waits[begin];
-    if (own.wait < after_wait || own.wait >= waits || own.ticks != delay.waits_total) return false;
+    // Only passing delays keep own waits: the k-th one's is wait k.
+    if (begin != passing || own.wait < after_wait || own.wait >= waits) return false;
+    ++passing;
     share_bits_[own.wait >> 6] |= uint64_t{1} << (own.wait & 63);
     delay_bits_[d >> 6] |= uint64_t{1} << (d & 63);
     after_delay = uint64_t{d} + 1;
@@ -187,21 +195,20 @@ void PassingShares::pass_on(const std::vector<double>& arrived, std::vector<doub
   if (ordered_) {  // the passing delays in pool order, one own wait state each
     for (std::size_t d = 0, k = 0; d < pool_.delays.size(); ++d) {
       if (!passing(d)) continue;
-      to[pool_.waits[delays[d].waits_begin].wait] += ordered_share(delays[d], arrived[k++]);
+      const OwnWait& own = pool_.waits[k];
+      to[own.wait] += ordered_share(delays[d], own.ticks, arrived[k]);
+      ++k;
     }
     return;
   }
-  const std::size_t count = pool_.delays.size();
-  const auto total_waits = static_cast<uint32_t>(pool_.waits.size());
   for (std::size_t k = 0; k < delay_.size(); ++k) {
     const uint32_t d = delay_[k];
     const Delay& delay = delays[d];
     const double amount = (delay.waiting() + arrived[k]) * delay.excess_waiting / delay.total;
     // As share(): nothing for no amount (waits_total > 0: they pass on).
     if (amount <= 0) continue;
-    const double waits_total = static_cast<double>(delay.waits_total);
-    const uint32_t end = d + 1 < count ? delays[d + 1].waits_begin : total_waits;
-    for (uint32_t w = delay.waits_begin; w < end; ++w) {
+    const double waits_total = static_cast<double>(pool_.waits_total(d));
+    for (uint32_t w = pool_.waits_begin(d), end = pool_.waits_end(d); w < end; ++w) {
       const OwnWait& own = pool_.waits[w];
       to[own.wait] += amount * static_cast<double>(own.ticks) / waits_total;
     }

@@ -163,27 +163,33 @@ class TicksByCallpath {
 };
 
 /// A wait state another rank suffered because this one was late (the
-/// delaying side), with the delay found in the interval. Its call paths'
-/// delays and its own wait states are ranges of the DelayPool.
+/// delaying side), with the delay found in the interval: what the rounds
+/// read (24 bytes). Its call paths' delays and own wait states are ranges
+/// of the DelayPool (DelayRanges; only a passing delay keeps own waits).
 struct Delay {
   double excess_waiting = 0;  ///< delay that was own waiting
   double total = 0;           ///< sum of all delay
-  int64_t waits_total = 0;
-  /// Where its (own call path, delay) pairs in DelayPool::excess and its
-  /// (own wait state, ticks) pairs in DelayPool::waits begin; they end
-  /// where the next delay's begin.
-  uint32_t excess_begin = 0, waits_begin = 0;
   /// The waiter's waiting in ticks (its record carries an integer; within
-  /// ±2^55, over a year in nanoseconds) and the kind share one word: 40
-  /// bytes a delay, millions of them live through the propagation rounds.
+  /// ±2^55, over a year in nanoseconds), the kind and whether it passes
+  /// waiting on share one word: millions of delays live through the
+  /// propagation rounds, which read each passing one once per round.
   int64_t waiting_ticks : 56 = 0;
-  int64_t kind_bits : 8 = 0;
+  int64_t kind_bits : 7 = 0;
+  uint64_t passes_bit : 1 = 0;  ///< total, excess_waiting, own waits' ticks > 0
 
   [[nodiscard]] double waiting() const { return static_cast<double>(waiting_ticks); }
   [[nodiscard]] WaitKind kind() const { return static_cast<WaitKind>(kind_bits); }
+  [[nodiscard]] bool passes() const { return passes_bit != 0; }
 };
 
-static_assert(sizeof(Delay) == 40, "delays must stay compact");
+static_assert(sizeof(Delay) == 24, "delays must stay compact");
+
+/// Where a delay's (own call path, delay) pairs in DelayPool::excess and its
+/// (own wait state, ticks) pairs in DelayPool::waits begin (they end where
+/// the next delay's begin): apart, the fused rounds never read them.
+struct DelayRanges {
+  uint32_t excess_begin = 0, waits_begin = 0;
+};
 
 // The pool's entries are packed to 4-byte alignment: 12 bytes instead of
 // 16 each, millions of them live through the propagation rounds (members
@@ -207,6 +213,7 @@ static_assert(sizeof(CallpathDelay) == 12 && sizeof(OwnWait) == 12, "pool entrie
 /// chunks: growing never holds two copies).
 struct DelayPool {
   std::vector<Delay> delays;
+  std::vector<DelayRanges> ranges;  ///< per delay (the same index)
   ChunkedArray<CallpathDelay, 14> excess;
   ChunkedArray<OwnWait, 14> waits;
 
@@ -221,7 +228,7 @@ struct DelayPool {
     pending_ = Delay{};
     pending_.kind_bits = static_cast<int64_t>(kind);
     pending_.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
-    pending_.excess_begin = static_cast<uint32_t>(excess.size());
+    pending_ranges_.excess_begin = static_cast<uint32_t>(excess.size());
   }
   void add_time(uint32_t callpath, int64_t ticks, const TicksByCallpath& theirs) {
     const int64_t other = theirs.get(callpath);
@@ -233,18 +240,27 @@ struct DelayPool {
   uint32_t finish_delay(int64_t mine_waiting, int64_t their_waiting,
                         std::span<const std::pair<uint32_t, int64_t>> own_waits);
 
-  /// The end of delay `d`'s ranges in `excess` and in `waits`.
+  /// Where delay `d`'s ranges in `excess` and in `waits` begin and end.
+  [[nodiscard]] uint32_t excess_begin(uint32_t d) const { return ranges[d].excess_begin; }
+  [[nodiscard]] uint32_t waits_begin(uint32_t d) const { return ranges[d].waits_begin; }
   [[nodiscard]] uint32_t excess_end(uint32_t d) const {
-    return d + 1 < delays.size() ? delays[d + 1].excess_begin
+    return d + 1 < ranges.size() ? ranges[d + 1].excess_begin
                                  : static_cast<uint32_t>(excess.size());
   }
   [[nodiscard]] uint32_t waits_end(uint32_t d) const {
-    return d + 1 < delays.size() ? delays[d + 1].waits_begin
+    return d + 1 < ranges.size() ? ranges[d + 1].waits_begin
                                  : static_cast<uint32_t>(waits.size());
+  }
+  /// The sum of delay `d`'s own waits' ticks, in finish_delay's order (0: none kept).
+  [[nodiscard]] int64_t waits_total(uint32_t d) const {
+    int64_t sum = 0;
+    for (uint32_t w = waits_begin(d), end = waits_end(d); w < end; ++w) sum += waits[w].ticks;
+    return sum;
   }
 
  private:
   Delay pending_;  ///< the delay between start_delay and finish_delay
+  DelayRanges pending_ranges_;
 
 };
 

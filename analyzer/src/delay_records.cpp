@@ -189,7 +189,7 @@ class WaiterSide {
 class DelayFinder {
  public:
   DelayFinder(RecordContext& context, std::size_t callpaths, DelayPool& pool,
-              std::vector<uint32_t>& delay_of_record)
+              DelayOfRecord& delay_of_record)
       : context_(context), theirs_(callpaths), pool_(pool), delay_of_record_(delay_of_record) {}
 
   /// Reads a block of records from `source`, the first of them incoming
@@ -249,7 +249,7 @@ class DelayFinder {
         } out{pool_, theirs_, own_waits_};
         pool_.start_delay(head.kind, head.waiting);
         const int64_t waiting = context_.profiler.profile_into(from, to, true, out);
-        delay_of_record_[record] = pool_.finish_delay(waiting, head.own_waiting, own_waits_);
+        delay_of_record_.set(record, pool_.finish_delay(waiting, head.own_waiting, own_waits_));
       }
       theirs_.clear();
     }
@@ -260,7 +260,7 @@ class DelayFinder {
   TicksByCallpath theirs_;
   std::vector<std::pair<uint32_t, int64_t>> own_waits_;  ///< this side's, in the interval
   DelayPool& pool_;
-  std::vector<uint32_t>& delay_of_record_;
+  DelayOfRecord& delay_of_record_;
 };
 
 }  // namespace
@@ -298,14 +298,14 @@ void append_callpath_table(const CallpathKeys& keys, bool indexed, std::vector<u
 
 void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
                       const RecordChannel& channel, RecordContext& context, DelayPool& pool,
-                      std::vector<uint32_t>& delay_of_record) {
+                      DelayOfRecord& delay_of_record) {
   const BlockLayout& out = channel.outgoing_records();
   const BlockLayout& incoming = channel.incoming_records();
-  delay_of_record.reserve(incoming.total);
   pool.delays.reserve(incoming.total);  // one per record at most
-  advise_huge_pages(delay_of_record.data(), incoming.total * sizeof(uint32_t));
+  pool.ranges.reserve(incoming.total);
   advise_huge_pages(pool.delays.data(), incoming.total * sizeof(Delay));
-  delay_of_record.assign(incoming.total, kNone);
+  advise_huge_pages(pool.ranges.data(), incoming.total * sizeof(DelayRanges));
+  delay_of_record.open(incoming.total);
   WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
   std::vector<uint32_t> words;
@@ -346,14 +346,18 @@ uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
     delay.excess_waiting = static_cast<double>(mine_waiting - their_waiting);
     delay.total += delay.excess_waiting;
   }
-  delay.waits_begin = static_cast<uint32_t>(waits.size());
-  for (const auto& wait : own_waits) delay.waits_total += wait.second;
+  pending_ranges_.waits_begin = static_cast<uint32_t>(waits.size());
+  int64_t waits_total = 0;
+  for (const auto& wait : own_waits) waits_total += wait.second;
   // The own wait states only receive shares of the delay that was own
-  // waiting (share_over_waits): without such a share they are not kept.
-  if (delay.total > 0 && delay.excess_waiting > 0) {
+  // waiting, by their ticks (PassingShares::share): without such a share
+  // (or without ticks to share by) they are not kept.
+  if (delay.total > 0 && delay.excess_waiting > 0 && waits_total > 0) {
+    delay.passes_bit = 1;
     for (const auto& [wait, ticks] : own_waits) waits.push_back(OwnWait{wait, ticks});
   }
   delays.push_back(delay);
+  ranges.push_back(pending_ranges_);
   return static_cast<uint32_t>(delays.size() - 1);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "delay_of_record.h"
 #include "orrery/analyzer/message_exchange.h"
 
 namespace orrery::analyzer::delay {
@@ -63,6 +64,6 @@ struct RecordContext {
 /// delays in `pool`.
 void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& plan,
                       const RecordChannel& channel, RecordContext& context, DelayPool& pool,
-                      std::vector<uint32_t>& delay_of_record);
+                      DelayOfRecord& delay_of_record);
 
 }  // namespace orrery::analyzer::delay

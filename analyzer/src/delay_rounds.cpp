@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 #include "reproducible_sum.h"
@@ -38,6 +39,12 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
                    RecordSubset& subset, std::vector<double>& values) {
   // The passing delays in pool order (the others skipped as they come).
   const Delay* const delays = shares.pool().delays.data();
+  // The k-th passing delay's own wait is the pool's wait k: read a chunk
+  // at a time (no chunk lookup per delay).
+  const auto& own_waits = shares.pool().waits;
+  constexpr std::size_t kWaitChunk = std::remove_cvref_t<decltype(own_waits)>::kChunkSize;
+  const OwnWait* own_wait = nullptr;
+  std::size_t own_room = 0;
   std::size_t d = 0, k = 0;
   // The collectives' runs, one after the other (empty ones skipped).
   const ShareRun* run = targets.runs.data();
@@ -69,7 +76,14 @@ double fused_round(const PassingShares& shares, const std::vector<double>& arriv
     double value = 0.0;
     if (shares.has_share(w)) {
       while (!shares.passing(d)) ++d;
-      value = PassingShares::ordered_share(delays[d++], arrived[k++]);
+      if (own_room == 0) {  // the next chunk of the pool's waits
+        own_wait = &own_waits[k];
+        own_room = kWaitChunk - (k & (kWaitChunk - 1));
+      }
+      value = PassingShares::ordered_share(delays[d++], own_wait->ticks, arrived[k]);
+      ++own_wait;
+      --own_room;
+      ++k;
     }
     if (own != own_end && own->first == w) {  // as CollectiveDelays::add_shares
       const double weight = static_cast<double>(own->second) / run_total;

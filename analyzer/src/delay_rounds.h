@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "delay_of_record.h"
 
 namespace orrery::analyzer::delay {
 
@@ -24,12 +25,12 @@ class PassingShares {
   /// Whether a delay passes waiting on (the others' shares are zero in
   /// every round).
   [[nodiscard]] static bool passes_on(const Delay& d) {
-    return d.total > 0 && d.excess_waiting > 0 && d.waits_total > 0;
+    return d.passes();
   }
   /// The passing delays of `pool`, by their incoming records in record
   /// order (`delay_of_record`: per incoming record, kNone for none); `waits`:
   /// this rank's wait states. Tries the ordered form first if `ordered`.
-  PassingShares(const DelayPool& pool, const std::vector<uint32_t>& delay_of_record,
+  PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
                 std::size_t waits, bool ordered);
   /// Whether every passing delay has exactly one own wait state and both
   /// ascend in record order (the usual case: each delay's interval holds one
@@ -43,13 +44,14 @@ class PassingShares {
   [[nodiscard]] bool passing(std::size_t d) const { return bit(delay_bits_, d); }
   /// For ordered(): a passing delay's share of a round, 0.0 plus
   /// (waiting + arrived) · excess_waiting / total · ticks / waits_total of
-  /// its one own wait (ticks = waits_total; 0.0 for none): pass_on's
-  /// operations on a zeroed `next`, in its order.
-  [[nodiscard]] static double ordered_share(const Delay& delay, double arrived) {
+  /// its one own wait (`own_ticks`, which is its waits_total; 0.0 for
+  /// none): pass_on's operations on a zeroed `next`, in its order. In
+  /// ordered(), the k-th passing delay's own wait is the pool's wait k.
+  [[nodiscard]] static double ordered_share(const Delay& delay, int64_t own_ticks, double arrived) {
     double value = 0.0;
     const double amount = (delay.waiting() + arrived) * delay.excess_waiting / delay.total;
     if (amount > 0) {
-      const auto ticks = static_cast<double>(delay.waits_total);
+      const auto ticks = static_cast<double>(own_ticks);
       value += amount * ticks / ticks;
     }
     return value;
@@ -62,10 +64,9 @@ class PassingShares {
   /// (one that passes waiting on) by their waiting: apply(wait state, share).
   template <class Apply>
   static void share(const DelayPool& pool, uint32_t d, double amount, Apply apply) {
-    const Delay& delay = pool.delays[d];
-    if (delay.waits_total <= 0 || amount <= 0) return;
-    const double waits_total = static_cast<double>(delay.waits_total);
-    for (uint32_t w = delay.waits_begin, end = pool.waits_end(d); w < end; ++w) {
+    if (!pool.delays[d].passes() || amount <= 0) return;
+    const double waits_total = static_cast<double>(pool.waits_total(d));
+    for (uint32_t w = pool.waits_begin(d), end = pool.waits_end(d); w < end; ++w) {
       apply(pool.waits[w].wait, amount * static_cast<double>(pool.waits[w].ticks) / waits_total);
     }
   }
@@ -81,7 +82,7 @@ class PassingShares {
   static bool bit(const std::vector<uint64_t>& bits, std::size_t i) {
     return ((bits[i >> 6] >> (i & 63)) & 1) != 0;
   }
-  bool try_ordered(const std::vector<uint32_t>& delay_of_record, std::size_t waits);
+  bool try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits);
 };
 
 /// The part of a RecordChannel that the delayers select (the records whose

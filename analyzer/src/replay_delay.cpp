@@ -45,7 +45,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
 
   const CallpathKeys keys(tree);
   RecordChannel channel;
-  std::vector<uint32_t> delay_of_record;  // per incoming record
+  DelayOfRecord delay_of_record;  // per incoming record
   DelayPool pool;
   // The records' phase: what it needs (synchronization points, the
   // profiler) is freed when it ends.
@@ -139,7 +139,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       statistics.unexplained += delay.waiting();
       continue;
     }
-    for (uint32_t e = delay.excess_begin, end = pool.excess_end(d); e < end; ++e) {
+    for (uint32_t e = pool.excess_begin(d), end = pool.excess_end(d); e < end; ++e) {
       const double share = pool.excess[e].ticks / delay.total;
       costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                delay_propagated[r] * share});
