@@ -73,6 +73,20 @@ class CompletionWalk {
   bool nested_ = false;
 };
 
+/// Of the operations [first, last) of `pairs` (call, operation), the one
+/// whose partner's time in `partner_times` is latest (the first of equals;
+/// operations without a known time skipped); kNone if none has one.
+uint32_t latest_partner(const std::vector<std::pair<uint32_t, uint32_t>>& pairs, std::size_t first,
+                        std::size_t last, const std::vector<int64_t>& partner_times) {
+  uint32_t latest = kNone;
+  for (std::size_t k = first; k < last; ++k) {
+    const uint32_t op = pairs[k].second;
+    if (op >= partner_times.size() || partner_times[op] == kNoValue) continue;
+    if (latest == kNone || partner_times[op] > partner_times[latest]) latest = op;
+  }
+  return latest;
+}
+
 }  // namespace
 
 std::vector<WaitState> find_wait_states_by_sorting(
@@ -92,15 +106,10 @@ std::vector<WaitState> find_wait_states_by_sorting(
     waits.reserve(receives.pairs().size() + trace.sends.size());
     syncs.reserve(waits.capacity());
     latest_send_of_call.reserve(receives.pairs().size());
-    const std::size_t known_sends = trace.send_enters.size();
     receives.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
                                auto sync_of) {
-      uint32_t latest = kNone;  // the receive whose send began last (the first of equals)
-      for (std::size_t k = first; k < last; ++k) {
-        const uint32_t j = receives.pairs()[k].second;
-        if (j >= known_sends || trace.send_enters[j] == kNoValue) continue;
-        if (latest == kNone || trace.send_enters[j] > trace.send_enters[latest]) latest = j;
-      }
+      // The receive whose send began last (the first of equals).
+      const uint32_t latest = latest_partner(receives.pairs(), first, last, trace.send_enters);
       if (latest == kNone) return;
       const int64_t send_enter = trace.send_enters[latest];
       latest_send_of_call.emplace_back(call, send_enter);
@@ -119,12 +128,8 @@ std::vector<WaitState> find_wait_states_by_sorting(
   auto receives_of_call = latest_send_of_call.begin();  // both in call order: a merge
   sends.for_each_call([&](uint32_t call, uint32_t leave, std::size_t first, std::size_t last,
                           auto sync_of) {
-    uint32_t latest = kNone;  // the send whose receive was posted last (the first of equals)
-    for (std::size_t k = first; k < last; ++k) {
-      const uint32_t i = sends.pairs()[k].second;
-      if (i >= recv_enters.size() || recv_enters[i] == kNoValue) continue;
-      if (latest == kNone || recv_enters[i] > recv_enters[latest]) latest = i;
-    }
+    // The send whose receive was posted last (the first of equals).
+    const uint32_t latest = latest_partner(sends.pairs(), first, last, recv_enters);
     if (latest == kNone) return;
     const int64_t recv_enter = recv_enters[latest];
     const int64_t exit = events[leave].time;
