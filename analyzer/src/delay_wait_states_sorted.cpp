@@ -99,6 +99,16 @@ std::vector<WaitState> find_wait_states_by_sorting(
   // Per call that completed receives, the latest send enter (call order).
   std::vector<std::pair<uint32_t, int64_t>> latest_send_of_call;
   bool nested = false;
+  // Adds the wait state of operation `index` of `table` at `call`; returns
+  // its delayer (whose synchronization point the caller adds).
+  const auto add_wait = [&](WaitKind kind, uint32_t call, int64_t waiting, const MessageTable& table,
+                            uint32_t index) {
+    const MessageOp& op = table[index];
+    const uint32_t delayer = world_rank(op.comm, op.peer);
+    waits.push_back(
+        WaitState{kind, WaitState::callpath_ref_of(events[call]), call, waiting, index, delayer});
+    return delayer;
+  };
   {  // Late Sender: receives grouped by the call that completed them.
     CompletionWalk receives(trace, trace.recvs, world_rank);
     // At most one wait state per completing call: reserved (untouched pages
@@ -115,11 +125,7 @@ std::vector<WaitState> find_wait_states_by_sorting(
       latest_send_of_call.emplace_back(call, send_enter);
       const int64_t waiting = std::min(send_enter, events[leave].time) - events[call].time;
       if (waiting <= 0) return;
-      const MessageOp& op = trace.recvs[latest];
-      const uint32_t delayer = world_rank(op.comm, op.peer);
-      waits.push_back(WaitState{WaitKind::kLateSender, WaitState::callpath_ref_of(events[call]), call,
-                              waiting, latest, delayer});
-      syncs.push_back(sync_of(delayer));
+      syncs.push_back(sync_of(add_wait(WaitKind::kLateSender, call, waiting, trace.recvs, latest)));
     });
     nested = receives.nested();
   }  // the receives' walk is freed before the sends' is built
@@ -144,11 +150,7 @@ std::vector<WaitState> find_wait_states_by_sorting(
     const int64_t start = std::max(events[call].time, std::min(send_enter, exit));
     const int64_t waiting = std::min(recv_enter, exit) - start;
     if (waiting <= 0) return;
-    const MessageOp& op = trace.sends[latest];
-    const uint32_t delayer = world_rank(op.comm, op.peer);
-    waits.push_back(WaitState{WaitKind::kLateReceiver, WaitState::callpath_ref_of(events[call]), call,
-                              waiting, latest, delayer});
-    syncs.push_back(sync_of(delayer));
+    syncs.push_back(sync_of(add_wait(WaitKind::kLateReceiver, call, waiting, trace.sends, latest)));
   });
   if (nested || sends.nested()) find_syncs_by_search(trace, definitions, waits, syncs);
   return waits;
