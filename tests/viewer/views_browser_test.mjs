@@ -189,6 +189,14 @@ async function honestOverview(page, url) {
     await page.mouse.move(box.x + box.width * 0.6, box.y + 60);
     for (let i = 0; i < 14; ++i) await page.mouse.wheel(0, -200);
     await timelineDrawn(page, before);
+    // The first drawing after the wheel can be an intermediate zoom (a fresh-
+    // clone run drew one whose rows still had no single receives): wait until
+    // the answer holds a receive; if none comes, the check below fails.
+    await page.waitForFunction(() => {
+      const t = window.__orreryTimeline;
+      return t.answer.rows.some((row) => row.spans.some(([, , region, instance]) =>
+        instance >= 0 && /MPI_(Recv|Wait)/.test(t.regions[region].name)));
+    }, null, { timeout: 20000 }).catch(() => {});
   }
   const hover = target ?? await page.evaluate(() => {
     const t = window.__orreryTimeline;
