@@ -159,6 +159,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+long minor_page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 double cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -187,6 +193,7 @@ struct Run {
   double wall = 0;
   double cpu = 0;
   double peak_bytes = 0;
+  long page_faults = 0;  // minor faults during the run: fresh pages it touched
 };
 
 /// Which analyses run beside the wait states.
@@ -212,7 +219,9 @@ Run timed_analysis(orrery::analyzer::AnalysisOptions options, const Configuratio
   Run run;
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
+  const long faults_start = minor_page_faults();
   run.result = orrery::analyzer::analyze(options, MPI_COMM_WORLD);
+  run.page_faults = minor_page_faults() - faults_start;
   run.wall = seconds_since(start);
   run.cpu = cpu_seconds() - cpu_start;
   run.peak_bytes = static_cast<double>(std::max(0L, status_kib("VmHWM") - rss_baseline)) * 1024.0;
@@ -308,8 +317,8 @@ int main(int argc, char** argv) {
   if (std::getenv("ORRERY_BENCH_PER_RANK") != nullptr) {  // each rank's own times, to stderr
     std::fprintf(stderr, "rank %d: plain read %.3f s (CPU %.3f)", rank, plain, plain_cpu);
     for (std::size_t c = 0; c < runs.size(); ++c) {
-      std::fprintf(stderr, "; %s %.3f s (CPU %.3f)", kConfigurations[c].name, runs[c].wall,
-                   runs[c].cpu);
+      std::fprintf(stderr, "; %s %.3f s (CPU %.3f, %ld page faults)", kConfigurations[c].name,
+                   runs[c].wall, runs[c].cpu, runs[c].page_faults);
     }
     std::fprintf(stderr, "\n");
   }
