@@ -62,6 +62,19 @@ classify() {
     *) echo ours ;;
   esac
 }
+# The head of each sanitizer error report in directory $1 (its error, the
+# first frames, its summary), at most five; the allocator's warnings about
+# refused allocations (allocator_may_return_null) are not errors.
+print_sanitizer_reports() {
+  local report shown=0
+  for report in $(grep -lE '==ERROR|runtime error' "$1"/* 2>/dev/null); do
+    [ "$shown" -lt 5 ] || break
+    echo "  $report:"
+    grep -E '==ERROR|runtime error|SUMMARY|^ +#[0-9] ' "$report" | head -n 14 | sed 's/^/    /' || true
+    shown=$((shown + 1))
+  done
+  [ "$shown" -gt 0 ] || echo "    (none written)"
+}
 failed=0
 for target in report_reader trace_reader metadata; do
   corpus="$fuzz_build/corpus/$target"
@@ -73,6 +86,14 @@ for target in report_reader trace_reader metadata; do
   esac
   log="$fuzz_build/fuzz_$target.log"
   rm -f "$findings/$target-"*
+  # Every process's sanitizer report goes to its own file (log_path.PID):
+  # fork mode drops the children's output, so a crash that needs an earlier
+  # input of the same child (and does not reproduce alone) keeps its stack.
+  sanitizer_logs="$fuzz_build/sanitizer-logs/$target"
+  rm -rf "$sanitizer_logs"
+  mkdir -p "$sanitizer_logs"
+  ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$sanitizer_logs/asan" \
+  UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$sanitizer_logs/ubsan" \
   "$fuzz_build/bin/fuzz_$target" -seed=1 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \
     -ignore_ooms=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -malloc_limit_mb=2048 -artifact_prefix="$findings/$target-" \
@@ -92,7 +113,8 @@ for target in report_reader trace_reader metadata; do
       unreproducible=$((unreproducible + 1))
       mkdir -p "$findings/unreproducible"
       mv "$finding" "$findings/unreproducible/"
-      echo "fuzz: $target: crash on $finding does not reproduce alone (kept, not fatal)" >&2
+      echo "fuzz: $target: crash on $finding does not reproduce alone (kept, not fatal); the fuzzing processes' sanitizer reports ($sanitizer_logs):" >&2
+      print_sanitizer_reports "$sanitizer_logs" >&2
     else
       echo "fuzz: $target: $kind on $finding" >&2
       "$fuzz_build/bin/fuzz_$target" "$finding" 2>&1 | grep -E '==ERROR|SUMMARY|^ +#[0-9] ' | head -n 12 >&2 || true
