@@ -47,6 +47,10 @@ void AnalysisRun::replay_wait_states() {
   // The clock condition's send enter times hold unless it or a what-if replay moved events.
   if (!clock_correction_.times_changed && !options_.what_if) replay_options.known_times = &message_times_;
   replay_options.raise_sends_completed = true;  // no backward replay below
+  if (options_.delay_analysis) {  // the walk collects the delay analysis' wait states
+    replay_options.wait_states = &handed_waits_;
+    replay_options.definitions = &definitions_;
+  }
   progress_("forward replay (messages)");
   phases_.run_or_abort("the forward replay", [&] {
     replay_forward(trace_, matching_, world_, bus_, replay_options, statistics_);
@@ -74,7 +78,8 @@ void AnalysisRun::find_root_causes() {
   if (!options_.delay_analysis) return;
   progress_("delay analysis (root causes of wait states)");
   phases_.run_or_abort("the delay analysis", [&] {
-    result_.delay = replay_delay(trace_, tree_, definitions_, *comms_, matching_, world_, bus_);
+    result_.delay = replay_delay(trace_, tree_, definitions_, *comms_, matching_, world_, bus_,
+                                 &handed_waits_);
   });
   progress_("delay analysis: " + std::to_string(result_.delay.rounds) + " propagation rounds");
 }

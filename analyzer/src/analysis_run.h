@@ -28,6 +28,7 @@
 #include "orrery/trace/trace.h"
 #include "orrery/patterns/registry.h"
 #include "orrery/report/groups.h"
+#include "delay_wait_state.h"
 
 namespace orrery::analyzer {
 
@@ -109,6 +110,8 @@ class AnalysisRun {
   ReplayStatistics statistics_;
   ClockCorrection clock_correction_;
   MessageTimes message_times_;  ///< the clock condition's, for the forward replay
+  /// The forward replay's point-to-point wait states, for the delay analysis.
+  delay::HandedWaitStates handed_waits_;
   ThreadSeverities threads_;
   std::unique_ptr<ChunkBudget> chunk_budget_;  ///< under --memory-limit
 

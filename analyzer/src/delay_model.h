@@ -20,38 +20,10 @@
 #include "orrery/analyzer/partner_exchange.h"
 #include "orrery/analyzer/replay_delay.h"
 #include "orrery/analyzer/synchronization_interval.h"
+#include "delay_wait_state.h"
 #include "orrery/trace/trace.h"
 
 namespace orrery::analyzer::delay {
-
-/// One wait state of this rank (the waiting side).
-struct WaitState {
-  WaitKind kind : 4 = WaitKind::kLateSender;
-  /// The waiting call's call path as its Enter holds it (Event::kRefMask:
-  /// none; read it with callpath()). The producers read that Enter anyway
-  /// (its time): the end of the analysis classifies the wait states without
-  /// a lookup in the events (a cache miss each). Beside the kind in 4 bytes.
-  uint32_t callpath_ref : Event::kRefBits = Event::kRefMask;
-  uint32_t call = kNone;     ///< Enter index of the waiting call
-  int64_t waiting = 0;       ///< ticks
-  uint32_t op = kNone;       ///< own receive (Late Sender) or send (Late Receiver);
-                             ///< kNone for collectives
-  uint32_t delayer = kNone;  ///< world rank of the partner that was late
-  // What the analysis finds per wait state (the waiting it caused
-  // downstream, the share its delayer passed on) lives in vectors beside
-  // these: 24 bytes each, the rounds' peak holds millions.
-
-  /// `callpath_ref` of the call whose Enter is `enter`.
-  [[nodiscard]] static uint32_t callpath_ref_of(const Event& enter) {
-    return enter.kind_and_ref & Event::kRefMask;
-  }
-  /// The waiting call's call path (Event::ref() of its Enter).
-  [[nodiscard]] uint32_t callpath() const {
-    return callpath_ref == Event::kRefMask ? kNone : uint32_t{callpath_ref};
-  }
-};
-static_assert(static_cast<unsigned>(WaitKind::kEarlyReduce) < 16, "wait kinds fit in 4 bits");
-static_assert(sizeof(WaitState) == 24, "wait states must stay compact");
 
 /// Finds this rank's Late Sender and Late Receiver instances as the
 /// patterns do (late_sender.cpp, late_receiver.cpp): one per call, the

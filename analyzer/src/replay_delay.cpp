@@ -30,14 +30,22 @@ using namespace delay;  // NOLINT: the model of this analysis
 
 DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                              const Definitions& definitions, const Communicators& comms,
-                             const MessageMatching& matching, MPI_Comm world, const EventBus& bus) {
+                             const MessageMatching& matching, MPI_Comm world, const EventBus& bus,
+                             HandedWaitStates* handed) {
   DelayStatistics statistics;
   // Receivers' posting times at the senders (as the forward replay kept them).
   std::vector<std::pair<uint32_t, uint32_t>> message_syncs;  // per point-to-point wait state
   std::vector<int64_t> exchanged;  // unless the forward replay kept them (no copy)
   if (!trace.recv_post_enters_known) exchanged = receive_post_enters_at_senders(trace, matching, world);
-  std::vector<WaitState> waits = find_wait_states(
-      trace, definitions, trace.recv_post_enters_known ? trace.recv_post_enters : exchanged, message_syncs);
+  std::vector<WaitState> waits;
+  if (handed != nullptr && handed->complete) {  // as the forward replay's walk found them
+    waits = std::move(handed->waits);
+    message_syncs = std::move(handed->syncs);
+    handed->complete = false;
+  } else {
+    waits = find_wait_states(trace, definitions,
+                             trace.recv_post_enters_known ? trace.recv_post_enters : exchanged, message_syncs);
+  }
   const std::size_t point_to_point = waits.size();
   CollectiveDelays collectives(trace, definitions, comms);
   collectives.find_waits(waits);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "forward_wait_states.h"
 #include "orrery/analyzer/message_exchange.h"
 #include "orrery/analyzer/replay.h"
 #include "orrery/replay/replay_events.h"
@@ -135,9 +136,12 @@ void note_completed_send(Frame& frame, int64_t recv_enter) {
 /// subscribers are looked up once; an event nobody subscribed to is not
 /// built. With `recv_enters` (per send, its receive's posting time) each call
 /// that completed sends raises SendsCompleted at its Leave, as
-/// replay_backward would.
+/// replay_backward would. kCollect: `collector` also collects the delay
+/// analysis' wait states (needs `recv_enters`).
+template <bool kCollect>
 void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
-          const std::vector<int64_t>* recv_enters, const EventBus& bus) {
+          const std::vector<int64_t>* recv_enters, const EventBus& bus,
+          delay::ForwardWaitStates* collector) {
   const auto sends_completed = bus.publisher<SendsCompleted>();
   const auto region_exited = bus.publisher<RegionExited>();
   const auto receives_completed = bus.publisher<ReceivesCompleted>();
@@ -179,6 +183,7 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
     }
     if (kind == EventKind::kLeave) {
       const Frame& frame = *top;
+      if constexpr (kCollect) collector->left(frame.enter_event, index, frame.enter, event.time, frame.callpath);
       const CallContext call{frame.callpath, frame.enter, event.time};
       const int64_t duration = event.time - frame.enter;
       if (frame.receives > 0) {
@@ -201,6 +206,9 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
       case EventKind::kSend:
       case EventKind::kIsend: {
         const MessageOp& op = trace.sends[event.link];
+        if constexpr (kCollect) {
+          if (kind == EventKind::kSend) collector->sent(top->enter_event, event.link, op, (*recv_enters)[event.link]);
+        }
         if (op.cancelled) break;
         Frame& frame = *top;
         frame.bytes += op.bytes;
@@ -214,12 +222,16 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
         break;
       }
       case EventKind::kIsendComplete:
+        if constexpr (kCollect) {
+          collector->sent(top->enter_event, event.link, trace.sends[event.link], (*recv_enters)[event.link]);
+        }
         if (recv_enters != nullptr) note_completed_send(*top, (*recv_enters)[event.link]);
         break;
       case EventKind::kRecv:
       case EventKind::kIrecv: {
         const MessageOp& op = trace.recvs[event.link];
         const int64_t send_enter = send_enters[event.link];
+        if constexpr (kCollect) collector->received(top->enter_event, event.link, op, send_enter);
         if (op.cancelled || send_enter == kNoValue) break;
         Frame& frame = *top;
         frame.bytes += op.bytes;
@@ -255,23 +267,40 @@ void walk(const LocalTrace& trace, const std::vector<int64_t>& send_enters,
 /// The walk once the times are final; with raise_sends_completed the
 /// receives' posting times (`post_enters` if known on these times, empty
 /// otherwise) travel to the senders first (collective), and the walk returns
-/// them (per send; empty without raise_sends_completed).
+/// them (per send; empty without raise_sends_completed). With
+/// raise_sends_completed and ReplayOptions::wait_states the walk also
+/// collects the delay analysis' wait states (forward_wait_states.h).
 std::vector<int64_t> walk_with_final_times(const LocalTrace& trace, const MessageMatching& matching,
                                            MPI_Comm world, const std::vector<int64_t>& send_enters,
                                            std::vector<int64_t> post_enters, const EventBus& bus,
                                            const ReplayOptions& options) {
+  if (options.wait_states != nullptr) *options.wait_states = delay::HandedWaitStates{};
   if (!options.raise_sends_completed) {
-    walk(trace, send_enters, nullptr, bus);
+    walk<false>(trace, send_enters, nullptr, bus, nullptr);
     return {};
   }
   if (post_enters.size() != trace.recvs.size()) post_enters = receive_post_enters(trace);
   std::vector<int64_t> recv_enters = matching.to_senders(post_enters, world);
   post_enters = std::vector<int64_t>();  // not needed during the walk
-  walk(trace, send_enters, &recv_enters, bus);
+  if (options.wait_states == nullptr || options.definitions == nullptr) {
+    walk<false>(trace, send_enters, &recv_enters, bus, nullptr);
+    return recv_enters;
+  }
+  delay::ForwardWaitStates collector(trace, *options.definitions, *options.wait_states);
+  walk<true>(trace, send_enters, &recv_enters, bus, &collector);
+  collector.finish();
   return recv_enters;
 }
 
 }  // namespace
+
+void collect_wait_states_by_walk(const LocalTrace& trace, const std::vector<int64_t>& recv_enters,
+                                 const Definitions& definitions, delay::HandedWaitStates& out) {
+  const EventBus nobody;
+  delay::ForwardWaitStates collector(trace, definitions, out);
+  walk<true>(trace, trace.send_enters, &recv_enters, nobody, &collector);
+  collector.finish();
+}
 
 void replay_forward(LocalTrace& trace, const MessageMatching& matching, MPI_Comm world,
                     const EventBus& bus, const ReplayOptions& options,

@@ -8,7 +8,9 @@
 // to none, completing calls inside others (the synchronization points are
 // then searched), and receives completed out of posting order (then the
 // one-pass way must give up and find_wait_states sort) — and a Sendrecv
-// worked out by hand.
+// worked out by hand. The forward walk's hand-over of the same wait states
+// (forward_wait_states.h) against find_wait_states on such traces, and
+// where it must give up.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "delay_model.h"
+#include "forward_wait_states.h"
 
 namespace orrery::testing {
 namespace {
@@ -30,6 +33,7 @@ using analyzer::LocalTrace;
 using analyzer::MessageOp;
 using analyzer::MessageTable;
 using analyzer::WaitKind;
+using analyzer::delay::HandedWaitStates;
 using analyzer::delay::WaitState;
 using Syncs = std::vector<std::pair<uint32_t, uint32_t>>;
 
@@ -49,6 +53,11 @@ Definitions make_definitions() {
 struct Shape {
   bool out_of_order = false;  ///< receives may complete in a later call
   bool nested = false;        ///< completing calls may lie inside others
+  /// Events as the forward walk reads them (forward_wait_states.h): a
+  /// receive completed in a later call is posted by an MPI_Irecv's event
+  /// and completed by an event in its completing call, call paths stay
+  /// small (the walk counts per call path), every partner time is there.
+  bool walkable = false;
 };
 
 /// A random trace of rank 1 and, per send, its receive's posting time.
@@ -69,6 +78,7 @@ struct RandomTrace {
       uint32_t ref = Event::kRefMask;
       if (kind == EventKind::kEnter && index % 8 != 3) {
         ref = static_cast<uint32_t>((uint64_t{index} * 2654435761u) % Event::kRefMask);
+        if (shape.walkable) ref %= 1000;
       }
       return trace.events.push_back(Event::make(time, kind, ref, link));
     };
@@ -81,15 +91,18 @@ struct RandomTrace {
       op.comm = comms[roll(7)];
       op.peer = roll(op.comm == 0 ? 5 : 2);  // sometimes beyond the communicator
       const uint32_t index = table.push_back(op);
-      push(&table == &trace.recvs ? EventKind::kRecv : EventKind::kSend, index);
+      table[index].post_event = table[index].complete_event =
+          push(&table == &trace.recvs ? EventKind::kRecv : EventKind::kSend, index);
       return index;
     };
     // Ops of one call: receives and sends, maybe a call inside it.
     const auto call = [&](auto&& self, int depth) -> void {
       const uint32_t enter = push(EventKind::kEnter, 0);
+      uint32_t completed_here = kNone;  // its event last (after later receives': out of table order)
       if (!pending.empty() && roll(2) == 0) {  // earlier receives complete here, any order
         const uint32_t k = roll(static_cast<uint32_t>(pending.size()));
         trace.recvs[pending[k]].complete_call = enter;
+        completed_here = pending[k];
         pending.erase(pending.begin() + k);
       }
       for (uint32_t n = roll(3) + (roll(3) == 0 ? 2 : 0); n > 0; --n) {
@@ -97,11 +110,18 @@ struct RandomTrace {
         if (shape.out_of_order && roll(4) == 0) {
           trace.recvs[r].complete_call = kNone;
           pending.push_back(r);
+          if (shape.walkable) {  // its event posts it
+            Event& post = trace.events[trace.recvs[r].post_event];
+            post = Event::make(post.time, EventKind::kIrecvRequest, Event::kRefMask, r);
+          }
         }
       }
       for (uint32_t n = roll(3); n > 0; --n) add_op(trace.sends, enter);
       if (shape.nested && depth == 0 && roll(4) == 0) self(self, depth + 1);
       if (shape.nested && roll(3) == 0) add_op(roll(2) == 0 ? trace.recvs : trace.sends, enter);
+      if (shape.walkable && completed_here != kNone) {
+        trace.recvs[completed_here].complete_event = push(EventKind::kIrecv, completed_here);
+      }
       const uint32_t leave = push(EventKind::kLeave, enter);
       trace.events[enter].link = leave;
     };
@@ -117,6 +137,7 @@ struct RandomTrace {
     for (uint32_t i = 0; i < trace.sends.size(); ++i) {
       recv_enters.push_back(around(trace.sends[i].post_call));
     }
+    if (shape.walkable) return;  // the walk reads every partner time
     if (roll(5) == 0 && !trace.send_enters.empty()) trace.send_enters.pop_back();
     if (roll(5) == 0 && !recv_enters.empty()) recv_enters.pop_back();
   }
@@ -193,6 +214,47 @@ TEST(WaitStates, OnePassAgreesWithSortingOnRandomTraces) {
   EXPECT_GT(waits_found, 10000);
   EXPECT_GT(high_callpath, 1000);  // all 28 bits kept beside the kind
   EXPECT_GT(no_callpath, 100);
+}
+
+/// The forward walk's hand-over (forward_wait_states.h) against
+/// find_wait_states on random traces as the walk reads them: the same wait
+/// states and synchronization points, also when a table is out of call
+/// order (find_wait_states sorts; the walk meets the completions in their
+/// calls anyway), or given up where a completing call lies inside another —
+/// never a different list.
+TEST(WaitStates, ForwardWalkHandsOverWhatFindWaitStatesFinds) {
+  const Definitions definitions = make_definitions();
+  std::mt19937 random(20261127);
+  int handed = 0, handed_out_of_order = 0, gave_up = 0, late_receivers = 0, waits_found = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const Shape shape{round % 3 == 1, round % 3 == 2, true};
+    const RandomTrace built(random, shape);
+    const LocalTrace& trace = built.trace;
+    Syncs syncs;
+    const std::vector<WaitState> found =
+        analyzer::delay::find_wait_states(trace, definitions, built.recv_enters, syncs);
+    HandedWaitStates out;
+    analyzer::collect_wait_states_by_walk(trace, built.recv_enters, definitions, out);
+    if (out.complete) {
+      expect_same(found, syncs, out.waits, out.syncs);
+      // Room for the collectives' wait states without a copy (as find_wait_states).
+      EXPECT_GE(out.waits.capacity(), out.waits.size() + trace.collectives.size());
+      ++handed;
+      handed_out_of_order += in_call_order(trace) ? 0 : 1;
+    } else {
+      EXPECT_TRUE(shape.nested) << "gave up without a completing call inside another";
+      EXPECT_TRUE(out.waits.empty() && out.syncs.empty()) << "what it gathered is freed";
+      ++gave_up;
+    }
+    for (const WaitState& wait : found) late_receivers += wait.kind == WaitKind::kLateReceiver ? 1 : 0;
+    waits_found += static_cast<int>(found.size());
+    if (HasFailure()) FAIL() << "round " << round;
+  }
+  EXPECT_GT(handed, 1000);
+  EXPECT_GT(handed_out_of_order, 200);
+  EXPECT_GT(gave_up, 100);
+  EXPECT_GT(late_receivers, 1000);
+  EXPECT_GT(waits_found, 10000);
 }
 
 /// Rank 1: a Recv from rank 0, then a Sendrecv (receive from 0, send to 0),

@@ -23,6 +23,10 @@
 
 namespace orrery::analyzer {
 
+namespace delay {
+struct HandedWaitStates;  // the delay analysis' (analyzer/src/delay_wait_state.h)
+}  // namespace delay
+
 /// What the replay found about the data itself (reported as warnings).
 struct ReplayStatistics {
   uint64_t clock_violations = 0;  ///< receives that ended before their send began
@@ -75,6 +79,13 @@ struct ReplayOptions {
   /// following the collective replay's; per call path they come in the same
   /// order. Set on every rank or on none (collective).
   bool raise_sends_completed = false;
+  /// With raise_sends_completed (and `definitions`, for the world ranks of
+  /// the partners): the walk also collects the delay analysis' Late Senders
+  /// and Late Receivers into *wait_states (forward_wait_states.h), for
+  /// replay_delay to take instead of searching the message tables again.
+  /// Per rank: a rank whose walk gives up leaves it incomplete.
+  delay::HandedWaitStates* wait_states = nullptr;
+  const Definitions* definitions = nullptr;
 };
 
 /// Forward replay; corrects timestamps in place and raises RegionExited,

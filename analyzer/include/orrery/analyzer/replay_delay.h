@@ -45,6 +45,10 @@
 
 namespace orrery::analyzer {
 
+namespace delay {
+struct HandedWaitStates;  // analyzer/src/delay_wait_state.h
+}  // namespace delay
+
 /// What the delay analysis did on this rank.
 struct DelayStatistics {
   uint64_t wait_states = 0;   ///< point-to-point wait states analyzed
@@ -61,10 +65,12 @@ inline constexpr double kDelayTolerance = 1e-4;
 
 /// Collective over `world` (`tree`: the rank's call tree); raises DelayCostFound (at the delayer) and
 /// WaitStateClassified (at the waiter) on `bus`. Needs the forward replay's
-/// send enter times (LocalTrace::send_enters).
+/// send enter times (LocalTrace::send_enters). `handed`: the point-to-point
+/// wait states the forward replay collected (ReplayOptions::wait_states),
+/// taken (moved out) when complete; else they are searched here.
 DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                              const Definitions& definitions, const Communicators& comms,
                              const MessageMatching& matching, MPI_Comm world,
-                             const EventBus& bus);
+                             const EventBus& bus, delay::HandedWaitStates* handed = nullptr);
 
 }  // namespace orrery::analyzer
