@@ -94,6 +94,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> next;  // the general path's second buffer (delay_rounds.h)
   std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
+  bool ordered_shares = false;  // the passing delays' own waits in PassingShares' ordered form
   {
     bool converged = false;
     {  // the rounds' buffers are freed before a full carry's are built (its peak)
@@ -107,6 +108,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                                  fused_rounds_allowed() && collectives.share_targets().ascending);
       // Allocated with the first when it will be needed (no later peak).
       if (!shares.ordered()) next.resize(waits.size());
+      ordered_shares = shares.ordered();
       // Which of their records pass waiting on, to the waiters (a byte each).
       std::vector<uint8_t> passes_out = channel.to_waiters(passes);
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
@@ -127,16 +129,25 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
 
   // Costs at this rank's delaying call paths; what its waiting passed on
-  // (through its point-to-point delays, then through its collectives).
+  // (through its point-to-point delays, then through its collectives); and
+  // which part of each wait the delay passed on (negative: no delay found),
+  // for the waiters: written over the record's long-term waiting once the
+  // costs have read it (one pass over the delays, no vector of its own).
   // The subscribers, looked up once for the loops below.
   BatchPublisher<DelayCostBatch, DelayCostFound> costs(bus);
   std::vector<double> passed_on(waits.size(), 0.0);
+  std::vector<double>& fractions = delay_propagated;
+  uint32_t own_wait = 0;  // ordered_shares: the k-th passing delay's own wait is wait k
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
-    if (d == kNone) continue;
+    if (d == kNone) {
+      fractions[r] = -1.0;
+      continue;
+    }
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting();
+      fractions[r] = -1.0;
       continue;
     }
     for (uint32_t e = pool.excess_begin(d), end = pool.excess_end(d); e < end; ++e) {
@@ -144,29 +155,29 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                delay_propagated[r] * share});
     }
+    fractions[r] = delay.excess_waiting / delay.total;
     // Only the passing delays keep own wait states.
-    if (PassingShares::passes_on(delay)) {
-      PassingShares::share(pool, d, delay.waiting() * delay.excess_waiting / delay.total,
-                           [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    if (!PassingShares::passes_on(delay)) continue;
+    const double amount = delay.waiting() * delay.excess_waiting / delay.total;
+    if (ordered_shares) {  // as PassingShares::share with one own wait
+      const OwnWait own = pool.waits[own_wait++];
+      const auto ticks = static_cast<double>(own.ticks);
+      if (amount > 0) passed_on[own.wait] += amount * ticks / ticks;
+      continue;
     }
+    PassingShares::share(pool, d, amount,
+                         [&](uint32_t wait, double value) { passed_on[wait] += value; });
   }
   costs.flush();  // before the collectives' costs
-  std::vector<double>().swap(delay_propagated);
   add_first_shares(collectives, first_shares, passed_on);
   std::vector<double>().swap(first_shares);
   collectives.publish_costs(waits, propagated, bus, statistics);
-  // Which part of each wait the partner passed on: back to the waiters
-  // (negative: no delay found there). Every point-to-point wait state has
+  // The fractions back to the waiters. Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
   {
-    std::vector<double> fractions(delay_of_record.size(), -1.0);
-    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
-      const uint32_t d = delay_of_record[r];
-      if (d != kNone && delays[d].total > 0)
-        fractions[r] = delays[d].excess_waiting / delays[d].total;
-    }
     const std::vector<double> back = channel.to_waiters(fractions);
+    std::vector<double>().swap(fractions);
     std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
     for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
