@@ -104,7 +104,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
         passes[r] = d != kNone && PassingShares::passes_on(delays[d]) ? 1 : 0;
       }
       // In the fused rounds' ordered form if they can run (delay_rounds.h).
-      const PassingShares shares(pool, delay_of_record, waits.size(),
+      const PassingShares shares(pool, delay_of_record, passes, waits.size(),
                                  fused_rounds_allowed() && collectives.share_targets().ascending);
       // Allocated with the first when it will be needed (no later peak).
       if (!shares.ordered()) next.resize(waits.size());
