@@ -129,25 +129,17 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   }
 
   // Costs at this rank's delaying call paths; what its waiting passed on
-  // (through its point-to-point delays, then through its collectives); and
-  // which part of each wait the delay passed on (negative: no delay found),
-  // for the waiters: written over the record's long-term waiting once the
-  // costs have read it (one pass over the delays, no vector of its own).
+  // (through its point-to-point delays, then through its collectives).
   // The subscribers, looked up once for the loops below.
   BatchPublisher<DelayCostBatch, DelayCostFound> costs(bus);
   std::vector<double> passed_on(waits.size(), 0.0);
-  std::vector<double>& fractions = delay_propagated;
   uint32_t own_wait = 0;  // ordered_shares: the k-th passing delay's own wait is wait k
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
-    if (d == kNone) {
-      fractions[r] = -1.0;
-      continue;
-    }
+    if (d == kNone) continue;
     const Delay& delay = delays[d];
     if (delay.total <= 0) {
       statistics.unexplained += delay.waiting();
-      fractions[r] = -1.0;
       continue;
     }
     for (uint32_t e = pool.excess_begin(d), end = pool.excess_end(d); e < end; ++e) {
@@ -155,7 +147,6 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
       costs.add(DelayCostFound{delay.kind(), pool.excess[e].callpath, delay.waiting() * share,
                                delay_propagated[r] * share});
     }
-    fractions[r] = delay.excess_waiting / delay.total;
     // Only the passing delays keep own wait states.
     if (!PassingShares::passes_on(delay)) continue;
     const double amount = delay.waiting() * delay.excess_waiting / delay.total;
@@ -169,15 +160,23 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                          [&](uint32_t wait, double value) { passed_on[wait] += value; });
   }
   costs.flush();  // before the collectives' costs
+  // Freed before the fractions' vector is built (the same peak as one of them).
+  std::vector<double>().swap(delay_propagated);
   add_first_shares(collectives, first_shares, passed_on);
   std::vector<double>().swap(first_shares);
   collectives.publish_costs(waits, propagated, bus, statistics);
-  // The fractions back to the waiters. Every point-to-point wait state has
+  // Which part of each wait the partner passed on: back to the waiters
+  // (negative: no delay found there). Every point-to-point wait state has
   // one record at most: its fraction goes where its long-term waiting was.
   std::vector<double>& indirect_fraction = propagated;
   {
+    std::vector<double> fractions(delay_of_record.size(), -1.0);
+    for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+      const uint32_t d = delay_of_record[r];
+      if (d != kNone && delays[d].total > 0)
+        fractions[r] = delays[d].excess_waiting / delays[d].total;
+    }
     const std::vector<double> back = channel.to_waiters(fractions);
-    std::vector<double>().swap(fractions);
     std::fill(indirect_fraction.begin(), indirect_fraction.end(), 0.0);
     for (std::size_t r = 0; r < back.size() && r < record_wait.size(); ++r) {
       if (back[r] >= 0) indirect_fraction[record_wait[r]] = back[r];
