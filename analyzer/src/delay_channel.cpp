@@ -75,30 +75,76 @@ std::vector<uint8_t> RecordChannel::to_waiters(const std::vector<uint8_t>& per_i
 
 namespace {
 
-/// The layout of the selected records: per block of `all`, how many of its
-/// records `keep` selects (`want`: the records marked, or the others);
-/// their indices go to `kept` (if given, reserved at its exact size:
-/// millions of records, no doubling).
-BlockLayout select(const BlockLayout& all, const std::vector<uint8_t>& keep, bool want,
-                   std::vector<uint32_t>* kept) {
-  if (kept != nullptr) {
-    const auto marked =
-        keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0));
-    kept->reserve(want ? marked : keep.size() - marked);
-  }
-  BlockLayout selected;
+/// The records of `all` split by `keep` (per record): per block, how many
+/// it selects and how many not (blocks without any stay, empty: both sides
+/// agree on the peers), and per record in order, `label[r]` (`r` itself
+/// without labels) to `kept` or `others` if given (sized once, exactly:
+/// millions of records, no doubling). Returns the two layouts and
+/// whether each list came out strictly ascending.
+struct Split {
+  BlockLayout kept, others;
+  bool ascending = true;
+};
+Split split(const BlockLayout& all, const std::vector<uint8_t>& keep,
+            const std::vector<uint32_t>* label, std::vector<uint32_t>* kept,
+            std::vector<uint32_t>* others) {
+  const auto marked =
+      keep.size() - static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 0));
+  // Written by index (sized once: no capacity check per record).
+  if (kept != nullptr) kept->resize(marked);
+  if (others != nullptr) others->resize(keep.size() - marked);
+  uint32_t* const kept_to = kept != nullptr ? kept->data() : nullptr;
+  uint32_t* const others_to = others != nullptr ? others->data() : nullptr;
+  std::size_t kept_at = 0, others_at = 0;
+  uint64_t after_kept = 0, after_other = 0;  // one past the last of each list
+  bool ascending = true;
+  Split result;
   for (std::size_t k = 0; k < all.peers.size(); ++k) {
-    std::size_t count = 0;
+    const std::size_t kept_before = kept_at;
     for (std::size_t r = all.displs[k]; r < all.displs[k] + all.counts[k]; ++r) {
-      if ((keep[r] != 0) != want) continue;
-      if (kept != nullptr) kept->push_back(static_cast<uint32_t>(r));
-      ++count;
+      const uint32_t value = label != nullptr ? (*label)[r] : static_cast<uint32_t>(r);
+      if (keep[r] != 0) {
+        ascending = ascending && value >= after_kept;
+        after_kept = uint64_t{value} + 1;
+        if (kept_to != nullptr) kept_to[kept_at] = value;
+        ++kept_at;
+      } else {
+        ascending = ascending && value >= after_other;
+        after_other = uint64_t{value} + 1;
+        if (others_to != nullptr) others_to[others_at] = value;
+        ++others_at;
+      }
     }
-    // Blocks without selected records stay, empty: both sides agree on the peers.
-    selected.add(all.peers[k], count);
+    const std::size_t count = kept_at - kept_before;
+    result.kept.add(all.peers[k], count);
+    result.others.add(all.peers[k], all.counts[k] - count);
   }
-  return selected;
+  result.ascending = ascending;
+  return result;
 }
+
+/// Sets bits in ascending order, a word at a time: one store per word, not
+/// a read-modify-write per bit (a chain of store-to-load forwards).
+class AscendingBits {
+ public:
+  explicit AscendingBits(std::vector<uint64_t>& bits) : bits_(bits) {}
+  void set(std::size_t i) {
+    if ((i >> 6) != word_) {
+      flush();
+      word_ = i >> 6;
+    }
+    value_ |= uint64_t{1} << (i & 63);
+  }
+  void flush() {
+    if (value_ != 0) bits_[word_] |= value_;
+    value_ = 0;
+  }
+
+ private:
+  std::vector<uint64_t>& bits_;
+  std::size_t word_ = 0;
+  uint64_t value_ = 0;
+};
 
 }  // namespace
 
@@ -106,18 +152,14 @@ RecordSubset::RecordSubset(const RecordChannel& channel, const std::vector<uint8
                            const std::vector<uint8_t>& keep_out,
                            const std::vector<uint32_t>& record_wait)
     : world_(channel.world()) {
-  out_ = select(channel.outgoing_records(), keep_out, true, &kept_wait_);
-  other_out_ = select(channel.outgoing_records(), keep_out, false, &other_wait_);
-  ordered_ = true;
-  for (std::vector<uint32_t>* waits : {&kept_wait_, &other_wait_}) {
-    for (std::size_t k = 0; k < waits->size(); ++k) {
-      (*waits)[k] = record_wait[(*waits)[k]];
-      if (k > 0 && (*waits)[k] <= (*waits)[k - 1]) ordered_ = false;
-    }
-  }
+  Split out = split(channel.outgoing_records(), keep_out, &record_wait, &kept_wait_, &other_wait_);
+  out_ = std::move(out.kept);
+  other_out_ = std::move(out.others);
+  ordered_ = out.ascending;
   held_.resize(other_wait_.size());
-  in_ = select(channel.incoming_records(), keep_in, true, nullptr);  // only their number
-  other_in_ = select(channel.incoming_records(), keep_in, false, &other_in_record_);
+  Split in = split(channel.incoming_records(), keep_in, nullptr, nullptr, &other_in_record_);
+  in_ = std::move(in.kept);  // only their number
+  other_in_ = std::move(in.others);
   send_.resize(kept_wait_.size());
   // Room for all incoming records (carry_others), touched only there.
   received_.reserve(keep_in.size());
@@ -148,44 +190,42 @@ const std::vector<double>& RecordSubset::exchange() {
 }
 
 PassingShares::PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
-                             std::size_t waits, bool ordered)
+                             const std::vector<uint8_t>& passes, std::size_t waits, bool ordered)
     : pool_(pool) {
-  ordered_ = ordered && try_ordered(delay_of_record, waits);
+  ordered_ = ordered && try_ordered(delay_of_record, passes, waits);
   if (ordered_) return;
   std::vector<uint64_t>().swap(share_bits_);
   std::vector<uint64_t>().swap(delay_bits_);
-  std::size_t count = 0;
-  const std::size_t records = delay_of_record.size();
-  for (std::size_t r = 0; r < records; ++r) {
-    const uint32_t d = delay_of_record[r];
-    count += d != kNone && passes_on(pool_.delays[d]) ? 1 : 0;
-  }
-  delay_.reserve(count);  // exact: millions of delays, no doubling
-  for (std::size_t r = 0; r < records; ++r) {
-    const uint32_t d = delay_of_record[r];
-    if (d != kNone && passes_on(pool_.delays[d])) delay_.push_back(d);
+  // exact: millions of delays, no doubling
+  delay_.reserve(passes.size() - static_cast<std::size_t>(std::count(passes.begin(), passes.end(), 0)));
+  for (std::size_t r = 0; r < passes.size(); ++r) {
+    if (passes[r] != 0) delay_.push_back(delay_of_record[r]);
   }
 }
 
-bool PassingShares::try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits) {
+bool PassingShares::try_ordered(const DelayOfRecord& delay_of_record,
+                                const std::vector<uint8_t>& passes, std::size_t waits) {
   share_bits_.assign((waits + 63) / 64, 0);
   delay_bits_.assign((pool_.delays.size() + 63) / 64, 0);
   uint64_t after_delay = 0, after_wait = 0;  // one past the last ones
   uint64_t passing = 0;                      // passing delays so far
-  for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
+  AscendingBits share_bits(share_bits_), delay_bits(delay_bits_);
+  for (std::size_t r = 0; r < passes.size(); ++r) {
+    if (passes[r] == 0) continue;
     const uint32_t d = delay_of_record[r];
-    if (d == kNone || !passes_on(pool_.delays[d])) continue;
     const uint32_t begin = pool_.waits_begin(d);
     if (d < after_delay || pool_.waits_end(d) != begin + 1) return false;
     const OwnWait& own = pool_.waits[begin];
     // Only passing delays keep own waits: the k-th one's is wait k.
     if (begin != passing || own.wait < after_wait || own.wait >= waits) return false;
     ++passing;
-    share_bits_[own.wait >> 6] |= uint64_t{1} << (own.wait & 63);
-    delay_bits_[d >> 6] |= uint64_t{1} << (d & 63);
+    share_bits.set(own.wait);
+    delay_bits.set(d);
     after_delay = uint64_t{d} + 1;
     after_wait = uint64_t{own.wait} + 1;
   }
+  share_bits.flush();
+  delay_bits.flush();
   return true;
 }
 

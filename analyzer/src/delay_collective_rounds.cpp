@@ -27,27 +27,43 @@ void CollectiveDelays::round_shares(const std::vector<WaitState>& waits,
                                     const std::vector<double>* propagated,
                                     std::vector<double>& shares) {
   // Only the instances that pass waiting on (select_passing: the same list
-  // on every member) carry a value; the others' would be zero.
+  // on every member) carry a value; the others' would be zero. What a round
+  // reads of them is gathered once, in their order (a round then reads a
+  // dense array, not the instances and the wait states they point to).
+  if (!round_inputs_built_) build_round_inputs(waits);
+  shares.assign(round_inputs_.size(), 0.0);
+  double* chunk = shares.data();
+  const RoundInput* input = round_inputs_.data();
+  for (std::size_t c = 0; c < by_comm_.size(); ++c) {
+    const std::size_t passing = passing_[c].size();
+    for (std::size_t first = 0; first < passing; first += kChunk) {
+      const std::size_t m = std::min(kChunk, passing - first);
+      for (std::size_t j = 0; j < m; ++j, ++input) {
+        if (input->wait == kNone) continue;
+        chunk[j] = propagated != nullptr
+                       ? (input->waiting + (*propagated)[input->wait]) * input->fraction
+                       : input->waiting * input->fraction;
+      }
+      sum_over_members(chunk, m, comms_.get(by_comm_[c].first));
+      chunk += m;
+    }
+  }
+}
+
+void CollectiveDelays::build_round_inputs(const std::vector<WaitState>& waits) {
+  round_inputs_built_ = true;
   std::size_t count = 0;
   for (const std::vector<uint32_t>& passing : passing_) count += passing.size();
-  shares.assign(count, 0.0);
-  double* chunk = shares.data();
+  round_inputs_.reserve(count);
   for (std::size_t c = 0; c < by_comm_.size(); ++c) {
-    const auto& [id, instances] = by_comm_[c];
-    const std::vector<uint32_t>& passing = passing_[c];
-    for (std::size_t first = 0; first < passing.size(); first += kChunk) {
-      const std::size_t m = std::min(kChunk, passing.size() - first);
-      for (std::size_t j = 0; j < m; ++j) {
-        const Instance& in = instances[passing[first + j]];
-        if (in.wait == kNone || in.total <= 0) continue;
-        const WaitState& wait = waits[in.wait];
-        const double fraction = in.excess_waiting / in.total;
-        chunk[j] = propagated != nullptr
-                       ? (static_cast<double>(wait.waiting) + (*propagated)[in.wait]) * fraction
-                       : static_cast<double>(wait.waiting) * fraction;
+    for (const uint32_t i : passing_[c]) {
+      const Instance& in = by_comm_[c].second[i];
+      if (in.wait == kNone || in.total <= 0) {
+        round_inputs_.push_back(RoundInput{});  // no share from this rank
+        continue;
       }
-      sum_over_members(chunk, m, comms_.get(id));
-      chunk += m;
+      round_inputs_.push_back(RoundInput{in.wait, static_cast<double>(waits[in.wait].waiting),
+                                         in.excess_waiting / in.total});
     }
   }
 }

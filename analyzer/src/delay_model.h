@@ -369,6 +369,16 @@ class CollectiveDelays {
       const std::vector<std::pair<uint32_t, int64_t>>& waits);
   void select_passing(const std::vector<Instance>& instances, std::size_t first, std::size_t m,
                       MPI_Comm comm, std::vector<uint32_t>& passing);
+  /// What round_shares reads per passing instance (in its order), gathered
+  /// on its first call: this rank's wait state (kNone: no share), its
+  /// waiting, and the fraction of it the delayer's own waiting explains.
+  struct RoundInput {
+    uint32_t wait = kNone;
+    double waiting = 0, fraction = 0;
+  };
+  std::vector<RoundInput> round_inputs_;
+  bool round_inputs_built_ = false;
+  void build_round_inputs(const std::vector<WaitState>& waits);
   /// The own wait states of the passing instances, flat (share_targets()).
   CollectiveShareTargets targets_;
   bool targets_built_ = false;

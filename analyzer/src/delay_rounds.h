@@ -28,10 +28,12 @@ class PassingShares {
     return d.passes();
   }
   /// The passing delays of `pool`, by their incoming records in record
-  /// order (`delay_of_record`: per incoming record, kNone for none); `waits`:
-  /// this rank's wait states. Tries the ordered form first if `ordered`.
+  /// order (`delay_of_record`: per incoming record, kNone for none;
+  /// `passes`: per incoming record, whether its delay passes waiting on,
+  /// passes_on); `waits`: this rank's wait states. Tries the ordered form
+  /// first if `ordered`.
   PassingShares(const DelayPool& pool, const DelayOfRecord& delay_of_record,
-                std::size_t waits, bool ordered);
+                const std::vector<uint8_t>& passes, std::size_t waits, bool ordered);
   /// Whether every passing delay has exactly one own wait state and both
   /// ascend in record order (the usual case: each delay's interval holds one
   /// wait of its own): every wait state then gets one share at most, in
@@ -82,7 +84,8 @@ class PassingShares {
   static bool bit(const std::vector<uint64_t>& bits, std::size_t i) {
     return ((bits[i >> 6] >> (i & 63)) & 1) != 0;
   }
-  bool try_ordered(const DelayOfRecord& delay_of_record, std::size_t waits);
+  bool try_ordered(const DelayOfRecord& delay_of_record, const std::vector<uint8_t>& passes,
+                   std::size_t waits);
 };
 
 /// The part of a RecordChannel that the delayers select (the records whose

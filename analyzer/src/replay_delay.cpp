@@ -102,6 +102,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   std::vector<double> next;  // the general path's second buffer (delay_rounds.h)
   std::vector<double> first_shares;  // the collectives' shares of the waiting alone
   std::vector<double> delay_propagated;  // per incoming record, after the rounds
+  bool ordered_shares = false;  // the passing delays' own waits in PassingShares' ordered form
   {
     bool converged = false;
     {  // the rounds' buffers are freed before a full carry's are built (its peak)
@@ -111,10 +112,11 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
         passes[r] = d != kNone && PassingShares::passes_on(delays[d]) ? 1 : 0;
       }
       // In the fused rounds' ordered form if they can run (delay_rounds.h).
-      const PassingShares shares(pool, delay_of_record, waits.size(),
+      const PassingShares shares(pool, delay_of_record, passes, waits.size(),
                                  fused_rounds_allowed() && collectives.share_targets().ascending);
       // Allocated with the first when it will be needed (no later peak).
       if (!shares.ordered()) next.resize(waits.size());
+      ordered_shares = shares.ordered();
       // Which of their records pass waiting on, to the waiters (a byte each).
       std::vector<uint8_t> passes_out = channel.to_waiters(passes);
       RecordSubset passing_records(channel, passes, passes_out, record_wait);
@@ -139,6 +141,7 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
   // The subscribers, looked up once for the loops below.
   BatchPublisher<DelayCostBatch, DelayCostFound> costs(bus);
   std::vector<double> passed_on(waits.size(), 0.0);
+  uint32_t own_wait = 0;  // ordered_shares: the k-th passing delay's own wait is wait k
   for (std::size_t r = 0; r < delay_of_record.size(); ++r) {
     const uint32_t d = delay_of_record[r];
     if (d == kNone) continue;
@@ -153,12 +156,19 @@ DelayStatistics replay_delay(const LocalTrace& trace, const CallTree& tree,
                                delay_propagated[r] * share});
     }
     // Only the passing delays keep own wait states.
-    if (PassingShares::passes_on(delay)) {
-      PassingShares::share(pool, d, delay.waiting() * delay.excess_waiting / delay.total,
-                           [&](uint32_t wait, double value) { passed_on[wait] += value; });
+    if (!PassingShares::passes_on(delay)) continue;
+    const double amount = delay.waiting() * delay.excess_waiting / delay.total;
+    if (ordered_shares) {  // as PassingShares::share with one own wait
+      const OwnWait own = pool.waits[own_wait++];
+      const auto ticks = static_cast<double>(own.ticks);
+      if (amount > 0) passed_on[own.wait] += amount * ticks / ticks;
+      continue;
     }
+    PassingShares::share(pool, d, amount,
+                         [&](uint32_t wait, double value) { passed_on[wait] += value; });
   }
   costs.flush();  // before the collectives' costs
+  // Freed before the fractions' vector is built (the same peak as one of them).
   std::vector<double>().swap(delay_propagated);
   add_first_shares(collectives, first_shares, passed_on);
   std::vector<double>().swap(first_shares);
