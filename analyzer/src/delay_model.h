@@ -258,9 +258,8 @@ struct DelayPool {
   }
 
  private:
-  // The delay between start_delay and finish_delay, in plain fields: the
-  // Delay (bit fields) is put together once, in registers, when it is
-  // stored (a byte store into a word read back at once stalls the load).
+  // The delay being compared, in plain fields: finish_delay builds the
+  // Delay's bit-field word in registers (a byte stored into it stalled).
   WaitKind pending_kind_ = WaitKind::kLateSender;
   int64_t pending_waiting_ = 0;
   double pending_total_ = 0;
@@ -288,20 +287,17 @@ class RecordChannel {
                                                                 std::size_t batch) {
     return {std::min(count, batch * kBatch), std::min(count, (batch + 1) * kBatch)};
   }
-  /// Sends a batch without waiting: `words` (the records' 32-bit words,
-  /// delay_record_format.h) — per outgoing block with records in this
-  /// batch (ascending peers) its slice's records, `sizes` words each — in
-  /// messages of at most kExchangeBlock words (a block that fills its last
-  /// one ends with an empty one). The sends go to `requests`: `words` stays
-  /// untouched until wait_sent(requests). Every rank sends its batches in
-  /// order and receives each (receive_batch) after sending the next one:
-  /// a rank may write a batch ahead of its partners instead of waiting.
+  /// Sends a batch without waiting (`requests`; `words` untouched until
+  /// wait_sent): `words` (delay_record_format.h) hold per outgoing block
+  /// with records in `batch` (ascending peers) its slice, `sizes` words
+  /// each, sent in pieces of at most kExchangeBlock words (a block filling
+  /// its last piece ends with an empty one). A rank reads a batch
+  /// (receive_batch) after sending the next: it may write ahead of its partners.
   void send_batch(std::size_t batch, const std::vector<uint32_t>& words,
                   const std::vector<std::size_t>& sizes, std::vector<MPI_Request>& requests) const;
   static void wait_sent(std::vector<MPI_Request>& requests);
-  /// Receives the blocks of `batch` into `received` (grown if needed, never
-  /// shrunk: one buffer for all batches), laid out by `in` (the sources
-  /// with records in this batch, ascending).
+  /// Receives `batch`'s blocks into `received` (grown, never shrunk: one
+  /// buffer for all batches), laid out by `in` (its sources, ascending).
   void receive_batch(std::size_t batch, BlockLayout& in, std::vector<uint32_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
