@@ -29,30 +29,65 @@ void RecordChannel::open(const std::vector<uint32_t>& peers,
   batches_ = static_cast<std::size_t>(batches);
 }
 
-void RecordChannel::exchange_batch(std::size_t batch, const std::vector<uint32_t>& values,
-                                   const std::vector<std::size_t>& sizes, BlockLayout& in,
-                                   std::vector<uint32_t>& received) const {
-  // First the sizes (one per partner with records in the batch), then the values.
-  BlockLayout to_one, from_one, to;
+namespace {
+constexpr int kRecordTag = 0x4f54;  // partner_exchange.cpp has 0x4f52, 0x4f53
+}  // namespace
+
+void RecordChannel::send_batch(std::size_t batch, const std::vector<uint32_t>& words,
+                               const std::vector<std::size_t>& sizes,
+                               std::vector<MPI_Request>& requests) const {
+  std::size_t at = 0;
   for (std::size_t k = 0, with = 0; k < records_out_.peers.size(); ++k) {
     const auto [first, last] = slice(records_out_.counts[k], batch);
     if (first == last) continue;
-    to_one.add(records_out_.peers[k], 1);
-    to.add(records_out_.peers[k], sizes[with++]);
+    const std::size_t size = sizes[with++];
+    const auto peer = static_cast<int>(records_out_.peers[k]);
+    // The receiver takes pieces until one is shorter than kExchangeBlock.
+    for (std::size_t done = 0;; done += kExchangeBlock) {
+      const std::size_t count = std::min(kExchangeBlock, size - done);
+      requests.emplace_back();
+      vmpi::Isend(words.data() + at + done, static_cast<int>(count), MPI_UINT32_T, peer,
+                  kRecordTag, world_, &requests.back());
+      if (count < kExchangeBlock) break;
+    }
+    at += size;
   }
+}
+
+void RecordChannel::wait_sent(std::vector<MPI_Request>& requests) {
+  if (!requests.empty()) {
+    vmpi::Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+  requests.clear();
+}
+
+void RecordChannel::receive_batch(std::size_t batch, BlockLayout& in,
+                                  std::vector<uint32_t>& received) const {
+  in = BlockLayout{};
+  std::size_t at = 0;
   for (std::size_t k = 0; k < records_in_.peers.size(); ++k) {
     const auto [first, last] = slice(records_in_.counts[k], batch);
-    if (first != last) from_one.add(records_in_.peers[k], 1);
+    if (first == last) continue;
+    const auto source = static_cast<int>(records_in_.peers[k]);
+    const std::size_t begin = at;
+    for (;;) {
+      MPI_Status status;
+      vmpi::Probe(source, kRecordTag, world_, &status);
+      int count = 0;
+      MPI_Get_count(&status, MPI_UINT32_T, &count);
+      const auto words = static_cast<std::size_t>(count);
+      // Reused from batch to batch: its pages are touched once, not per batch.
+      if (received.size() < at + words) {
+        received.reserve(at + words);  // exact: no doubling
+        received.resize(at + words);
+      }
+      vmpi::Recv(received.data() + at, count, MPI_UINT32_T, source, kRecordTag, world_,
+                 MPI_STATUS_IGNORE);
+      at += words;
+      if (words < kExchangeBlock) break;
+    }
+    in.add(records_in_.peers[k], at - begin);
   }
-  std::vector<uint64_t> out_sizes(sizes.begin(), sizes.end()), in_sizes(from_one.total);
-  exchange_blocks(out_sizes.data(), to_one, in_sizes.data(), from_one, MPI_UINT64_T, world_);
-  in = BlockLayout{};
-  for (std::size_t k = 0; k < from_one.peers.size(); ++k) {
-    in.add(from_one.peers[k], static_cast<std::size_t>(in_sizes[k]));
-  }
-  // Reused from batch to batch: its pages are touched once, not per batch.
-  if (received.size() < in.total) received.resize(in.total);
-  exchange_blocks(values.data(), to, received.data(), in, MPI_UINT32_T, world_);
 }
 
 std::vector<double> RecordChannel::to_delayers(const std::vector<double>& per_outgoing) const {

@@ -196,17 +196,16 @@ struct DelayPool {
   /// both sides' waiting and this rank's own wait states in the interval;
   /// finish_delay returns its index.
   void start_delay(WaitKind kind, int64_t waiting) {
-    constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
-    pending_ = Delay{};
-    pending_.kind_bits = static_cast<int64_t>(kind);
-    pending_.waiting_ticks = std::clamp(waiting, -kLongestWaiting, kLongestWaiting);
-    pending_ranges_.excess_begin = static_cast<uint32_t>(excess.size());
+    pending_kind_ = kind;
+    pending_waiting_ = waiting;
+    pending_total_ = 0;
+    pending_excess_begin_ = static_cast<uint32_t>(excess.size());
   }
   void add_time(uint32_t callpath, int64_t ticks, const TicksByCallpath& theirs) {
     const int64_t other = theirs.get(callpath);
     if (ticks > other) {
       excess.push_back(CallpathDelay{callpath, static_cast<double>(ticks - other)});
-      pending_.total += static_cast<double>(ticks - other);
+      pending_total_ += static_cast<double>(ticks - other);
     }
   }
   uint32_t finish_delay(int64_t mine_waiting, int64_t their_waiting,
@@ -231,9 +230,12 @@ struct DelayPool {
   }
 
  private:
-  Delay pending_;  ///< the delay between start_delay and finish_delay
-  DelayRanges pending_ranges_;
-
+  // The delay being compared, in plain fields: finish_delay builds the
+  // Delay's bit-field word in registers (a byte stored into it stalled).
+  WaitKind pending_kind_ = WaitKind::kLateSender;
+  int64_t pending_waiting_ = 0;
+  double pending_total_ = 0;
+  uint32_t pending_excess_begin_ = 0;
 };
 
 /// Values along the wait states' records, only between partners: every
@@ -257,15 +259,18 @@ class RecordChannel {
                                                                 std::size_t batch) {
     return {std::min(count, batch * kBatch), std::min(count, (batch + 1) * kBatch)};
   }
-  /// Collective: sends `values` (the records' 32-bit words,
-  /// delay_record_format.h) — per outgoing block with records in this
-  /// batch (ascending peers) its slice's records, `sizes` words each — and
-  /// receives the incoming values into `received` (grown if needed, never
-  /// shrunk: one buffer for all batches), laid out by `in` (the sources with
-  /// records in this batch, ascending).
-  void exchange_batch(std::size_t batch, const std::vector<uint32_t>& values,
-                      const std::vector<std::size_t>& sizes, BlockLayout& in,
-                      std::vector<uint32_t>& received) const;
+  /// Sends a batch without waiting (`requests`; `words` untouched until
+  /// wait_sent): `words` (delay_record_format.h) hold per outgoing block
+  /// with records in `batch` (ascending peers) its slice, `sizes` words
+  /// each, sent in pieces of at most kExchangeBlock words (a block filling
+  /// its last piece ends with an empty one). A rank reads a batch
+  /// (receive_batch) after sending the next: it may write ahead of its partners.
+  void send_batch(std::size_t batch, const std::vector<uint32_t>& words,
+                  const std::vector<std::size_t>& sizes, std::vector<MPI_Request>& requests) const;
+  static void wait_sent(std::vector<MPI_Request>& requests);
+  /// Receives `batch`'s blocks into `received` (grown, never shrunk: one
+  /// buffer for all batches), laid out by `in` (its sources, ascending).
+  void receive_batch(std::size_t batch, BlockLayout& in, std::vector<uint32_t>& received) const;
   /// per_outgoing[r] for this rank's record r → one value per incoming record.
   [[nodiscard]] std::vector<double> to_delayers(const std::vector<double>& per_outgoing) const;
   /// per_incoming[r] for incoming record r → one value per outgoing record.

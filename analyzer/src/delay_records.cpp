@@ -308,27 +308,16 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
   delay_of_record.open(incoming.total);
   WaiterSide waiter(context);
   DelayFinder finder(context, context.keys.size(), pool, delay_of_record);
-  std::vector<uint32_t> words;
-  RecordWriter writer(words, context.keys.size());
+  // Two send buffers: a batch is written while the one before it may still
+  // be on its way (RecordChannel::send_batch).
+  std::vector<uint32_t> words[2];
+  std::vector<MPI_Request> sending[2];
   std::vector<std::size_t> sizes;
   std::vector<uint32_t> received;
   BlockLayout in;
   std::vector<std::vector<uint32_t>> own_callpaths(incoming.peers.size());  // per source: its table
-  for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
-    words.clear();
-    sizes.clear();
-    for (std::size_t k = 0; k < out.peers.size(); ++k) {
-      const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
-      if (first == last) continue;
-      const std::size_t start = words.size();
-      const bool indexed = by_index(out.counts[k], context.keys.size());
-      if (first == 0) append_callpath_table(context.keys, indexed, words);
-      for (std::size_t r = first; r < last; ++r) {
-        waiter.write(waits, plan.record_wait[out.displs[k] + r], indexed, writer);
-      }
-      sizes.push_back(words.size() - start);
-    }
-    channel.exchange_batch(batch, words, sizes, in, received);
+  const auto read_batch = [&](std::size_t batch) {
+    channel.receive_batch(batch, in, received);
     // The batch's blocks come from the sources with records in it, ascending.
     for (std::size_t b = 0, k = 0; b < in.peers.size(); ++b) {
       while (incoming.peers[k] != in.peers[b]) ++k;
@@ -336,17 +325,47 @@ void exchange_records(const std::vector<WaitState>& waits, const RecordPlan& pla
       finder.read_block(in.peers[b], received.data() + in.displs[b], in.counts[b],
                         incoming.displs[k] + first, first == 0, own_callpaths[k]);
     }
+  };
+  for (std::size_t batch = 0; batch < channel.batches(); ++batch) {
+    std::vector<uint32_t>& out_words = words[batch % 2];
+    RecordChannel::wait_sent(sending[batch % 2]);  // the batch before the last one
+    out_words.clear();
+    sizes.clear();
+    RecordWriter writer(out_words, context.keys.size());
+    for (std::size_t k = 0; k < out.peers.size(); ++k) {
+      const auto [first, last] = RecordChannel::slice(out.counts[k], batch);
+      if (first == last) continue;
+      const std::size_t start = out_words.size();
+      const bool indexed = by_index(out.counts[k], context.keys.size());
+      if (first == 0) append_callpath_table(context.keys, indexed, out_words);
+      for (std::size_t r = first; r < last; ++r) {
+        waiter.write(waits, plan.record_wait[out.displs[k] + r], indexed, writer);
+      }
+      sizes.push_back(out_words.size() - start);
+    }
+    channel.send_batch(batch, out_words, sizes, sending[batch % 2]);
+    // The second buffer at once as large as the first (no chain of
+    // doublings between the pool's growing chunks: less memory at the peak).
+    if (batch == 0) words[1].reserve(out_words.capacity());
+    if (batch > 0) read_batch(batch - 1);
   }
+  if (channel.batches() > 0) read_batch(channel.batches() - 1);
+  RecordChannel::wait_sent(sending[0]);
+  RecordChannel::wait_sent(sending[1]);
 }
 
 uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
                                  std::span<const std::pair<uint32_t, int64_t>> own_waits) {
-  Delay& delay = pending_;
+  constexpr int64_t kLongestWaiting = (int64_t{1} << 55) - 1;  // what Delay::waiting_ticks holds
+  Delay delay;
+  delay.kind_bits = static_cast<int64_t>(pending_kind_);
+  delay.waiting_ticks = std::clamp(pending_waiting_, -kLongestWaiting, kLongestWaiting);
+  delay.total = pending_total_;
   if (mine_waiting > their_waiting) {
     delay.excess_waiting = static_cast<double>(mine_waiting - their_waiting);
     delay.total += delay.excess_waiting;
   }
-  pending_ranges_.waits_begin = static_cast<uint32_t>(waits.size());
+  const auto waits_begin = static_cast<uint32_t>(waits.size());
   int64_t waits_total = 0;
   for (const auto& wait : own_waits) waits_total += wait.second;
   // The own wait states only receive shares of the delay that was own
@@ -357,7 +376,7 @@ uint32_t DelayPool::finish_delay(int64_t mine_waiting, int64_t their_waiting,
     for (const auto& [wait, ticks] : own_waits) waits.push_back(OwnWait{wait, ticks});
   }
   delays.push_back(delay);
-  ranges.push_back(pending_ranges_);
+  ranges.push_back(DelayRanges{pending_excess_begin_, waits_begin});
   return static_cast<uint32_t>(delays.size() - 1);
 }
 

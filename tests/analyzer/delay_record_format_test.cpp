@@ -1,7 +1,7 @@
 // The words of a delay record (delay_record_format.h): whatever the widths
 // of its fields, a record reads back as it was written, records follow one
 // another, a record cut short is not read past its end, and a typical record of a
-// communication-heavy trace is 8 words. Part of analyzer_interval_profile_test.
+// communication-heavy trace is 5 words. Part of analyzer_interval_profile_test.
 
 #include <gtest/gtest.h>
 
@@ -50,6 +50,8 @@ Written any_record(std::mt19937_64& random) {
   w.head.sync = static_cast<SyncKind>(random() % 3);
   w.head.op = static_cast<uint32_t>(random());
   if (w.head.sync != SyncKind::kNone) w.head.sync_a = static_cast<uint32_t>(random());
+  // Most often the message before the operation (the sync takes no word).
+  if (w.head.sync == SyncKind::kMessage && random() % 2 == 0) w.head.sync_a = w.head.op - 1;
   if (w.head.sync == SyncKind::kCollective) w.head.sync_b = static_cast<uint32_t>(random());
   w.head.waiting = any_ticks(random);
   w.head.own_waiting = random() % 3 == 0 ? any_ticks(random) : 0;
@@ -58,7 +60,10 @@ Written any_record(std::mt19937_64& random) {
   for (std::size_t e = 0; e < n; ++e) {
     const int64_t ticks = random() % 5 == 0 ? static_cast<int64_t>(random() >> 2) + 1
                                             : 1 + static_cast<int64_t>(random() % 5000);
-    w.entries.emplace_back(static_cast<uint32_t>(random() % 100000), ticks);
+    // Call paths and ticks around what one word holds (10 and 20 bits).
+    const uint32_t callpath = static_cast<uint32_t>(random() % 3 == 0 ? random() % 100000
+                                                                      : random() % 1030);
+    w.entries.emplace_back(callpath, random() % 7 == 0 ? (int64_t{1} << 20) - 1 + static_cast<int64_t>(random() % 3) : ticks);
   }
   return w;
 }
@@ -124,7 +129,7 @@ TEST(DelayRecordFormat, ARecordCutShortIsNotRead) {
   }
 }
 
-TEST(DelayRecordFormat, ATypicalRecordIsEightWords) {
+TEST(DelayRecordFormat, ATypicalRecordIsFiveWords) {
   // A Late Sender whose interval starts at the previous message, 3 us of
   // waiting, two call paths by index (the communication-only benchmark's:
   // the receive's own time and its caller's).
@@ -136,8 +141,17 @@ TEST(DelayRecordFormat, ATypicalRecordIsEightWords) {
   std::vector<uint32_t> words;
   analyzer::delay::RecordWriter writer(words, 40);
   write(writer, Written{head, {{1, 1200}, {2, 350}}});
-  EXPECT_EQ(words.size(), 8u);  // 32 bytes; 64-bit fields took 80
-  head.keys = true;  // by key: two words more per entry
+  // 20 bytes (64-bit fields took 80): the head's word, the operation, the
+  // waiting and an entry per word; the message before the operation's takes none.
+  EXPECT_EQ(words.size(), 5u);
+  head.sync_a = 39;  // another message: its number
+  words.clear();
+  write(writer, Written{head, {{1, 1200}, {2, 350}}});
+  EXPECT_EQ(words.size(), 6u);
+  words.clear();  // a call path or a time beyond a word's fields: two words
+  write(writer, Written{head, {{1024, 1200}, {2, int64_t{1} << 20}}});
+  EXPECT_EQ(words.size(), 8u);
+  head.keys = true;  // by key: four words per entry
   words.clear();
   write(writer, Written{head, {{1, 1200}, {2, 350}}});
   EXPECT_EQ(words.size(), 12u);
