@@ -156,13 +156,13 @@ void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
 
 void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const {
   std::vector<int64_t> values;
-  LatestWaitBefore latest(points);
+  LatestWaitBefore latest(points);  // where the path goes from this member's start of an instance
+  LatestWaitBefore waits(points);   // this member's wait point at the completion of an instance
   for (const Instances& entry : by_comm_) {
     const MPI_Comm comm = comms_.get(entry.comm);
     int me = 0;
     vmpi::Comm_rank(comm, &me);
     const std::size_t common = entry.delayer.size();
-    std::size_t hint = 0;
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
       values.assign(2 * m, INT64_MIN);
@@ -177,10 +177,8 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
       for (std::size_t j = 0; j < m; ++j) {
         if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;
         const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
-        // The instances complete in order: the search steps forward from the last.
-        const std::size_t at = lower_bound_near(
-            points, points.size(), call, hint,
-            [](const WaitPoint& p, uint32_t c) { return p.call < c; });
+        // The instances complete in order: the cursor steps forward from the last.
+        const std::size_t at = waits.first_not_before(call);
         if (at == points.size()) continue;
         WaitPoint& point = points[at];
         if (point.call != call || point.resume_kind != static_cast<uint8_t>(ResumeKind::kCollective) ||

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "critical_path_model.h"
 #include "support/scenario.h"
 
@@ -373,6 +375,8 @@ TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
   std::vector<uint32_t> entries;
   for (uint32_t e = 0; e <= 2100; e += 3) entries.push_back(e);             // forward
   for (uint32_t e = 2100; e > 0; e -= 7) entries.push_back(e);              // backward
+  for (uint32_t e = 5; e <= 2100; e += 155) entries.push_back(e);           // forward, 15 points apart
+  for (uint32_t e = 3; e <= 2100; e += 455) entries.push_back(e);           // beyond the stepping
   uint32_t state = 12345;
   for (int k = 0; k < 2000; ++k) {                                         // random
     state = state * 1103515245u + 12345u;
@@ -380,9 +384,12 @@ TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
   }
   for (const std::vector<cp::WaitPoint>& set : std::vector<std::vector<cp::WaitPoint>>{
            points, {}, std::vector<cp::WaitPoint>(points.begin(), points.begin() + 1)}) {
-    cp::LatestWaitBefore cursor(set);
+    cp::LatestWaitBefore cursor(set), positions(set);
     for (const uint32_t entry : entries) {
       ASSERT_EQ(cursor(entry), cp::latest_before(set, entry)) << "entry " << entry;
+      const auto first = std::lower_bound(set.begin(), set.end(), entry,
+                                          [](const cp::WaitPoint& p, uint32_t e) { return p.call < e; });
+      ASSERT_EQ(positions.first_not_before(entry), static_cast<std::size_t>(first - set.begin())) << "entry " << entry;
     }
   }
 }
