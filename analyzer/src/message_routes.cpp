@@ -101,13 +101,22 @@ MessageMatching::RouteIndex MessageMatching::route_index() const {
   index.matching_ = this;
   index.to_ = to_;
   index.from_ = from_;
-  index.send_of_position_.assign(to_.total, kNone);
-  for (std::size_t i = 0; i < send_position_.size(); ++i) {
-    if (send_position_[i] != kNone) index.send_of_position_[send_position_[i]] = static_cast<uint32_t>(i);
+  // In place (position i is operation i, one partner say): no table.
+  if (sends_in_place_) {
+    index.sends_in_place_ = static_cast<uint32_t>(send_position_.size());
+  } else {
+    index.send_of_position_.assign(to_.total, kNone);
+    for (std::size_t i = 0; i < send_position_.size(); ++i) {
+      if (send_position_[i] != kNone) index.send_of_position_[send_position_[i]] = static_cast<uint32_t>(i);
+    }
   }
-  index.recv_of_position_.assign(from_.total, kNone);
-  for (std::size_t j = 0; j < recv_position_.size(); ++j) {
-    if (recv_position_[j] != kNone) index.recv_of_position_[recv_position_[j]] = static_cast<uint32_t>(j);
+  if (recvs_in_place_) {
+    index.recvs_in_place_ = static_cast<uint32_t>(recv_position_.size());
+  } else {
+    index.recv_of_position_.assign(from_.total, kNone);
+    for (std::size_t j = 0; j < recv_position_.size(); ++j) {
+      if (recv_position_[j] != kNone) index.recv_of_position_[recv_position_[j]] = static_cast<uint32_t>(j);
+    }
   }
   return index;
 }

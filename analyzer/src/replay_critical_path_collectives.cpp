@@ -69,6 +69,7 @@ uint32_t CollectiveArrivals::start_of(int64_t comm, int64_t ordinal) const {
 
 void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
   const PairMax pair_max;
+  const EventStore& events = trace_.events;
   std::vector<int64_t> pairs;
   for (Instances& entry : by_comm_) {
     const uint32_t id = entry.comm;
@@ -77,43 +78,64 @@ void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
     int me = 0;
     vmpi::Comm_rank(comm, &me);
     // Members that saw different numbers of instances: the common prefix.
-    int64_t count = static_cast<int64_t>(instances.size());
-    vmpi::Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT64_T, MPI_MIN, comm);
-    const auto common = static_cast<std::size_t>(count);
+    // Whether no member has an instance with a root: then one (time, rank)
+    // pair per instance (the latest enter) instead of three (MIN of both).
+    const bool rootless = std::none_of(instances.begin(), instances.end(), [this](uint32_t k) {
+      return trace_.collectives[k].root != kNone;
+    });
+    int64_t agreed[2] = {static_cast<int64_t>(instances.size()), rootless ? 1 : 0};
+    vmpi::Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MIN, comm);
+    const auto common = static_cast<std::size_t>(agreed[0]);
+    const std::size_t stride = agreed[1] != 0 ? 2 : 6;  // int64 per instance
     instances.resize(common);
     entry.delayer.assign(common, -1);
+    const auto op_at = [&](std::size_t j) -> const CollectiveOp& { return trace_.collectives[instances[j]]; };
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
       // Per instance: the latest enter of all, the root's enter, the latest
-      // enter of the non-roots, each with the member's rank.
-      pairs.assign(6 * m, INT64_MIN);
+      // enter of the non-roots, each with the member's rank (the last two
+      // INT64_MIN where no instance has a root).
+      pairs.assign(stride * m, INT64_MIN);
       for (std::size_t j = 0; j < m; ++j) {
-        const CollectiveOp& op = trace_.collectives[instances[first + j]];
+        // The instances' calls lie far apart in the trace: fetched ahead.
+        if (j + kPrefetchDistance < m) events.prefetch(op_at(first + j + kPrefetchDistance).start_call);
+        const CollectiveOp& op = op_at(first + j);
         const int64_t enter = trace_.enter_time(op.start_call);
         const bool is_root = op.root == static_cast<uint32_t>(me);
-        int64_t* slot = pairs.data() + 6 * j;
+        int64_t* slot = pairs.data() + stride * j;
         slot[0] = enter;
         slot[1] = me;
-        if (op.root != kNone) {
+        if (op.root != kNone && stride == 6) {
           slot[is_root ? 2 : 4] = enter;
           slot[is_root ? 3 : 5] = me;
         }
       }
       pair_max.allreduce(pairs.data(), pairs.size() / 2, comm);
       for (std::size_t j = 0; j < m; ++j) {
-        const CollectiveOp& op = trace_.collectives[instances[first + j]];
+        // Where this member may have waited (it did not arrive last): the
+        // completing call's Enter far ahead, its Leave (through the Enter's
+        // link, fetched by then) nearer.
+        const auto may_wait = [&](std::size_t k) { return pairs[stride * k + 1] != me; };
+        if (j + kPrefetchDistance < m && may_wait(j + kPrefetchDistance)) {
+          events.prefetch(op_at(first + j + kPrefetchDistance).complete_call);
+        }
+        if (j + kPrefetchDistance / 2 < m && may_wait(j + kPrefetchDistance / 2)) {
+          const uint32_t leave = events[op_at(first + j + kPrefetchDistance / 2).complete_call].link;
+          if (leave < events.size()) events.prefetch(leave);
+        }
+        const CollectiveOp& op = op_at(first + j);
         if (!moves_the_path(op.kind)) continue;
-        const int64_t* slot = pairs.data() + 6 * j;
+        const int64_t* slot = pairs.data() + stride * j;
         const bool is_root = op.root == static_cast<uint32_t>(me);
         // The member the path moves to (every member knows it), and until
         // when this one waited for it (INT64_MIN: it did not wait for it).
         int64_t until = INT64_MIN, delayer = -1;
         if (op.kind == CollectiveKind::kOneToAll) {
-          delayer = slot[3];
-          if (!is_root) until = slot[2];
+          if (stride == 6) delayer = slot[3];
+          if (!is_root && stride == 6) until = slot[2];
         } else if (op.kind == CollectiveKind::kAllToOne) {
-          delayer = slot[5];
-          if (is_root) until = slot[4];
+          if (stride == 6) delayer = slot[5];
+          if (is_root && stride == 6) until = slot[4];
         } else {
           std::tie(until, delayer) = std::make_pair(slot[0], slot[1]);
         }
@@ -134,13 +156,13 @@ void CollectiveArrivals::find_waits(std::vector<Candidate>& found) {
 
 void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const {
   std::vector<int64_t> values;
-  LatestWaitBefore latest(points);
+  LatestWaitBefore latest(points);  // where the path goes from this member's start of an instance
+  LatestWaitBefore waits(points);   // this member's wait point at the completion of an instance
   for (const Instances& entry : by_comm_) {
     const MPI_Comm comm = comms_.get(entry.comm);
     int me = 0;
     vmpi::Comm_rank(comm, &me);
     const std::size_t common = entry.delayer.size();
-    std::size_t hint = 0;
     for (std::size_t first = 0; first < common; first += kChunk) {
       const std::size_t m = std::min(kChunk, common - first);
       values.assign(2 * m, INT64_MIN);
@@ -155,10 +177,8 @@ void CollectiveArrivals::share_look_ahead(std::vector<WaitPoint>& points) const 
       for (std::size_t j = 0; j < m; ++j) {
         if (entry.delayer[first + j] < 0 || entry.delayer[first + j] == me) continue;
         const uint32_t call = trace_.collectives[entry.ops[first + j]].complete_call;
-        // The instances complete in order: the search steps forward from the last.
-        const std::size_t at = lower_bound_near(
-            points, points.size(), call, hint,
-            [](const WaitPoint& p, uint32_t c) { return p.call < c; });
+        // The instances complete in order: the cursor steps forward from the last.
+        const std::size_t at = waits.first_not_before(call);
         if (at == points.size()) continue;
         WaitPoint& point = points[at];
         if (point.call != call || point.resume_kind != static_cast<uint8_t>(ResumeKind::kCollective) ||

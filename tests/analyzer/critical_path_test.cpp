@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "critical_path_model.h"
 #include "support/scenario.h"
 
@@ -161,6 +163,49 @@ TEST(AnalyzerCriticalPath, LateBroadcastMovesToTheRoot) {
   EXPECT_NEAR(on_path(cube, "main/work", 0), us(40), kTol);
   EXPECT_EQ(on_path(cube, "main/work", 1), 0.0);
   EXPECT_NEAR(path_time(cube, 0) + path_time(cube, 1), us(1000), 1e-9);
+}
+
+TEST(AnalyzerCriticalPath, BarrierAndLateBroadcastOnOneCommunicator) {
+  // A barrier (no root) the last rank enters at 50, then a broadcast whose
+  // root (rank 0) works 30 us after it; rank 1 ends last (1000). The path:
+  // rank 1's broadcast after the root arrived (1 us) and its end, the
+  // root's work after the barrier, the last rank's work before it. (A
+  // communicator with both kinds reduces three (time, rank) pairs per
+  // instance; one with barriers alone, one: ImbalancedBarrierMovesToTheLastToEnter.)
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int n = world_size();
+  auto result = analyze_scenario("critical_barrier_bcast", [n](TestArchive& a, const Regions& r) {
+    const uint32_t other = a.region("other");
+    for (int k = 0; k < n; ++k) {
+      auto& rank = a.rank(static_cast<uint32_t>(k));
+      const uint64_t work = k == n - 1 ? 50 : 10;
+      const uint64_t after = k == 0 ? 80 : 55;
+      rank.enter(at(0), r.main);
+      region(rank, r.work, at(0), at(work));
+      rank.enter(at(work), r.barrier);
+      rank.collective_begin(at(work));
+      rank.collective_end(at(50), Collective::kBarrier, TestArchive::kWorld, TestArchive::kNoRoot, 0, 0);
+      rank.leave(at(50), r.barrier);
+      region(rank, other, at(50), at(after));
+      rank.enter(at(after), r.bcast);
+      rank.collective_begin(at(after));
+      rank.collective_end(at(81), Collective::kBcast, TestArchive::kWorld, 0, 8, 8);
+      rank.leave(at(81), r.bcast);
+      rank.leave(k == 1 ? at(1000) : at(82), r.main);
+    }
+  });
+  EXPECT_EQ(result.critical_path.last_rank, 1u);
+  EXPECT_EQ(result.critical_path.hops, 2u);
+  if (world_rank() != 0) return;
+  const auto& cube = result.cube;
+  EXPECT_NEAR(on_path(cube, "main/MPI_Bcast", 1), us(1), kTol);
+  EXPECT_NEAR(on_path(cube, "main", 1), us(1000 - 81), kTol);
+  EXPECT_NEAR(on_path(cube, "main/other", 0), us(30), kTol);
+  EXPECT_NEAR(on_path(cube, "main/work", n - 1), us(50), kTol);
+  EXPECT_EQ(on_path(cube, "main/work", 0), 0.0);
+  double total = 0;
+  for (int k = 0; k < n; ++k) total += path_time(cube, k);
+  EXPECT_NEAR(total, us(1000), 1e-9);
 }
 
 TEST(AnalyzerCriticalPath, LateReceiverMovesToTheReceiversPost) {
@@ -330,6 +375,8 @@ TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
   std::vector<uint32_t> entries;
   for (uint32_t e = 0; e <= 2100; e += 3) entries.push_back(e);             // forward
   for (uint32_t e = 2100; e > 0; e -= 7) entries.push_back(e);              // backward
+  for (uint32_t e = 5; e <= 2100; e += 155) entries.push_back(e);           // forward, 15 points apart
+  for (uint32_t e = 3; e <= 2100; e += 455) entries.push_back(e);           // beyond the stepping
   uint32_t state = 12345;
   for (int k = 0; k < 2000; ++k) {                                         // random
     state = state * 1103515245u + 12345u;
@@ -337,9 +384,12 @@ TEST(AnalyzerCriticalPath, CursorOverWaitPointsAnswersLikeTheBinarySearch) {
   }
   for (const std::vector<cp::WaitPoint>& set : std::vector<std::vector<cp::WaitPoint>>{
            points, {}, std::vector<cp::WaitPoint>(points.begin(), points.begin() + 1)}) {
-    cp::LatestWaitBefore cursor(set);
+    cp::LatestWaitBefore cursor(set), positions(set);
     for (const uint32_t entry : entries) {
       ASSERT_EQ(cursor(entry), cp::latest_before(set, entry)) << "entry " << entry;
+      const auto first = std::lower_bound(set.begin(), set.end(), entry,
+                                          [](const cp::WaitPoint& p, uint32_t e) { return p.call < e; });
+      ASSERT_EQ(positions.first_not_before(entry), static_cast<std::size_t>(first - set.begin())) << "entry " << entry;
     }
   }
 }

@@ -47,22 +47,30 @@ struct Exchange {
   LocalTrace trace;
   std::vector<int64_t> send_indices, recv_indices;
 
-  Exchange() {
+  /// `ring`: instead, three messages to the next rank and three from the
+  /// previous one, all matched (the tables are laid out as the matching's
+  /// blocks: the RouteIndex needs no tables).
+  explicit Exchange(bool ring = false) {
     const uint32_t n = size_of(MPI_COMM_WORLD);
     definitions.ranks.resize(n);
     CommDef world{"world", {}, false};
     for (uint32_t r = 0; r < n; ++r) world.members.push_back(r);
     definitions.comms[0] = world;
     trace.rank = rank_of(MPI_COMM_WORLD);
-    for (uint32_t to = 0; to < n; ++to) {
-      for (uint32_t k = 0; k < 3; ++k) trace.sends.push_back(message(to, 1 + k % 2));
-      trace.sends.push_back(message(to, 1, /*cancelled=*/true));
-    }
-    for (uint32_t from = n; from-- > 0;) {
-      trace.recvs.push_back(message(from, 2));
-      trace.recvs.push_back(message(from, 2, /*cancelled=*/true));
-      trace.recvs.push_back(message(from, 1));
-      trace.recvs.push_back(message(from, 1));
+    if (ring) {
+      for (uint32_t k = 0; k < 3; ++k) trace.sends.push_back(message((trace.rank + 1) % n, 1 + k % 2));
+      for (uint32_t k = 0; k < 3; ++k) trace.recvs.push_back(message((trace.rank + n - 1) % n, 1 + k % 2));
+    } else {
+      for (uint32_t to = 0; to < n; ++to) {
+        for (uint32_t k = 0; k < 3; ++k) trace.sends.push_back(message(to, 1 + k % 2));
+        trace.sends.push_back(message(to, 1, /*cancelled=*/true));
+      }
+      for (uint32_t from = n; from-- > 0;) {
+        trace.recvs.push_back(message(from, 2));
+        trace.recvs.push_back(message(from, 2, /*cancelled=*/true));
+        trace.recvs.push_back(message(from, 1));
+        trace.recvs.push_back(message(from, 1));
+      }
     }
     send_indices.resize(trace.sends.size());
     std::iota(send_indices.begin(), send_indices.end(), int64_t{0});
@@ -71,8 +79,9 @@ struct Exchange {
   }
 };
 
-TEST(MessageRoutes, TheOperationFoundByRouteIsTheOneTheIndexExchangeNames) {
-  Exchange setup;
+/// The RouteIndex's lookups against the exchanges of operation indices;
+/// `matched`: how many messages found their receive in all.
+void expect_routes_name_the_exchanged_indices(Exchange& setup, std::size_t matched_messages) {
   const Communicators comms(setup.definitions, setup.trace.rank, MPI_COMM_WORLD);
   std::string error;
   const MessageMatching matching =
@@ -119,11 +128,42 @@ TEST(MessageRoutes, TheOperationFoundByRouteIsTheOneTheIndexExchangeNames) {
   EXPECT_EQ(matching.to_senders(found_recv, MPI_COMM_WORLD), recv_of_send);
   std::size_t matched = 0;
   for (const int64_t send : send_of_recv) matched += send != kNoValue ? 1 : 0;
-  EXPECT_EQ(matched, 3 * size_of(MPI_COMM_WORLD));
+  EXPECT_EQ(matched, matched_messages);
   // Unknown partners and numbers beyond the block find nothing.
   EXPECT_EQ(routes.send_at(size_of(MPI_COMM_WORLD) + 5, 0), kNone);
   EXPECT_EQ(routes.send_at(0, 1000), kNone);
   EXPECT_EQ(routes.recv_at(0, 1000), kNone);
+}
+
+TEST(MessageRoutes, TheOperationFoundByRouteIsTheOneTheIndexExchangeNames) {
+  Exchange setup;
+  expect_routes_name_the_exchanged_indices(setup, 3 * size_of(MPI_COMM_WORLD));
+  // Cancelled operations and several partners: the index keeps its tables.
+  std::string error;
+  const Communicators comms(setup.definitions, setup.trace.rank, MPI_COMM_WORLD);
+  const MessageMatching matching =
+      MessageMatching::build(setup.trace, setup.definitions, comms, MPI_COMM_WORLD, error);
+  EXPECT_FALSE(matching.route_index().sends_in_place());
+  EXPECT_FALSE(matching.route_index().recvs_in_place());
+}
+
+TEST(MessageRoutes, TablesLaidOutAsTheBlocksAreLookedUpWithoutAnIndex) {
+  Exchange setup(/*ring=*/true);
+  expect_routes_name_the_exchanged_indices(setup, 3);
+  std::string error;
+  const Communicators comms(setup.definitions, setup.trace.rank, MPI_COMM_WORLD);
+  const MessageMatching matching =
+      MessageMatching::build(setup.trace, setup.definitions, comms, MPI_COMM_WORLD, error);
+  ASSERT_EQ(error, "");
+  const MessageMatching::RouteIndex routes = matching.route_index();
+  EXPECT_TRUE(routes.sends_in_place());
+  EXPECT_TRUE(routes.recvs_in_place());
+  const uint32_t n = size_of(MPI_COMM_WORLD);
+  for (uint32_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(routes.send_at((setup.trace.rank + 1) % n, k), k);
+    EXPECT_EQ(routes.recv_at((setup.trace.rank + n - 1) % n, k), k);
+  }
+  EXPECT_EQ(routes.send_at((setup.trace.rank + 1) % n, 3), kNone);
 }
 
 TEST(MessageRoutes, TwoValuesPerMessageArriveAsTwoExchangesBringThem) {

@@ -85,12 +85,17 @@ class MessageMatching {
    public:
     /// This rank's send with `number` among its messages to `peer` (kNone if none).
     [[nodiscard]] uint32_t send_at(uint32_t peer, uint32_t number) const {
-      return at(send_of_position_, to_, peer, number);
+      return at(send_of_position_, sends_in_place_, to_, peer, number);
     }
     /// This rank's receive matching message `number` from `peer` (kNone if none).
     [[nodiscard]] uint32_t recv_at(uint32_t peer, uint32_t number) const {
-      return at(recv_of_position_, from_, peer, number);
+      return at(recv_of_position_, recvs_in_place_, from_, peer, number);
     }
+    /// Whether the sends / receives are where their positions are (the
+    /// matching's blocks laid out as the tables are): then the lookups need
+    /// no table (position = operation index), and none is built.
+    [[nodiscard]] bool sends_in_place() const { return sends_in_place_ != kNone; }
+    [[nodiscard]] bool recvs_in_place() const { return recvs_in_place_ != kNone; }
 
     /// send_route / recv_route of the matching, quicker for runs of one partner.
     [[nodiscard]] Route send_route(std::size_t i) const;
@@ -102,15 +107,20 @@ class MessageMatching {
     [[nodiscard]] static Route route_at(const BlockLayout& layout, uint32_t position,
                                         std::size_t& last);
     /// Lookups come in runs of one partner: the last block found is tried first.
-    [[nodiscard]] uint32_t at(const std::vector<uint32_t>& of_position, const BlockLayout& layout,
-                              uint32_t peer, uint32_t number) const {
+    [[nodiscard]] uint32_t at(const std::vector<uint32_t>& of_position, uint32_t in_place,
+                              const BlockLayout& layout, uint32_t peer, uint32_t number) const {
       std::size_t& last = &layout == &to_ ? last_to_ : last_from_;
       if (last >= layout.peers.size() || layout.peers[last] != peer) last = block_of(layout, peer);
       if (last >= layout.peers.size() || number >= layout.counts[last]) return kNone;
-      return of_position[layout.displs[last] + number];
+      const std::size_t position = layout.displs[last] + number;
+      if (in_place != kNone) return position < in_place ? static_cast<uint32_t>(position) : kNone;
+      return of_position[position];
     }
     [[nodiscard]] static std::size_t block_of(const BlockLayout& layout, uint32_t peer);
     std::vector<uint32_t> send_of_position_, recv_of_position_;
+    /// kNone, or the number of operations if each one's position is its
+    /// index (the of_position tables stay empty).
+    uint32_t sends_in_place_ = kNone, recvs_in_place_ = kNone;
     BlockLayout to_, from_;  ///< the matching's layouts (one entry per partner)
     const MessageMatching* matching_ = nullptr;
     mutable std::size_t last_to_ = 0, last_from_ = 0, route_to_ = 0, route_from_ = 0;
