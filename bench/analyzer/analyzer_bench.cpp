@@ -228,15 +228,30 @@ Run timed_analysis(orrery::analyzer::AnalysisOptions options, const Configuratio
   return run;
 }
 
-/// The faster of two runs (the first of them pays the cold start), with the
-/// larger peak of the two.
-Run best_of_two(const orrery::analyzer::AnalysisOptions& options,
-                const Configuration& configuration, long rss_baseline) {
-  Run first = timed_analysis(options, configuration, rss_baseline);
-  Run second = timed_analysis(options, configuration, rss_baseline);
-  Run& best = second.wall <= first.wall ? second : first;
-  best.peak_bytes = std::max(first.peak_bytes, second.peak_bytes);
-  return std::move(best);
+/// The fastest of `count` (>= 2) runs (the first of them pays the cold
+/// start), with the largest peak of them; `slowest_walls` gets each later
+/// run's wall time on the slowest rank (for the median over the warm runs).
+Run best_of(const orrery::analyzer::AnalysisOptions& options, const Configuration& configuration,
+            long rss_baseline, int count, std::vector<double>& slowest_walls) {
+  Run best;
+  double peak = 0;
+  slowest_walls.clear();
+  for (int i = 0; i < count; ++i) {
+    Run run = timed_analysis(options, configuration, rss_baseline);
+    double slowest = run.wall;
+    MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (i > 0) slowest_walls.push_back(slowest);
+    peak = std::max(peak, run.peak_bytes);
+    if (i == 0 || run.wall <= best.wall) best = std::move(run);
+  }
+  best.peak_bytes = peak;
+  return best;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 }  // namespace
@@ -281,7 +296,7 @@ int main(int argc, char** argv) {
     plain_cpu = std::min(plain_cpu, cpu_seconds() - cpu_start);
   }
 
-  // Each configuration, the faster of two runs.
+  // Each configuration, the fastest of its runs.
   orrery::analyzer::AnalysisOptions options;
   options.experiment = dir;
   const long rss_baseline = status_kib("VmRSS");
@@ -291,9 +306,18 @@ int main(int argc, char** argv) {
   const std::size_t configurations = std::clamp<std::size_t>(
       only != nullptr ? std::strtoul(only, nullptr, 10) : std::size(kConfigurations), 1,
       std::size(kConfigurations));
+  // ORRERY_BENCH_RUNS=N (default 2, at least 2) runs each configuration N
+  // times: the fastest counts, and the median over the warm runs (all but
+  // the first) is printed too (on a shared host the spread between runs can
+  // exceed a change's gain).
+  const char* runs_text = std::getenv("ORRERY_BENCH_RUNS");
+  const int runs_per_configuration =
+      std::max(2, runs_text != nullptr ? std::atoi(runs_text) : 2);
   std::vector<Run> runs;
+  std::vector<std::vector<double>> slowest_walls(configurations);
   for (std::size_t c = 0; c < configurations; ++c) {
-    runs.push_back(best_of_two(options, kConfigurations[c], rss_baseline));
+    runs.push_back(best_of(options, kConfigurations[c], rss_baseline, runs_per_configuration,
+                           slowest_walls[c]));
   }
   const Run& all_on = runs.back();
   uint64_t total = 0, kept = 0, wait_states = 0;
@@ -336,6 +360,13 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) {
+    std::printf("median of the %d warm runs, slowest rank, events/s (wall):",
+                runs_per_configuration - 1);
+    for (std::size_t c = 0; c < runs.size(); ++c) {
+      std::printf(" %s %.3e%s", kConfigurations[c].name,
+                  static_cast<double>(runs[c].result.events) / median(slowest_walls[c]),
+                  c + 1 < runs.size() ? ";" : "\n");
+    }
     std::printf("(per configuration the slowest rank: its events/s by wall clock and by CPU\n"
                 " time, which the load of a shared machine inflates less; \"x plain\": analysis\n"
                 " time / plain read of the same events; B/event: peak RSS growth per event)\n");
