@@ -102,22 +102,20 @@ MessageMatching::RouteIndex MessageMatching::route_index() const {
   index.to_ = to_;
   index.from_ = from_;
   // In place (position i is operation i, one partner say): no table.
-  if (sends_in_place_) {
-    index.sends_in_place_ = static_cast<uint32_t>(send_position_.size());
-  } else {
-    index.send_of_position_.assign(to_.total, kNone);
-    for (std::size_t i = 0; i < send_position_.size(); ++i) {
-      if (send_position_[i] != kNone) index.send_of_position_[send_position_[i]] = static_cast<uint32_t>(i);
+  // Otherwise the table inverts the operations' positions.
+  const auto invert = [](bool in_place, const std::vector<uint32_t>& position, std::size_t total,
+                         uint32_t& in_place_count, std::vector<uint32_t>& of_position) {
+    if (in_place) {
+      in_place_count = static_cast<uint32_t>(position.size());
+      return;
     }
-  }
-  if (recvs_in_place_) {
-    index.recvs_in_place_ = static_cast<uint32_t>(recv_position_.size());
-  } else {
-    index.recv_of_position_.assign(from_.total, kNone);
-    for (std::size_t j = 0; j < recv_position_.size(); ++j) {
-      if (recv_position_[j] != kNone) index.recv_of_position_[recv_position_[j]] = static_cast<uint32_t>(j);
+    of_position.assign(total, kNone);
+    for (std::size_t i = 0; i < position.size(); ++i) {
+      if (position[i] != kNone) of_position[position[i]] = static_cast<uint32_t>(i);
     }
-  }
+  };
+  invert(sends_in_place_, send_position_, to_.total, index.sends_in_place_, index.send_of_position_);
+  invert(recvs_in_place_, recv_position_, from_.total, index.recvs_in_place_, index.recv_of_position_);
   return index;
 }
 
