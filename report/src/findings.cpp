@@ -113,9 +113,11 @@ std::string leaf(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+/// Seconds as the rest of a finding prints them: microseconds below a
+/// second (a short run's costs must not read "0.000 s"), milliseconds above.
 std::string seconds_text(double seconds) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+  std::snprintf(buffer, sizeof buffer, seconds < 1 ? "%.6f s" : "%.3f s", seconds);
   return buffer;
 }
 
