@@ -49,7 +49,8 @@ seconds=${1:-${ORRERY_FUZZ_SECONDS:-20}}
 # its __memcpy_avx512_* variants) are skipped: the caller decides.
 classify() {
   local binary=$1 input=$2 output status=0
-  output=$("$binary" "$input" 2>&1) || status=$?
+  # Bounded like the fuzzing (-timeout=10): a replay must not hang the run.
+  output=$(timeout 60 "$binary" "$input" 2>&1) || status=$?
   if [ "$status" -eq 0 ]; then
     echo clean
     return
@@ -144,7 +145,9 @@ for target in report_reader trace_reader metadata; do
       failed=1
     else
       echo "fuzz: $target: $kind on $finding" >&2
-      "$fuzz_build/bin/fuzz_$target" "$finding" 2>&1 | grep -E '==ERROR|SUMMARY|^ +#[0-9] ' | head -n 12 >&2 || true
+      # A timeout's replay would run as long as it hangs: bounded, and said so.
+      timeout 60 "$fuzz_build/bin/fuzz_$target" "$finding" 2>&1 | grep -E '==ERROR|SUMMARY|^ +#[0-9] ' | head -n 12 >&2 ||
+        echo "fuzz: $target: its replay did not end within 60 s or found nothing to print" >&2
       failed=1
     fi
   done
