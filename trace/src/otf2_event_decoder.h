@@ -19,12 +19,15 @@
 //
 // Records it does not handle (attribute lists, other event types, unknown
 // types) are skipped, as OTF2 skips events without a callback. Every check
-// OTF2's reader makes is made here too, plus one: no byte is read beyond the
-// file. Where a check fails or a handled record does not look as expected
-// (too short for its fields, a size byte out of range), decode_events()
-// returns kFallBack before the sink sees anything from that record; the
-// caller then discards what the sink built and reads the file with libotf2,
-// which gives its own answer (or error message) for the same bytes.
+// OTF2's reader makes is made here too. Where one fails or a handled record
+// does not look as expected (too short for its fields, a size byte out of
+// range, a chunk of the other endianness), decode_events() returns kFallBack
+// before the sink sees anything from that record; the caller then discards
+// what the sink built and reads the file with libotf2, which gives its own
+// answer (or error message) for the same bytes. Two checks are the
+// decoder's own, where libotf2 would read memory the file did not fill:
+// kCutShort, the file ends inside a record or before the end-of-file mark
+// (a truncated file); kCorrupt, a timestamp crosses the end of its chunk.
 
 #include <bit>
 #include <cstdint>
@@ -35,7 +38,7 @@
 
 namespace orrery::analyzer {
 
-enum class Decoded { kAll, kFallBack };
+enum class Decoded { kAll, kFallBack, kCutShort, kCorrupt };
 
 /// Ids as written: no OTF2 mapping tables in the location's definitions.
 struct WrittenIds {
@@ -79,22 +82,24 @@ inline uint64_t load64(const uint8_t* at) {
   return value;
 }
 
+enum class Read : uint8_t { kOk, kNoRoom, kBadSize };
+
 /// Reads a compressed integer of at most `max_bytes` at `at`, within
-/// [at, limit]; false if it does not fit or its size byte is out of range.
-/// The buffer's padding makes the 8-byte load safe.
-[[gnu::always_inline]] inline bool compressed(const uint8_t*& at, const uint8_t* limit, unsigned max_bytes,
+/// [at, limit]. The buffer's padding makes the 8-byte load safe.
+[[gnu::always_inline]] inline Read compressed(const uint8_t*& at, const uint8_t* limit, unsigned max_bytes,
                                               uint64_t& value) {
-  if (at >= limit) return false;
+  if (at >= limit) return Read::kNoRoom;
   const unsigned size = *at;
   if (size == 0xff) {
     value = max_bytes == 4 ? uint64_t{UINT32_MAX} : UINT64_MAX;
     ++at;
-    return true;
+    return Read::kOk;
   }
-  if (size > max_bytes || static_cast<std::size_t>(limit - at) < size + 1) return false;
+  if (size > max_bytes) return Read::kBadSize;
+  if (static_cast<std::size_t>(limit - at) < size + 1) return Read::kNoRoom;
   value = size == 0 ? 0 : load64(at + 1) & (~uint64_t{0} >> (64 - 8 * size));
   at += size + 1;
-  return true;
+  return Read::kOk;
 }
 
 /// The fields of one length-prefixed record, read in order within its length.
@@ -103,11 +108,11 @@ class Fields {
   Fields(const uint8_t* at, const uint8_t* end) : at_(at), end_(end) {}
   bool u32(uint32_t& out) {
     uint64_t value = 0;
-    if (!compressed(at_, end_, 4, value)) return false;
+    if (compressed(at_, end_, 4, value) != Read::kOk) return false;
     out = static_cast<uint32_t>(value);
     return true;
   }
-  bool u64(uint64_t& out) { return compressed(at_, end_, 8, out); }
+  bool u64(uint64_t& out) { return compressed(at_, end_, 8, out) == Read::kOk; }
   bool byte(uint8_t& out) {
     if (at_ >= end_) return false;
     out = *at_++;
@@ -128,7 +133,7 @@ class Fields {
 }  // namespace otf2_bytes
 
 /// Decodes the events of `file` (positioned before its first chunk) into
-/// `sink`, with ids through `ids`; kFallBack as the header describes.
+/// `sink`, with ids through `ids`; the other outcomes as the header describes.
 template <class Sink, class Ids>
 Decoded decode_events(EventFile& file, const Ids& ids, Sink& sink) {
   using namespace otf2_bytes;
@@ -138,15 +143,19 @@ Decoded decode_events(EventFile& file, const Ids& ids, Sink& sink) {
   // reader demands) at least one byte before the chunk's end.
   const uint8_t* limit = nullptr;
   const uint8_t* data_end = nullptr;
+  bool cut_chunk = false;  ///< the file ends inside this chunk
+  // Not enough bytes left: the file's end (cut short) or OTF2's chunk limit.
+  auto no_room = [&] { return cut_chunk ? Decoded::kCutShort : Decoded::kFallBack; };
   auto start_chunk = [&] {
-    if (!file.next_chunk()) return false;
+    if (!file.next_chunk()) return Decoded::kCutShort;
     at = file.begin();
     data_end = file.data_end();
-    limit = data_end < file.chunk_end() ? data_end : file.chunk_end() - 1;
-    if (data_end - at < static_cast<std::ptrdiff_t>(kChunkHeaderSize)) return false;
-    if (at[0] != kChunkHeader || at[1] != kLittleEndian) return false;
+    cut_chunk = data_end < file.chunk_end();
+    limit = cut_chunk ? data_end : file.chunk_end() - 1;
+    if (data_end - at < static_cast<std::ptrdiff_t>(kChunkHeaderSize)) return Decoded::kCutShort;
+    if (at[0] != kChunkHeader || at[1] != kLittleEndian) return Decoded::kFallBack;
     at += kChunkHeaderSize;
-    return true;
+    return Decoded::kAll;
   };
   // A length-prefixed record: its fields' end (at: their start); nullptr if it does not fit.
   auto record_end = [&]() -> const uint8_t* {
@@ -160,45 +169,50 @@ Decoded decode_events(EventFile& file, const Ids& ids, Sink& sink) {
     if (static_cast<uint64_t>(limit - at) < length) return nullptr;
     return at + length;
   };
-  auto singleton = [&](unsigned max_bytes, uint64_t& value) { return compressed(at, limit, max_bytes, value); };
+  // A singleton record's value; kAll if read.
+  auto singleton = [&](unsigned max_bytes, uint64_t& value) {
+    const Read read = compressed(at, limit, max_bytes, value);
+    return read == Read::kOk ? Decoded::kAll : read == Read::kNoRoom ? no_room() : Decoded::kFallBack;
+  };
 
-  if (!start_chunk()) return Decoded::kFallBack;
+  if (const Decoded started = start_chunk(); started != Decoded::kAll) return started;
   uint64_t time = 0;
   for (;;) {
     if (at < data_end && *at == kTimestamp) {
-      if (data_end - at < 9) return Decoded::kFallBack;
+      if (data_end - at < 9) return cut_chunk ? Decoded::kCutShort : Decoded::kCorrupt;
       time = load64(at + 1);
       at += 9;
     }
-    if (at >= data_end) return Decoded::kFallBack;
+    if (at >= data_end) return no_room();
     const uint8_t type = *at++;
     uint64_t value = 0;
+    Decoded read = Decoded::kAll;
     switch (type) {
       case kEnter:
-        if (!singleton(4, value)) return Decoded::kFallBack;
+        if ((read = singleton(4, value)) != Decoded::kAll) return read;
         sink.enter(time, ids.region(static_cast<uint32_t>(value)));
         continue;
       case kLeave:
-        if (!singleton(4, value)) return Decoded::kFallBack;
+        if ((read = singleton(4, value)) != Decoded::kAll) return read;
         sink.leave(time, ids.region(static_cast<uint32_t>(value)));
         continue;
       case kMpiIsendComplete:
-        if (!singleton(8, value)) return Decoded::kFallBack;
+        if ((read = singleton(8, value)) != Decoded::kAll) return read;
         sink.isend_complete(time, value);
         continue;
       case kMpiIrecvRequest:
-        if (!singleton(8, value)) return Decoded::kFallBack;
+        if ((read = singleton(8, value)) != Decoded::kAll) return read;
         sink.irecv_request(time, value);
         continue;
       case kMpiRequestCancelled:
-        if (!singleton(8, value)) return Decoded::kFallBack;
+        if ((read = singleton(8, value)) != Decoded::kAll) return read;
         sink.request_cancelled(time, value);
         continue;
       case kMpiRequestTest: case kOmpFork: case kOmpTaskCreate: case kOmpTaskSwitch: case kOmpTaskComplete:
-        if (!singleton(8, value)) return Decoded::kFallBack;
+        if ((read = singleton(8, value)) != Decoded::kAll) return read;
         continue;
       case kEndOfChunk:
-        if (!start_chunk()) return Decoded::kFallBack;
+        if ((read = start_chunk()) != Decoded::kAll) return read;
         continue;
       case kEndOfFile:
         return Decoded::kAll;
@@ -206,7 +220,7 @@ Decoded decode_events(EventFile& file, const Ids& ids, Sink& sink) {
         break;
     }
     const uint8_t* end = record_end();
-    if (end == nullptr) return Decoded::kFallBack;
+    if (end == nullptr) return no_room();
     Fields fields(at, end);
     at = end;
     uint32_t peer = 0, comm = 0, tag = 0, root = 0;

@@ -157,7 +157,8 @@ uint64_t decoder_chunk_size(OTF2_Reader* reader) {
 }
 
 bool read_events_with_decoder(const std::string& events_file, uint64_t chunk_size, const LocalDefinitions& local,
-                              const Definitions& definitions, const IdMapping* mapping, LocalTrace& trace) {
+                              const Definitions& definitions, const IdMapping* mapping, LocalTrace& trace,
+                              const std::string& trace_name) {
   if (!local.ids_usable) {
     ++decoder_counts().fell_back;
     return false;
@@ -177,6 +178,13 @@ bool read_events_with_decoder(const std::string& events_file, uint64_t chunk_siz
     ++decoder_counts().decoded;
     return true;
   }
+  if (decoded == Decoded::kCutShort) {
+    throw InputError(trace_name + " is truncated: " + events_file +
+                     " ends inside a record or before OTF2's end-of-file mark");
+  }
+  if (decoded == Decoded::kCorrupt) {
+    throw InputError(trace_name + " is corrupt: a timestamp in " + events_file + " crosses the end of its chunk");
+  }
   ++decoder_counts().fell_back;
   settings.restore(trace);
   return false;
@@ -185,7 +193,7 @@ bool read_events_with_decoder(const std::string& events_file, uint64_t chunk_siz
 int64_t count_events_with_decoder(const std::string& events_file, uint64_t chunk_size) {
   EventFile file(events_file, chunk_size);
   CountingSink sink;
-  if (decode_events(file, WrittenIds{}, sink) != Decoded::kAll) return -1;
+  if (decode_events(file, WrittenIds{}, sink) != Decoded::kAll) return -1;  // or an error to report
   __asm__ volatile("" : : "g"(sink.sum) : "memory");  // the sum is "used": nothing is dropped
   return sink.events;
 }

@@ -49,8 +49,12 @@ void set_local_definition_callbacks(OTF2_DefReaderCallbacks* callbacks);
 /// Reads `events_file` with the decoder into `trace` (set up for reading:
 /// rank, clock offsets, the options), building it as the libotf2 path does.
 /// Returns false, with `trace` back as it was, if the decoder fell back.
+/// Throws InputError, naming `trace_name` ("the trace of rank 3 in 'exp'"),
+/// for a file cut short or a timestamp across a chunk's end (where libotf2
+/// would read memory the file did not fill).
 bool read_events_with_decoder(const std::string& events_file, uint64_t chunk_size, const LocalDefinitions& local,
-                              const Definitions& definitions, const IdMapping* mapping, LocalTrace& trace);
+                              const Definitions& definitions, const IdMapping* mapping, LocalTrace& trace,
+                              const std::string& trace_name);
 
 /// The decoder alone, into a sink that counts (the benchmark's floor):
 /// the number of events it decoded, or -1 if it would fall back.

@@ -466,7 +466,8 @@ void read_location_trace(const std::string& experiment, const Definitions& defin
   // Orrery's own decoder where it can (otf2_fast_path.h), libotf2 otherwise.
   const uint64_t chunk_size = libotf2_forced() ? 0 : decoder_chunk_size(reader.get());
   if (chunk_size != 0 &&
-      read_events_with_decoder(events_file.string(), chunk_size, local, definitions, mapping, trace)) {
+      read_events_with_decoder(events_file.string(), chunk_size, local, definitions, mapping, trace,
+                               "the trace of " + what + " in '" + experiment + "'")) {
     return;
   }
   if (mapping != nullptr) {
