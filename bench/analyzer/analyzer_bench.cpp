@@ -289,28 +289,27 @@ int main(int argc, char** argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
 
-  // Plain read, twice (the first warms the page cache); the faster counts.
-  double plain = 1e30, plain_cpu = 1e30;
+  // A read, twice (the first warms the page cache); the faster counts
+  // (wall and CPU seconds).
+  auto faster_of_two = [](auto&& read, double& wall, double& cpu) {
+    wall = cpu = 1e30;
+    for (int i = 0; i < 2; ++i) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu_start = cpu_seconds();
+      read();
+      wall = std::min(wall, seconds_since(start));
+      cpu = std::min(cpu, cpu_seconds() - cpu_start);
+    }
+  };
+  double plain = 0, plain_cpu = 0;
   uint64_t plain_events = 0;
-  for (int i = 0; i < 2; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = cpu_seconds();
-    plain_events = plain_read(dir, static_cast<uint64_t>(rank));
-    plain = std::min(plain, seconds_since(start));
-    plain_cpu = std::min(plain_cpu, cpu_seconds() - cpu_start);
-  }
-  // Orrery's decoder alone, twice too (-1 events: it would leave the file to libotf2).
-  double decoder = 1e30, decoder_cpu = 1e30;
+  faster_of_two([&] { plain_events = plain_read(dir, static_cast<uint64_t>(rank)); }, plain, plain_cpu);
+  // Orrery's decoder alone (-1 events: it would leave the file to libotf2).
+  double decoder = 0, decoder_cpu = 0;
   int64_t decoder_events = 0;
-  for (int i = 0; i < 2; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = cpu_seconds();
-    decoder_events = orrery::analyzer::count_location_events(dir, static_cast<uint64_t>(rank));
-    decoder = std::min(decoder, seconds_since(start));
-    decoder_cpu = std::min(decoder_cpu, cpu_seconds() - cpu_start);
-  }
+  faster_of_two([&] { decoder_events = orrery::analyzer::count_location_events(dir, static_cast<uint64_t>(rank)); },
+                decoder, decoder_cpu);
 
   // Each configuration, the fastest of its runs.
   orrery::analyzer::AnalysisOptions options;

@@ -22,13 +22,6 @@ namespace orrery::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using analyzer::decoder_counts;
-
-std::string fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("orrery-decoder-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir.string();
-}
 
 std::vector<uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -77,6 +70,21 @@ std::vector<uint8_t> timestamp_bytes(uint64_t time) {
   return bytes;
 }
 
+/// write_small()'s trace in a fresh directory, with one byte changed: the
+/// one `offset` bytes into `record` (type byte first) after the timestamp of `time`.
+std::string small_trace_with_byte_set(const std::string& name, uint64_t time, const std::vector<uint8_t>& record,
+                                      std::size_t offset, uint8_t value) {
+  const std::string dir = fresh_dir(name);
+  write_small(dir);
+  const fs::path events = fs::path(dir) / "traces" / "0.evt";
+  std::vector<uint8_t> bytes = read_bytes(events);
+  std::vector<uint8_t> pattern = timestamp_bytes(time);
+  pattern.insert(pattern.end(), record.begin(), record.end());
+  bytes[find_once(bytes, pattern) + 9 + offset] = value;
+  write_bytes(events, bytes);
+  return dir;
+}
+
 TEST(TraceDecoderFallback, MappingTableWithAnIdTooLargeForTheDecoderIsLibotf2s) {
   const std::string dir = fresh_dir("huge-id");
   {
@@ -91,11 +99,7 @@ TEST(TraceDecoderFallback, MappingTableWithAnIdTooLargeForTheDecoderIsLibotf2s) 
     archive.mapping_table(0, OTF2_MAPPING_REGION, {{0x40000000, work}});
     archive.close();
   }
-  const analyzer::LocalTrace libotf2 = read_with(dir, "otf2");
-  const uint64_t fell_back = decoder_counts().fell_back;
-  const analyzer::LocalTrace ours = read_with(dir, nullptr);
-  EXPECT_EQ(decoder_counts().fell_back, fell_back + 1);
-  expect_same_trace(ours, libotf2);
+  const analyzer::LocalTrace ours = read_both_ways(dir, false);
   EXPECT_EQ(ours.calltree.size(), 2u);  // main/work: libotf2 mapped the id
   fs::remove_all(dir);
 }
@@ -105,36 +109,17 @@ TEST(TraceDecoderFallback, MappingTableWithAnIdTooLargeForTheDecoderIsLibotf2s) 
 /// announced end (where it finds 0x02: the end of the file); the decoder
 /// falls back, the first half it built is discarded.
 TEST(TraceDecoderFallback, RecordTooShortForItsFieldsIsReadByLibotf2) {
-  const std::string dir = fresh_dir("short-record");
-  write_small(dir);
-  const fs::path events = fs::path(dir) / "traces" / "0.evt";
-  std::vector<uint8_t> bytes = read_bytes(events);
-  std::vector<uint8_t> off = timestamp_bytes(kOffTime);
-  off.insert(off.end(), {11, 1, 2});  // MeasurementOnOff, length 1, OFF
-  const std::size_t at = find_once(bytes, off);
-  bytes[at + 10] = 0;  // the length byte
-  write_bytes(events, bytes);
-
-  const analyzer::LocalTrace libotf2 = read_with(dir, "otf2");
-  const uint64_t fell_back = decoder_counts().fell_back;
-  const analyzer::LocalTrace ours = read_with(dir, nullptr);
-  EXPECT_EQ(decoder_counts().fell_back, fell_back + 1);
-  expect_same_trace(ours, libotf2);
+  // MeasurementOnOff, length 1, OFF: the length byte set to 0.
+  const std::string dir = small_trace_with_byte_set("short-record", kOffTime, {11, 1, 2}, 1, 0);
+  const analyzer::LocalTrace ours = read_both_ways(dir, false);
   EXPECT_EQ(ours.sends.size(), 2000u);
   EXPECT_LT(ours.last_time, static_cast<int64_t>(kOffTime + 10));  // libotf2 stopped at the 0x02 after it
   fs::remove_all(dir);
 }
 
 TEST(TraceDecoderFallback, ImpossibleCompressedWidthIsLibotf2sInputError) {
-  const std::string dir = fresh_dir("width");
-  write_small(dir);
-  const fs::path events = fs::path(dir) / "traces" / "0.evt";
-  std::vector<uint8_t> bytes = read_bytes(events);
-  std::vector<uint8_t> enter = timestamp_bytes(kOffTime + 20);
-  enter.insert(enter.end(), {12, 1});  // Enter, a one-byte region id
-  const std::size_t at = find_once(bytes, enter);
-  bytes[at + 10] = 7;  // a 32-bit field 7 bytes wide
-  write_bytes(events, bytes);
+  // Enter of a one-byte region id: the 32-bit field made 7 bytes wide.
+  const std::string dir = small_trace_with_byte_set("width", kOffTime + 20, {12, 1}, 1, 7);
   const std::string libotf2 = outcome_with(dir, "otf2");
   EXPECT_NE(libotf2, "ok");
   EXPECT_EQ(outcome_with(dir, nullptr), libotf2);
@@ -201,12 +186,13 @@ TEST(TraceDecoderFallback, DamagedFileIsReadAsLibotf2ReadsItOrRejected) {
 TEST(TraceDecoderFallback, EnvironmentSwitchSelectsLibotf2) {
   const std::string dir = fresh_dir("switch");
   write_small(dir, 10);
-  const uint64_t decoded = decoder_counts().decoded, fell_back = decoder_counts().fell_back;
+  const uint64_t decoded = analyzer::decoder_counts().decoded;
+  const uint64_t fell_back = analyzer::decoder_counts().fell_back;
   (void)read_with(dir, "otf2");
-  EXPECT_EQ(decoder_counts().decoded, decoded);
-  EXPECT_EQ(decoder_counts().fell_back, fell_back);
+  EXPECT_EQ(analyzer::decoder_counts().decoded, decoded);
+  EXPECT_EQ(analyzer::decoder_counts().fell_back, fell_back);
   (void)read_with(dir, "orrery");
-  EXPECT_EQ(decoder_counts().decoded, decoded + 1);
+  EXPECT_EQ(analyzer::decoder_counts().decoded, decoded + 1);
   fs::remove_all(dir);
 }
 

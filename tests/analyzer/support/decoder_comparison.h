@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "orrery/error.h"
@@ -13,6 +16,14 @@
 #include "otf2_fast_path.h"
 
 namespace orrery::testing {
+
+/// An empty scratch directory for one test's archive.
+inline std::string fresh_dir(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("orrery-decoder-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
 
 /// Sets ORRERY_TRACE_DECODER for its lifetime (nullptr: unset).
 class ScopedDecoder {
@@ -109,5 +120,20 @@ inline void expect_same_trace(const analyzer::LocalTrace& a, const analyzer::Loc
 
 #undef ORRERY_SAME
 #undef ORRERY_SAME_AT
+
+/// Rank 0 of `dir` read with libotf2 and then with the decoder where it
+/// qualifies, which must have read it itself (`decoder_reads`) or fallen
+/// back; the two traces equal. Returns the second.
+inline analyzer::LocalTrace read_both_ways(const std::string& dir, bool decoder_reads,
+                                           const analyzer::IdMapping* mapping = nullptr) {
+  const analyzer::LocalTrace libotf2 = read_with(dir, "otf2", 0, mapping);
+  const uint64_t decoded = analyzer::decoder_counts().decoded;
+  const uint64_t fell_back = analyzer::decoder_counts().fell_back;
+  analyzer::LocalTrace ours = read_with(dir, nullptr, 0, mapping);
+  EXPECT_EQ(analyzer::decoder_counts().decoded, decoded + (decoder_reads ? 1 : 0));
+  EXPECT_EQ(analyzer::decoder_counts().fell_back, fell_back + (decoder_reads ? 0 : 1));
+  expect_same_trace(ours, libotf2);
+  return ours;
+}
 
 }  // namespace orrery::testing
