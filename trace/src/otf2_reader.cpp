@@ -13,9 +13,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "orrery/trace/init_finalize.h"
-#include "orrery/trace/neighbor_collectives.h"
+#include "builder_sink.h"
 #include "orrery/trace/trace_builder.h"
+#include "otf2_fast_path.h"
 #include "otf2_handle.h"
 #include "orrery/trace/trace_reader.h"
 #include "orrery/error.h"
@@ -56,6 +56,8 @@ RegionRole to_role(OTF2_RegionRole role) {
   }
 }
 
+}  // namespace
+
 CollectiveKind to_kind(OTF2_CollectiveOp op) {
   switch (op) {
     case OTF2_COLLECTIVE_OP_BARRIER: return CollectiveKind::kBarrier;
@@ -73,6 +75,17 @@ CollectiveKind to_kind(OTF2_CollectiveOp op) {
     default: return CollectiveKind::kOther;
   }
 }
+
+uint32_t translate_id(const std::vector<uint32_t>& table, uint32_t id, const char* what) {
+  const uint32_t mapped = id < table.size() ? table[id] : kNone;
+  if (mapped == kNone) {
+    throw InputError(std::string("an event refers to ") + what + " " + std::to_string(id) +
+                     " that the rank's definitions do not define");
+  }
+  return mapped;
+}
+
+namespace {
 
 /// Everything the global definition callbacks collect before it is resolved.
 struct GlobalDefs {
@@ -201,47 +214,14 @@ std::vector<std::vector<ThreadDef>> resolve_threads(const GlobalDefs& raw, const
   return threads;
 }
 
-/// Collects a rank's clock offsets from its local definitions.
-OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offset, double) {
-  static_cast<LocalTrace*>(user)->clock_offsets.push_back(
-      ClockOffsetPoint{static_cast<int64_t>(time), offset});
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-/// The event callbacks hand each event to the builder; an exception thrown
-/// there is kept and the read interrupted.
-struct EventSink {
-  TraceBuilder builder;
-  std::exception_ptr failure;
-  const IdMapping* mapping = nullptr;
-  const Definitions* definitions = nullptr;
-};
-
-uint32_t translate(const std::vector<uint32_t>& table, uint32_t id, const char* what) {
-  const uint32_t mapped = id < table.size() ? table[id] : kNone;
-  if (mapped == kNone) {
-    throw InputError(std::string("an event refers to ") + what + " " + std::to_string(id) +
-                     " that the rank's definitions do not define");
-  }
-  return mapped;
-}
-
-/// The unified id of an event's region / communicator (the id itself
-/// without a mapping).
-uint32_t region_of(void* user, uint32_t id) {
-  const IdMapping* mapping = static_cast<EventSink*>(user)->mapping;
-  return mapping == nullptr ? id : translate(mapping->regions, id, "region");
-}
-uint32_t comm_of(void* user, uint32_t id) {
-  const IdMapping* mapping = static_cast<EventSink*>(user)->mapping;
-  return mapping == nullptr ? id : translate(mapping->comms, id, "communicator");
-}
-
-template <class F>
+/// libotf2's event callbacks hand each event to a BuilderSink
+/// (builder_sink.h, shared with Orrery's decoder); an exception thrown there
+/// is kept and the read interrupted.
+template <bool kMapped, class F>
 OTF2_CallbackCode guarded(void* user, F&& body) {
-  auto* sink = static_cast<EventSink*>(user);
+  auto* sink = static_cast<BuilderSink<kMapped>*>(user);
   try {
-    body(sink->builder);
+    body(*sink);
     return OTF2_CALLBACK_SUCCESS;
   } catch (...) {
     sink->failure = std::current_exception();
@@ -250,111 +230,102 @@ OTF2_CallbackCode guarded(void* user, F&& body) {
 }
 
 #define ORRERY_EVT_CB(name, ...)                                                          \
-  OTF2_CallbackCode name(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,   \
+  template <bool kMapped>                                                                 \
+  OTF2_CallbackCode name(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,     \
                          OTF2_AttributeList*, __VA_ARGS__)
-#define ORRERY_T static_cast<int64_t>(time)
+#define ORRERY_SINK(call) return guarded<kMapped>(user, [&](BuilderSink<kMapped>& sink) { sink.call; })
 
-// Enter and Leave come in two versions: with an id mapping and without
-// (most traces: no check per event for a mapping).
-template <bool kMapped>
-ORRERY_EVT_CB(ev_enter, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.enter(ORRERY_T, kMapped ? region_of(user, region) : region); });
-}
-template <bool kMapped>
-ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) {
-  return guarded(user, [&](TraceBuilder& b) { b.leave(ORRERY_T, kMapped ? region_of(user, region) : region); });
-}
-// Blocking sends and receives too (with the common case inline).
-template <bool kMapped>
+ORRERY_EVT_CB(ev_enter, OTF2_RegionRef region) { ORRERY_SINK(enter(time, region)); }
+ORRERY_EVT_CB(ev_leave, OTF2_RegionRef region) { ORRERY_SINK(leave(time, region)); }
 ORRERY_EVT_CB(ev_send, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.send(ORRERY_T, peer, kMapped ? comm_of(user, comm) : comm, tag, bytes); });
+  ORRERY_SINK(send(time, peer, comm, tag, bytes));
 }
-ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-              uint64_t request) {
-  return guarded(user,
-                 [&](TraceBuilder& b) { b.isend(ORRERY_T, peer, comm_of(user, comm), tag, bytes, request); });
+ORRERY_EVT_CB(ev_isend, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t request) {
+  ORRERY_SINK(isend(time, peer, comm, tag, bytes, request));
 }
-ORRERY_EVT_CB(ev_isend_complete, uint64_t request) {
-  return guarded(user, [&](TraceBuilder& b) { b.isend_complete(ORRERY_T, request); });
-}
-template <bool kMapped>
+ORRERY_EVT_CB(ev_isend_complete, uint64_t request) { ORRERY_SINK(isend_complete(time, request)); }
 ORRERY_EVT_CB(ev_recv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(user, [&](TraceBuilder& b) { b.recv(ORRERY_T, peer, kMapped ? comm_of(user, comm) : comm, tag, bytes); });
+  ORRERY_SINK(recv(time, peer, comm, tag, bytes));
 }
-ORRERY_EVT_CB(ev_irecv_request, uint64_t request) {
-  return guarded(user, [&](TraceBuilder& b) { b.irecv_request(ORRERY_T, request); });
+ORRERY_EVT_CB(ev_irecv_request, uint64_t request) { ORRERY_SINK(irecv_request(time, request)); }
+ORRERY_EVT_CB(ev_irecv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t request) {
+  ORRERY_SINK(irecv(time, peer, comm, tag, bytes, request));
 }
-ORRERY_EVT_CB(ev_irecv, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-              uint64_t request) {
-  return guarded(user,
-                 [&](TraceBuilder& b) { b.irecv(ORRERY_T, peer, comm_of(user, comm), tag, bytes, request); });
-}
-ORRERY_EVT_CB(ev_cancelled, uint64_t request) {
-  (void)time;
-  return guarded(user, [&](TraceBuilder& b) { b.request_cancelled(request); });
-}
-OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                                OTF2_AttributeList*) {
-  return guarded(user, [&](TraceBuilder& b) { b.collective_begin(ORRERY_T); });
+ORRERY_EVT_CB(ev_cancelled, uint64_t request) { ORRERY_SINK(request_cancelled(time, request)); }
+template <bool kMapped>
+OTF2_CallbackCode ev_coll_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*) {
+  ORRERY_SINK(collective_begin(time));
 }
 ORRERY_EVT_CB(ev_coll_end, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
               uint64_t received) {
-  const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
-  return guarded(user, [&](TraceBuilder& b) {
-    b.collective_end(ORRERY_T, to_kind(op), comm_of(user, comm), root_rank, sent, received);
-  });
+  ORRERY_SINK(collective_end(time, op, comm, root, sent, received));
 }
-ORRERY_EVT_CB(ev_nbc_request, uint64_t request) {
-  return guarded(user, [&](TraceBuilder& b) { b.nbc_request(ORRERY_T, request); });
+ORRERY_EVT_CB(ev_nbc_request, uint64_t request) { ORRERY_SINK(nbc_request(time, request)); }
+ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+              uint64_t received, uint64_t request) {
+  ORRERY_SINK(nbc_complete(time, op, comm, root, sent, received, request));
 }
-ORRERY_EVT_CB(ev_nbc_complete, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
-              uint64_t sent, uint64_t received, uint64_t request) {
-  const uint32_t root_rank = root == OTF2_UNDEFINED_UINT32 ? kNone : root;
-  return guarded(user, [&](TraceBuilder& b) {
-    b.nbc_complete(ORRERY_T, to_kind(op), comm_of(user, comm), root_rank, sent, received, request);
-  });
+ORRERY_EVT_CB(ev_program_begin, OTF2_StringRef name, uint32_t, const OTF2_StringRef*) {
+  ORRERY_SINK(program_begin(time, name));
 }
+ORRERY_EVT_CB(ev_program_end, int64_t) { ORRERY_SINK(program_end(time)); }
+ORRERY_EVT_CB(ev_buffer_flush, OTF2_TimeStamp stop) { ORRERY_SINK(buffer_flush(time, stop)); }
+ORRERY_EVT_CB(ev_measurement, OTF2_MeasurementMode mode) { ORRERY_SINK(measurement(time, mode)); }
 
-OTF2_CallbackCode ev_program_begin(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                                   OTF2_AttributeList*, OTF2_StringRef name, uint32_t,
-                                   const OTF2_StringRef*) {
-  const std::vector<std::string>& strings = static_cast<EventSink*>(user)->definitions->strings;
-  const std::string program = name < strings.size() ? strings[name] : std::string();
-  return guarded(user, [&](TraceBuilder& b) { b.program_begin(ORRERY_T, program); });
-}
-OTF2_CallbackCode ev_program_end(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                                 OTF2_AttributeList*, int64_t) {
-  return guarded(user, [&](TraceBuilder& b) { b.program_end(ORRERY_T); });
-}
-OTF2_CallbackCode ev_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                                  OTF2_AttributeList*, OTF2_TimeStamp stop) {
-  return guarded(user, [&](TraceBuilder& b) { b.buffer_flush(ORRERY_T, static_cast<int64_t>(stop)); });
-}
-OTF2_CallbackCode ev_measurement(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                                 OTF2_AttributeList*, OTF2_MeasurementMode mode) {
-  return guarded(user, [&](TraceBuilder& b) { b.measurement(ORRERY_T, mode == OTF2_MEASUREMENT_ON); });
-}
-
-OTF2_EvtReaderCallbacks* make_event_callbacks(bool mapped) {
+template <bool kMapped>
+OTF2_EvtReaderCallbacks* make_event_callbacks() {
   OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, mapped ? ev_enter<true> : ev_enter<false>);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, mapped ? ev_leave<true> : ev_leave<false>);
-  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, mapped ? ev_send<true> : ev_send<false>);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete);
-  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, mapped ? ev_recv<true> : ev_recv<false>);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, ev_irecv_request);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, ev_irecv);
-  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_cancelled);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, ev_coll_begin);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete);
-  OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cbs, ev_buffer_flush);
-  OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cbs, ev_program_begin);
-  OTF2_EvtReaderCallbacks_SetProgramEndCallback(cbs, ev_program_end);
-  OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cbs, ev_measurement);
+  OTF2_EvtReaderCallbacks_SetEnterCallback(cbs, ev_enter<kMapped>);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback(cbs, ev_leave<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback(cbs, ev_send<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cbs, ev_isend<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cbs, ev_isend_complete<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cbs, ev_recv<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cbs, ev_irecv_request<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cbs, ev_irecv<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cbs, ev_cancelled<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cbs, ev_coll_begin<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cbs, ev_coll_end<kMapped>);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cbs, ev_nbc_request<kMapped>);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cbs, ev_nbc_complete<kMapped>);
+  OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cbs, ev_buffer_flush<kMapped>);
+  OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cbs, ev_program_begin<kMapped>);
+  OTF2_EvtReaderCallbacks_SetProgramEndCallback(cbs, ev_program_end<kMapped>);
+  OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cbs, ev_measurement<kMapped>);
   return cbs;
+}
+
+/// Reads the selected location's events with libotf2 into `trace`.
+template <bool kMapped>
+void read_events_with_libotf2(ReaderHandle& reader, uint64_t location, const std::string& what,
+                              const std::string& experiment, const Definitions& definitions,
+                              const IdMapping* mapping, LocalTrace& trace) {
+  reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
+  OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
+  if (evt_reader == nullptr) {
+    throw InputError("cannot read the events of " + what);
+  }
+  // Clock offsets are interpolated by our own correction stage (clock.h);
+  // OTF2 would apply them a second time.
+  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, false),
+                    "configuring the event reader");
+  BuilderSink<kMapped> sink(trace, mapping, definitions);
+  prepare_builder(definitions, sink.builder);
+  OTF2_EvtReaderCallbacks* cbs = make_event_callbacks<kMapped>();
+  const OTF2_ErrorCode registered =
+      OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
+  OTF2_EvtReaderCallbacks_Delete(cbs);
+  reader.check_call(registered, "registering event callbacks");
+  uint64_t count = 0;
+  const OTF2_ErrorCode read = OTF2_Reader_ReadAllLocalEvents(reader.get(), evt_reader, &count);
+  if (sink.failure) std::rethrow_exception(sink.failure);
+  if (read != OTF2_SUCCESS) {
+    throw InputError("the trace of " + what + " in '" + experiment +
+                     "' is corrupt or truncated (" + OTF2_Error_GetDescription(read) + ")");
+  }
+  reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
+  reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
+  sink.builder.finish();
 }
 
 }  // namespace
@@ -471,14 +442,16 @@ void read_location_trace(const std::string& experiment, const Definitions& defin
   reader.check_call(OTF2_Reader_SelectLocation(reader.get(), location), "selecting the location");
 
   const bool has_local_defs = own_clock && fs::exists(dir / (std::to_string(location) + ".def"));
+  LocalDefinitions local;
+  local.trace = &trace;
   if (has_local_defs) {
     reader.check_call(OTF2_Reader_OpenDefFiles(reader.get()), "opening the local definitions");
     OTF2_DefReader* def_reader = OTF2_Reader_GetDefReader(reader.get(), location);
     if (def_reader != nullptr) {
       OTF2_DefReaderCallbacks* cbs = OTF2_DefReaderCallbacks_New();
-      OTF2_DefReaderCallbacks_SetClockOffsetCallback(cbs, on_clock_offset);
+      set_local_definition_callbacks(cbs);
       const OTF2_ErrorCode registered =
-          OTF2_Reader_RegisterDefCallbacks(reader.get(), def_reader, cbs, &trace);
+          OTF2_Reader_RegisterDefCallbacks(reader.get(), def_reader, cbs, &local);
       OTF2_DefReaderCallbacks_Delete(cbs);
       reader.check_call(registered, "registering local definition callbacks");
       uint64_t count = 0;
@@ -490,33 +463,18 @@ void read_location_trace(const std::string& experiment, const Definitions& defin
     reader.check_call(OTF2_Reader_CloseDefFiles(reader.get()), "closing the definition files");
   }
 
-  reader.check_call(OTF2_Reader_OpenEvtFiles(reader.get()), "opening the event files");
-  OTF2_EvtReader* evt_reader = OTF2_Reader_GetEvtReader(reader.get(), location);
-  if (evt_reader == nullptr) {
-    throw InputError("cannot read the events of " + what);
+  // Orrery's own decoder where it can (otf2_fast_path.h), libotf2 otherwise.
+  const uint64_t chunk_size = libotf2_forced() ? 0 : decoder_chunk_size(reader.get());
+  if (chunk_size != 0 &&
+      read_events_with_decoder(events_file.string(), chunk_size, local, definitions, mapping, trace,
+                               "the trace of " + what + " in '" + experiment + "'")) {
+    return;
   }
-  // Clock offsets are interpolated by our own correction stage (clock.h);
-  // OTF2 would apply them a second time.
-  reader.check_call(OTF2_EvtReader_ApplyClockOffsets(evt_reader, false),
-                    "configuring the event reader");
-  EventSink sink{TraceBuilder(trace), nullptr, mapping, &definitions};
-  synchronize_init_and_finalize(definitions, sink.builder);
-  mark_neighbor_collectives(definitions, sink.builder);
-  OTF2_EvtReaderCallbacks* cbs = make_event_callbacks(mapping != nullptr);
-  const OTF2_ErrorCode registered =
-      OTF2_Reader_RegisterEvtCallbacks(reader.get(), evt_reader, cbs, &sink);
-  OTF2_EvtReaderCallbacks_Delete(cbs);
-  reader.check_call(registered, "registering event callbacks");
-  uint64_t count = 0;
-  const OTF2_ErrorCode read = OTF2_Reader_ReadAllLocalEvents(reader.get(), evt_reader, &count);
-  if (sink.failure) std::rethrow_exception(sink.failure);
-  if (read != OTF2_SUCCESS) {
-    throw InputError("the trace of " + what + " in '" + experiment +
-                     "' is corrupt or truncated (" + OTF2_Error_GetDescription(read) + ")");
+  if (mapping != nullptr) {
+    read_events_with_libotf2<true>(reader, location, what, experiment, definitions, mapping, trace);
+  } else {
+    read_events_with_libotf2<false>(reader, location, what, experiment, definitions, mapping, trace);
   }
-  reader.check_call(OTF2_Reader_CloseEvtReader(reader.get(), evt_reader), "closing the events");
-  reader.check_call(OTF2_Reader_CloseEvtFiles(reader.get()), "closing the event files");
-  sink.builder.finish();
 }
 
 }  // namespace

@@ -39,10 +39,11 @@ uint8_t role_of(const std::string& name, OTF2_Paradigm paradigm) {
 
 }  // namespace
 
-TestArchive::TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base)
+TestArchive::TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base,
+                         uint64_t event_chunk_size)
     : directory_(directory), ranks_(ranks), location_base_(location_base) {
   std::filesystem::create_directories(directory);
-  archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+  archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, event_chunk_size,
                                4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive_ == nullptr) throw std::runtime_error("cannot create OTF2 archive in " + directory);
   check(OTF2_Archive_SetFlushCallbacks(A(archive_), &flush_callbacks, nullptr), "flush callbacks");
@@ -90,6 +91,11 @@ uint32_t TestArchive::comm(const std::string& name, const std::vector<uint32_t>&
 
 void TestArchive::clock_offset(uint32_t rank, uint64_t time, int64_t offset) {
   offsets_[rank].emplace_back(time, offset);
+}
+
+void TestArchive::mapping_table(uint32_t rank, uint8_t kind,
+                                const std::vector<std::pair<uint64_t, uint64_t>>& pairs, bool dense) {
+  mapping_tables_[rank].push_back(MappingTable{kind, pairs, dense});
 }
 
 TestArchive::Rank& TestArchive::rank(uint32_t r) { return rank_writers_.at(r); }
@@ -177,6 +183,22 @@ void TestArchive::close() {
     OTF2_DefWriter* def_writer = OTF2_Archive_GetDefWriter(A(archive_), location_base_ + r);
     for (const auto& [time, offset] : offsets_[r]) {
       check(OTF2_DefWriter_WriteClockOffset(def_writer, time, offset, 0.0), "clock offset");
+    }
+    for (const MappingTable& table : mapping_tables_[r]) {
+      OTF2_IdMap* map = nullptr;
+      if (table.dense) {  // pairs (0, g0), (1, g1), ...
+        std::vector<uint64_t> globals;
+        for (const auto& pair : table.pairs) globals.push_back(pair.second);
+        map = OTF2_IdMap_CreateFromUint64Array(globals.size(), globals.data(), false);
+      } else {
+        map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, table.pairs.size() + 1);
+        for (const auto& [written, global] : table.pairs) {
+          check(OTF2_IdMap_AddIdPair(map, written, global), "mapping pair");
+        }
+      }
+      check(OTF2_DefWriter_WriteMappingTable(def_writer, static_cast<OTF2_MappingType>(table.kind), map),
+            "mapping table");
+      OTF2_IdMap_Free(map);
     }
     check(OTF2_Archive_CloseDefWriter(A(archive_), def_writer), "close def writer");
   }

@@ -27,7 +27,9 @@ class TestArchive {
   /// Creates `directory`/traces.otf2 for `ranks` ranks (one location each).
   /// Location ids are `location_base + rank` (Orrery writes 0-based ids;
   /// other producers may not), and the location groups get ids 0..ranks-1.
-  TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base = 0);
+  /// `event_chunk_size`: OTF2's event chunk size (256 KiB to 16 MiB).
+  TestArchive(const std::string& directory, uint32_t ranks, uint64_t location_base = 0,
+              uint64_t event_chunk_size = 1024 * 1024);
   ~TestArchive();
   TestArchive(const TestArchive&) = delete;
   TestArchive& operator=(const TestArchive&) = delete;
@@ -46,6 +48,11 @@ class TestArchive {
   uint32_t define_string(const std::string& text) { return string(text); }
   /// A clock offset record of a rank (reference = local + offset).
   void clock_offset(uint32_t rank, uint64_t time, int64_t offset);
+  /// An OTF2 mapping table (OTF2_MappingType `kind`) in a rank's local
+  /// definitions: written id -> global id, as `pairs` (`dense`: the pairs
+  /// are (0, g0), (1, g1), ... and OTF2 stores them as an array).
+  void mapping_table(uint32_t rank, uint8_t kind, const std::vector<std::pair<uint64_t, uint64_t>>& pairs,
+                     bool dense = false);
 
   /// Event writing for one rank; timestamps in ns, in order.
   class Rank {
@@ -74,6 +81,8 @@ class TestArchive {
     /// OTF2 MeasurementOnOff: recording switched off (`on` false) or on again.
     void measurement(uint64_t t, bool on);
     [[nodiscard]] uint64_t events() const { return events_; }
+    /// The rank's OTF2_EvtWriter, for records the methods above do not write.
+    [[nodiscard]] void* otf2_writer() const { return writer_; }
 
    private:
     friend class TestArchive;
@@ -104,6 +113,8 @@ class TestArchive {
   std::vector<std::pair<uint32_t, uint32_t>> regions_with_ids_;  ///< (id, name string)
   std::vector<CommDef> comms_;
   std::map<uint32_t, std::vector<std::pair<uint64_t, int64_t>>> offsets_;
+  struct MappingTable { uint8_t kind; std::vector<std::pair<uint64_t, uint64_t>> pairs; bool dense; };
+  std::map<uint32_t, std::vector<MappingTable>> mapping_tables_;
   bool closed_ = false;
 };
 

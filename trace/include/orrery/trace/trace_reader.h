@@ -51,4 +51,9 @@ void read_thread_trace(const std::string& experiment, const Definitions& definit
                        uint32_t rank, const ThreadDef& thread,
                        const std::vector<ClockOffsetPoint>& clock_offsets, LocalTrace& trace);
 
+/// Orrery's OTF2 event decoder alone, into a sink that only counts (the
+/// benchmark's floor for reading): the number of events of `location`, or
+/// -1 where the decoder would leave the file to libotf2.
+[[nodiscard]] int64_t count_location_events(const std::string& experiment, uint64_t location);
+
 }  // namespace orrery::analyzer
