@@ -183,6 +183,59 @@ TEST(TraceDecoderFallback, DamagedFileIsReadAsLibotf2ReadsItOrRejected) {
   fs::remove_all(dir);
 }
 
+/// A trace of one rank whose last events are written by `last`.
+template <class F>
+std::string trace_ending_with(const std::string& name, F&& last) {
+  const std::string dir = fresh_dir(name);
+  TestArchive archive(dir, 1);
+  const uint32_t main_region = archive.region("main");
+  archive.rank(0).enter(1000, main_region);
+  last(archive, main_region);
+  archive.close();
+  return dir;
+}
+
+// Time stamps and clock offsets beyond any real clock (a fuzzer's input had
+// an Enter at 2^63 + x and a BufferFlush's stop near 2^62: the builder's
+// duration overflowed an int64) are an InputError on both ways of reading.
+TEST(TraceDecoderFallback, TimeBeyondAnyRealClockIsAnInputError) {
+  const uint64_t too_late = uint64_t{1} << 62;
+  const std::vector<std::string> dirs{
+      trace_ending_with("late-leave", [&](TestArchive& a, uint32_t main_region) {
+        a.rank(0).leave(too_late + 5, main_region);
+      }),
+      trace_ending_with("late-enter", [&](TestArchive& a, uint32_t main_region) {
+        a.rank(0).enter(uint64_t{1} << 63, main_region);
+        a.rank(0).leave(uint64_t{1} << 63, main_region);
+        a.rank(0).leave(uint64_t{1} << 63, main_region);
+      }),
+      trace_ending_with("late-flush-stop", [&](TestArchive& a, uint32_t main_region) {
+        a.rank(0).buffer_flush(2000, too_late);
+        a.rank(0).leave(3000, main_region);
+      }),
+      trace_ending_with("corrupt-clock-offset", [&](TestArchive& a, uint32_t main_region) {
+        a.clock_offset(0, 1000, int64_t{1} << 61);
+        a.clock_offset(0, 1001, -(int64_t{1} << 61));
+        a.rank(0).leave(3000, main_region);
+      }),
+  };
+  for (const std::string& dir : dirs) {
+    for (const char* decoder : {"otf2", "orrery"}) {
+      const std::string outcome = outcome_with(dir, decoder);
+      EXPECT_TRUE(outcome.find("corrupt") != std::string::npos) << dir << " with " << decoder << ": " << outcome;
+      EXPECT_EQ(outcome.find('\n'), std::string::npos) << outcome;
+    }
+    fs::remove_all(dir);
+  }
+  // Just inside the limit it reads (as the same trace one tick later would not).
+  const std::string fine = trace_ending_with("latest-time", [&](TestArchive& a, uint32_t main_region) {
+    a.rank(0).leave(too_late - 1, main_region);
+  });
+  EXPECT_EQ(outcome_with(fine, "orrery"), "ok");
+  EXPECT_EQ(outcome_with(fine, "otf2"), "ok");
+  fs::remove_all(fine);
+}
+
 TEST(TraceDecoderFallback, EnvironmentSwitchSelectsLibotf2) {
   const std::string dir = fresh_dir("switch");
   write_small(dir, 10);

@@ -74,11 +74,20 @@ class BuilderSink {
     builder.program_begin(at(time), name < strings.size() ? strings[name] : std::string());
   }
   void program_end(uint64_t time) { builder.program_end(at(time)); }
-  void buffer_flush(uint64_t time, uint64_t stop) { builder.buffer_flush(at(time), static_cast<int64_t>(stop)); }
+  void buffer_flush(uint64_t time, uint64_t stop) { builder.buffer_flush(at(time), at(stop)); }
   void measurement(uint64_t time, uint8_t mode) { builder.measurement(at(time), mode == OTF2_MEASUREMENT_ON); }
 
  private:
-  static int64_t at(uint64_t time) { return static_cast<int64_t>(time); }
+  /// A raw time stamp as the builder takes it: below kTimeLimit (clock.h), or
+  /// the file is corrupt (and no difference of two times may overflow).
+  [[gnu::always_inline]] int64_t at(uint64_t time) const {
+    if (time >= static_cast<uint64_t>(kTimeLimit)) [[unlikely]] throw_time_out_of_range(time);
+    return static_cast<int64_t>(time);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_time_out_of_range(uint64_t time) const {
+    throw InputError("the trace of rank " + std::to_string(builder.rank()) + " has an event at time " +
+                     std::to_string(time) + ", beyond any real clock: the file is corrupt");
+  }
   static uint32_t root_rank(uint32_t root) { return root == OTF2_UNDEFINED_UINT32 ? kNone : root; }
   uint32_t region_of(uint32_t id) const {
     if constexpr (kMapped) return translate_id(mapping_->regions, id, "region");

@@ -10,6 +10,15 @@
 namespace orrery::analyzer {
 
 /// A clock offset measurement: at local `time`, reference = local + `offset`.
+/// Raw time stamps (ticks) must lie in [0, kTimeLimit): 2^62 ticks is 146
+/// years at a nanosecond, and every difference and sum of two such times the
+/// readers and replays form then fits an int64. A corrupt file's time stamp
+/// beyond it is an input error, not an overflow.
+inline constexpr int64_t kTimeLimit = int64_t{1} << 62;
+/// Clock offsets (and the correction interpolated from them) are bounded
+/// by 2^60 ticks (36 years at a nanosecond) for the same reason.
+inline constexpr int64_t kOffsetLimit = int64_t{1} << 60;
+
 struct ClockOffsetPoint {
   int64_t time = 0;
   int64_t offset = 0;
@@ -24,8 +33,11 @@ class ClockMapping {
   explicit ClockMapping(std::vector<ClockOffsetPoint> points);
   [[nodiscard]] int64_t operator()(int64_t local) const {
     if (!active_) return local;
-    return local + static_cast<int64_t>(base_offset_ +
-                                        slope_ * static_cast<double>(local - base_time_));
+    // Clamped: a slope from corrupt offsets must not overflow the conversion
+    // (a real correction is microseconds to seconds, far inside the bound).
+    constexpr auto kLimit = static_cast<double>(kOffsetLimit);
+    const double correction = base_offset_ + slope_ * static_cast<double>(local - base_time_);
+    return local + static_cast<int64_t>(correction < -kLimit ? -kLimit : correction > kLimit ? kLimit : correction);
   }
 
  private:

@@ -21,6 +21,8 @@ namespace orrery::analyzer {
 /// Appends events to a LocalTrace and links them as they come.
 class TraceBuilder {
  public:
+  /// The rank whose trace this builds (for messages).
+  [[nodiscard]] uint32_t rank() const { return trace_.rank; }
   explicit TraceBuilder(LocalTrace& trace) : trace_(trace), clock_(trace.clock_offsets) {}
   // top_ points into frames_: a copy would point into the original.
   TraceBuilder(const TraceBuilder&) = delete;
