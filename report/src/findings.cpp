@@ -129,7 +129,9 @@ std::string rank_list(const std::vector<RankValue>& ranks) {
   return text;
 }
 
-std::string advice_for(const RootCauseFinding& finding, const std::string& diagnosis) {
+}  // namespace
+
+std::string root_cause_advice(const RootCauseFinding& finding, const std::string& diagnosis) {
   if (finding.causes.empty()) {
     return diagnosis.empty() ? std::string("No delay costs explain this waiting.") : diagnosis;
   }
@@ -145,12 +147,21 @@ std::string advice_for(const RootCauseFinding& finding, const std::string& diagn
   }
   text += ". Give " + std::string(top.ranks.size() == 1 ? "that process" : "those processes") +
           " less of that work, or move it after the synchronization.";
+  // A program's outermost region: the measurement saw no function inside it
+  // (MPI calls only), so the advice cannot name the code to change.
+  if (top.path.find('/') == std::string::npos) {
+    text += " " + top.path + " is the program's outermost region: only its MPI calls were measured. "
+            "To see which of its functions takes that time, build it with orrery-instrument (compiler "
+            "hooks) or mark regions with ORRERY_REGION_BEGIN/END, and measure again.";
+  }
   if (finding.explained < 0.5) {
     text += " Only part of the waiting is explained by delays (the processes may start out of "
             "step, or the time goes into the MPI calls themselves).";
   }
   return text;
 }
+
+namespace {
 
 /// What every finding reads of the report once.
 struct FindingInputs {
@@ -364,7 +375,7 @@ std::vector<RootCauseFinding> root_cause_findings(const std::string& path, std::
     double most_waited = 0;
     for (const double v : by_location) most_waited = std::max(most_waited, v);
     estimate_gain(in, entry, most_waited, finding);
-    finding.advice = advice_for(finding, metric.diagnosis);
+    finding.advice = root_cause_advice(finding, metric.diagnosis);
     findings.push_back(std::move(finding));
   }
   std::stable_sort(findings.begin(), findings.end(),

@@ -52,6 +52,10 @@ struct RootCauseFinding {
 [[nodiscard]] std::vector<RootCauseFinding> root_cause_findings(const std::string& path,
                                                                 std::size_t top);
 
+/// A finding's advice: what to change where, from its top root cause (the
+/// metric's `diagnosis` where no delay costs explain the waiting).
+[[nodiscard]] std::string root_cause_advice(const RootCauseFinding& finding, const std::string& diagnosis);
+
 /// The findings as text, numbered, for a terminal (`orrery findings`, the
 /// analyzer's closing summary).
 [[nodiscard]] std::string findings_text(const std::vector<RootCauseFinding>& findings);
