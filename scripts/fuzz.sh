@@ -46,7 +46,9 @@ seconds=${1:-${ORRERY_FUZZ_SECONDS:-20}}
 # else "ours". The replay crashes (non-zero exit), so its output is taken
 # first: under pipefail a pipeline from it would always fail. Frames of the
 # sanitizer's interceptors and of libc's memory and I/O functions (memcpy and
-# its __memcpy_avx512_* variants) are skipped: the caller decides.
+# its __memcpy_avx512_* variants; clang 14's interceptors also appear under the
+# plain names, e.g. "in pread", "in strdup" called from HDF5) are skipped: the
+# caller decides.
 classify() {
   local binary=$1 input=$2 output status=0
   # Bounded like the fuzzing (-timeout=10): a replay must not hang the run.
@@ -62,7 +64,7 @@ classify() {
 whose_frame() {
   local first
   first=$(grep -E '^ +#[0-9]+ ' |
-    grep -vE '__interceptor_|__asan_|in __?(memcpy|memmove|memset|strlen|malloc|calloc|realloc|free|pread|pread64|read|write)|sysdeps/|libc\.so' |
+    grep -vE '__interceptor_|__asan_|in _{0,2}(memcpy|memmove|memset|memcmp|strlen|strnlen|strdup|strndup|strcpy|strncpy|strcmp|strncmp|malloc|calloc|realloc|free|pread|pread64|read|write|fread|fwrite)( |_)|sysdeps/|libc\.so' |
     head -n 1 || true)
   case $first in
     *libhdf5*) echo hdf5 ;;
