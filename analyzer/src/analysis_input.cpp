@@ -162,7 +162,17 @@ void AnalysisRun::read_trace() {
   result_.events_kept = trace_.events.size();
   uint64_t total_events = 0;
   vmpi::Reduce(&result_.events, &total_events, 1, MPI_UINT64_T, MPI_SUM, 0, world_);
-  progress_("read " + std::to_string(total_events) + " events");
+  // Which reader took the events: a rank libotf2 read is about 5x slower to
+  // read (the user forced it, or Orrery's decoder does not take its file).
+  const uint32_t own_by_libotf2 = !traceless_ && trace_.read_by_libotf2 ? 1 : 0;
+  uint32_t by_libotf2 = 0;
+  vmpi::Reduce(&own_by_libotf2, &by_libotf2, 1, MPI_UINT32_T, MPI_SUM, 0, world_);
+  progress_("read " + std::to_string(total_events) + " events" +
+            (by_libotf2 == 0 ? std::string(" (Orrery's OTF2 decoder)")
+                             : " (libotf2 read " + std::to_string(by_libotf2) + " of " +
+                                   std::to_string(size_) +
+                                   " ranks: ORRERY_TRACE_DECODER=otf2, or files Orrery's decoder "
+                                   "does not take)"));
 }
 
 void AnalysisRun::complete_definitions() {

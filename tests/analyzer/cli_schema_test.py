@@ -154,6 +154,14 @@ def main():
               "summary names the wait state and its call path")
         check("Report: " + report in r.stdout, "summary says where the report is")
         check(r.stdout.count("Total time") == 1, "summary printed once (rank 0)")
+        check(" events (Orrery's OTF2 decoder)" in r.stdout,
+              "the progress says Orrery's decoder read the events (stdout: %r)" % r.stdout[:600])
+        forced = subprocess.run(["mpirun", "--oversubscribe", "-x", "ORRERY_TRACE_DECODER=otf2", "-np", "4",
+                                 ANALYZE, exp4, "-o", os.path.join(work, "libotf2.h5")],
+                                capture_output=True, text=True, timeout=60)
+        check(forced.returncode == 0 and "(libotf2 read 4 of 4 ranks" in forced.stdout,
+              "ORRERY_TRACE_DECODER=otf2: the progress says libotf2 read all 4 ranks (stdout: %r)"
+              % forced.stdout[:600])
         if os.path.exists(report):
             check_schema(report)
 

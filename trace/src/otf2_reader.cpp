@@ -475,6 +475,7 @@ void read_location_trace(const std::string& experiment, const Definitions& defin
   } else {
     read_events_with_libotf2<false>(reader, location, what, experiment, definitions, mapping, trace);
   }
+  trace.read_by_libotf2 = true;
 }
 
 }  // namespace

@@ -237,6 +237,9 @@ struct LocalTrace {
   /// then skipped, so a flush is not counted twice.
   bool flushes_are_regions = false;
   uint64_t events_read = 0;          ///< every event read, kept or folded
+  /// The events came through libotf2, not Orrery's decoder (ORRERY_TRACE_DECODER=otf2,
+  /// or a file the decoder does not take: trace/src/otf2_fast_path.h).
+  bool read_by_libotf2 = false;
   uint64_t top_level_instances = 0;  ///< region instances with no caller
   uint64_t loose_events = 0;         ///< communication events outside any region
   int64_t folded_top_level_time = 0; ///< total duration of folded top-level instances
